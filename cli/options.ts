@@ -1,0 +1,25 @@
+import { isCalendarDay } from "../pipeline/domain/calendar.ts";
+import { UsageError } from "./output.ts";
+
+export function parseDateOption(value: string): string {
+  if (!isCalendarDay(value)) throw new UsageError(`Expected \`--date\` to be YYYY-MM-DD, got \`${value}\``);
+  return value;
+}
+
+export function parsePortOption(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535) {
+    throw new UsageError(`Expected \`--port\` to be a whole number from 0 to 65535, got \`${value}\``);
+  }
+  return port;
+}
+
+export function parseIntOption(name: string, min: number, max: number) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (!/^-?\d+$/.test(value) || number < min || number > max) {
+      throw new UsageError(`Expected \`${name}\` to be a whole number from ${min} to ${max}, got \`${value}\``);
+    }
+    return number;
+  };
+}

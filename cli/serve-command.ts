@@ -1,0 +1,61 @@
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { Command } from "commander";
+import { DEFAULT_SELECTION } from "../pipeline/domain/selection.ts";
+import { createSampleSource, sampleDays } from "../pipeline/sources/sample-source.ts";
+import { listen } from "../server/listen.ts";
+import { createSnapshotCache } from "../server/snapshot-cache.ts";
+import { runCurate } from "./curate-command.ts";
+import { parsePortOption } from "./options.ts";
+import { createOutput, type Output } from "./output.ts";
+import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR } from "./paths.ts";
+import { VERSION } from "./version.ts";
+
+interface ServeFlags {
+  port: number;
+  host: string;
+  public: string;
+  runs: string;
+  seed: boolean;
+}
+
+async function hasSnapshots(publicDir: string): Promise<boolean> {
+  const names = await readdir(join(publicDir, "v1", "daily")).catch(() => [] as string[]);
+  return names.some((name) => /^\d{4}-\d{2}-\d{2}\.json$/.test(name));
+}
+
+/** First start on a fresh clone: publish the embedded sample days so there is something to serve. */
+async function seedSample(publicDir: string, runsDir: string, out: Output): Promise<void> {
+  if (await hasSnapshots(publicDir)) return;
+  out.line("No snapshots yet: curating the embedded sample days.");
+  const source = createSampleSource();
+  for (const date of await sampleDays()) {
+    await runCurate({ date, source, outDir: publicDir, runsDir, selection: DEFAULT_SELECTION, out });
+  }
+}
+
+export function registerServe(program: Command): void {
+  program
+    .command("serve")
+    .description("serve the snapshots and the API over HTTP")
+    .option("--port <port>", "port to listen on (0 picks a free one)", parsePortOption, Number(process.env.PORT ?? 8787))
+    .option("--host <host>", "address to listen on", process.env.HOST ?? "127.0.0.1")
+    .option("--public <dir>", "static site root holding v1/", DEFAULT_PUBLIC_DIR)
+    .option("--runs <dir>", "where run records go (with --seed)", DEFAULT_RUNS_DIR)
+    .option("--seed", "curate the embedded sample days first when no snapshot exists", false)
+    .action(async (flags: ServeFlags) => {
+      const out = createOutput({ json: false });
+      if (flags.seed) await seedSample(flags.public, flags.runs, out);
+      const log = (message: string) => process.stderr.write(`${message}\n`);
+      const snapshots = await createSnapshotCache({ publicDir: flags.public, watch: true, log });
+      const running = await listen({ version: VERSION, snapshots, log }, { port: flags.port, host: flags.host });
+      out.line(`Research-Picks ${VERSION} listening on ${running.url}`);
+      out.line(`  try ${running.url}/v1/daily/latest`);
+      const stop = async () => {
+        await running.close();
+        snapshots.close();
+      };
+      process.once("SIGTERM", () => void stop());
+      process.once("SIGINT", () => void stop());
+    });
+}

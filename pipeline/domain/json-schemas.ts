@@ -1,0 +1,15 @@
+import { z } from "zod";
+import { RubricSchema } from "./rubric.ts";
+import { RunRecordSchema } from "./run-record.ts";
+import { DailySnapshotSchema, RecentSchema, StatsSchema } from "./snapshot.ts";
+
+/** The JSON Schemas of every published file, generated from the zod schemas (never kept by hand). */
+export const FILE_SCHEMAS = {
+  daily: z.toJSONSchema(DailySnapshotSchema),
+  recent: z.toJSONSchema(RecentSchema),
+  stats: z.toJSONSchema(StatsSchema),
+  axes: z.toJSONSchema(RubricSchema),
+  run: z.toJSONSchema(RunRecordSchema),
+} as const;
+
+export type FileKind = keyof typeof FILE_SCHEMAS;

@@ -1,0 +1,34 @@
+import { z } from "zod";
+import type { Candidate } from "./candidate.ts";
+import { ScoresSchema, type Scores } from "./score.ts";
+
+/** A kept paper as published: the candidate, where to read it, its rank that day and its scores. */
+export const PickSchema = z.object({
+  arxiv_id: z.string(),
+  date: z.string().describe("the announcement day it was picked on"),
+  rank: z.int().min(1),
+  title: z.string(),
+  authors: z.array(z.string()),
+  categories: z.array(z.string()),
+  summary: z.string(),
+  abs_url: z.string(),
+  pdf_url: z.string(),
+  scores: ScoresSchema,
+});
+export type Pick = z.infer<typeof PickSchema>;
+
+/** Builds the published form of a kept candidate. */
+export function toPick(candidate: Candidate, scores: Scores, date: string, rank: number): Pick {
+  return {
+    arxiv_id: candidate.id,
+    date,
+    rank,
+    title: candidate.title,
+    authors: candidate.authors,
+    categories: candidate.categories,
+    summary: candidate.summary,
+    abs_url: `https://arxiv.org/abs/${candidate.id}`,
+    pdf_url: `https://arxiv.org/pdf/${candidate.id}`,
+    scores,
+  };
+}

@@ -1,0 +1,86 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { FILE_SCHEMAS, type FileKind } from "./domain/json-schemas.ts";
+import { type DailySnapshot, DailySnapshotSchema } from "./domain/snapshot.ts";
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+const validators = new Map<FileKind, ValidateFunction>();
+
+function validatorFor(kind: FileKind): ValidateFunction {
+  let validate = validators.get(kind);
+  if (!validate) {
+    validate = ajv.compile(FILE_SCHEMAS[kind]);
+    validators.set(kind, validate);
+  }
+  return validate;
+}
+
+/** Throws when `value` does not match the published JSON Schema of its kind. */
+export function assertValidFile(kind: FileKind, value: unknown, path: string): void {
+  const validate = validatorFor(kind);
+  if (!validate(value)) {
+    const first = validate.errors?.[0];
+    throw new Error(`refusing to write ${path}: ${first?.instancePath || "/"} ${first?.message ?? "is invalid"}`);
+  }
+}
+
+/** A file to publish: where it goes, what it holds, and the schema it must pass. */
+export interface PlannedFile {
+  path: string;
+  kind: FileKind;
+  value: unknown;
+}
+
+/**
+ * Writes one file atomically: a temporary sibling is written and flushed, then renamed over the target,
+ * so readers and crashes see either the old file or the new one, never a torn one.
+ */
+export async function writeFileAtomic(path: string, content: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  const handle = await open(temp, "w");
+  try {
+    await handle.writeFile(content);
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await handle.close();
+  await rename(temp, path);
+}
+
+/** Validates every planned file first, then writes them one by one; a failed check writes nothing. */
+export async function publishFiles(files: readonly PlannedFile[]): Promise<void> {
+  const contents = files.map((file) => {
+    assertValidFile(file.kind, file.value, file.path);
+    return `${JSON.stringify(file.value, null, 2)}\n`;
+  });
+  for (const [index, file] of files.entries()) await writeFileAtomic(file.path, contents[index] as string);
+}
+
+/** Reads every published daily snapshot under `dailyDir`; files that do not parse are reported, not used. */
+export async function readDailySnapshots(
+  dailyDir: string,
+): Promise<{ days: DailySnapshot[]; unreadable: string[] }> {
+  let names: string[];
+  try {
+    names = await readdir(dailyDir);
+  } catch {
+    return { days: [], unreadable: [] };
+  }
+  const days: DailySnapshot[] = [];
+  const unreadable: string[] = [];
+  for (const name of names.filter((entry) => /^\d{4}-\d{2}-\d{2}\.json$/.test(entry)).sort()) {
+    const path = join(dailyDir, name);
+    try {
+      days.push(DailySnapshotSchema.parse(JSON.parse(await readFile(path, "utf8"))));
+    } catch {
+      unreadable.push(path);
+    }
+  }
+  return { days, unreadable };
+}

@@ -1,0 +1,35 @@
+import { createHash } from "node:crypto";
+
+/** A response computed once and served many times: the bytes, their ETag and every header. */
+export interface PreparedResponse {
+  body: Buffer;
+  etag: string;
+  headers: Record<string, string>;
+}
+
+/** Strong ETag over the bytes: a CDN and the server agree on it for the same file. */
+export function etagOf(body: Buffer): string {
+  return `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
+}
+
+export function prepare(body: Buffer, cacheControl: string, contentType = "application/json"): PreparedResponse {
+  const etag = etagOf(body);
+  return {
+    body,
+    etag,
+    headers: {
+      "content-type": contentType,
+      "content-length": String(body.byteLength),
+      etag,
+      "cache-control": cacheControl,
+    },
+  };
+}
+
+/** RFC 9110 If-None-Match: a list of tags or `*`, compared weakly. */
+export function matchesIfNoneMatch(header: string | null | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  const bare = etag.replace(/^W\//, "");
+  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === bare);
+}

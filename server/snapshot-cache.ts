@@ -1,0 +1,133 @@
+import { type FSWatcher, watch } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { type DailySnapshot, DailySnapshotSchema } from "../pipeline/domain/snapshot.ts";
+import { type PreparedResponse, prepare } from "./prepared.ts";
+
+// Dated days can still change (a rerun, refreshed citation figures), so even they are cached for
+// an hour rather than forever; the moving files for five minutes.
+const CACHE_MOVING = "public, max-age=300";
+const CACHE_DATED = "public, max-age=3600";
+
+/** The published snapshot files held in memory, ready to serve, and reloaded when they change. */
+export interface SnapshotCache {
+  /** The prepared answer for an API path such as `/v1/daily/2026-11-20`, if that file exists. */
+  lookup(pathname: string): PreparedResponse | undefined;
+  /** Published days, newest first. */
+  days(): readonly DailySnapshot[];
+  latestDate(): string | null;
+  reload(): Promise<void>;
+  close(): void;
+}
+
+const FIXED_FILES: ReadonlyArray<[string, string]> = [
+  ["/v1/daily/latest", "daily/latest.json"],
+  ["/v1/recent", "recent.json"],
+  ["/v1/stats", "stats.json"],
+  ["/v1/axes", "axes.json"],
+];
+
+async function readOptional(path: string): Promise<Buffer | undefined> {
+  try {
+    return await readFile(path);
+  } catch {
+    return undefined;
+  }
+}
+
+async function load(v1: string, log: (message: string) => void) {
+  const responses = new Map<string, PreparedResponse>();
+  for (const [route, file] of FIXED_FILES) {
+    const body = await readOptional(join(v1, file));
+    if (body) responses.set(route, prepare(body, CACHE_MOVING));
+  }
+  const days: DailySnapshot[] = [];
+  const names = await readdir(join(v1, "daily")).catch(() => [] as string[]);
+  for (const name of names.filter((entry) => /^\d{4}-\d{2}-\d{2}\.json$/.test(entry))) {
+    const body = await readOptional(join(v1, "daily", name));
+    if (!body) continue;
+    const parsed = DailySnapshotSchema.safeParse(safeJson(body));
+    if (!parsed.success) {
+      log(`ignoring ${name}: not a valid daily snapshot`);
+      continue;
+    }
+    days.push(parsed.data);
+    responses.set(`/v1/daily/${name.slice(0, 10)}`, prepare(body, CACHE_DATED));
+  }
+  days.sort((a, b) => (a.date < b.date ? 1 : -1));
+  return { responses, days };
+}
+
+function safeJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Loads `{publicDir}/v1` and, with `watch`, reloads it shortly after any file there changes. Readers
+ * always see a complete generation: the maps are swapped whole, never mutated in place.
+ */
+export async function createSnapshotCache(options: {
+  publicDir: string;
+  watch?: boolean;
+  log?: (message: string) => void;
+}): Promise<SnapshotCache> {
+  const v1 = join(options.publicDir, "v1");
+  const log = options.log ?? (() => {});
+  let state = await load(v1, log);
+  let watchers: FSWatcher[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let reloading: Promise<void> = Promise.resolve();
+
+  const reload = (): Promise<void> => {
+    reloading = reloading.then(async () => {
+      state = await load(v1, log);
+    });
+    return reloading;
+  };
+  const schedule = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void reload().catch((error) => log(`reload failed: ${error}`)), 50);
+  };
+  const startWatching = () => {
+    for (const dir of [v1, join(v1, "daily")]) {
+      try {
+        const watcher = watch(dir, { persistent: false }, schedule);
+        watcher.on("error", () => watcher.close());
+        watchers.push(watcher);
+      } catch {
+        // The folder does not exist yet; the first curate run creates it and the poll below notices.
+      }
+    }
+  };
+  let poll: NodeJS.Timeout | undefined;
+  if (options.watch) {
+    startWatching();
+    // fs.watch misses events on some file systems and cannot watch a folder created later: a slow
+    // poll of the folder list covers both.
+    poll = setInterval(() => {
+      if (watchers.length < 2) {
+        for (const watcher of watchers) watcher.close();
+        watchers = [];
+        startWatching();
+        if (watchers.length > 0) schedule();
+      }
+    }, 2000);
+    poll.unref();
+  }
+
+  return {
+    lookup: (pathname) => state.responses.get(pathname),
+    days: () => state.days,
+    latestDate: () => state.days[0]?.date ?? null,
+    reload,
+    close() {
+      clearTimeout(timer);
+      clearInterval(poll);
+      for (const watcher of watchers) watcher.close();
+    },
+  };
+}
