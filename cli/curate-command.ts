@@ -1,8 +1,8 @@
 import { basename } from "node:path";
 import type { Command } from "commander";
+import { type CurateResult, curate } from "../pipeline/curate.ts";
 import { dayOf } from "../pipeline/domain/calendar.ts";
 import { DEFAULT_SELECTION, type SelectionPolicy } from "../pipeline/domain/selection.ts";
-import { type CurateResult, curate } from "../pipeline/curate.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
 import { createFileSource } from "../pipeline/sources/file-source.ts";
 import { createSampleSource, sampleDays } from "../pipeline/sources/sample-source.ts";
@@ -44,7 +44,9 @@ export function printSummary(out: Output, result: CurateResult): void {
       (counts.duplicates > 0 ? `, ${counts.duplicates} repeated ids counted once` : ""),
   );
   for (const pick of snapshot.picks) {
-    out.line(`  ${pick.rank}. ${pick.arxiv_id}  total ${pick.scores.total}/45  REG FIT ${pick.scores.reg_fit.score}  ${pick.title}`);
+    out.line(
+      `  ${pick.rank}. ${pick.arxiv_id}  total ${pick.scores.total}/45  REG FIT ${pick.scores.reg_fit.score}  ${pick.title}`,
+    );
   }
   for (const path of result.unreadable) out.line(`  warning: left out unreadable snapshot ${path}`);
   out.json({ date: record.date, counts, selection, picks: snapshot.picks, files: result.files });
@@ -78,12 +80,26 @@ export async function runCurate(options: CurateJobOptions): Promise<CurateResult
 export function registerCurate(program: Command): void {
   program
     .command("curate")
-    .description("screen one announcement day, score every candidate, keep the picks and publish the snapshots")
-    .option("--date <YYYY-MM-DD>", "the announcement day (default: newest sample day, a date in the file name, or today)", parseDateOption)
-    .option("--source <source>", "where candidates come from: `sample` or `file:PATH` (JSON Lines or JSON)", "sample")
+    .description(
+      "screen one announcement day, score every candidate, keep the picks and publish the snapshots",
+    )
+    .option(
+      "--date <YYYY-MM-DD>",
+      "the announcement day (default: newest sample day, a date in the file name, or today)",
+      parseDateOption,
+    )
+    .option(
+      "--source <source>",
+      "where candidates come from: `sample` or `file:PATH` (JSON Lines or JSON)",
+      "sample",
+    )
     .option("--out <dir>", "static site root; snapshots go to <dir>/v1", DEFAULT_PUBLIC_DIR)
     .option("--runs <dir>", "where run records go", DEFAULT_RUNS_DIR)
-    .option("--min-total <n>", "keep candidates whose total reaches n (0-45)", parseIntOption("--min-total", 0, 45))
+    .option(
+      "--min-total <n>",
+      "keep candidates whose total reaches n (0-45)",
+      parseIntOption("--min-total", 0, 45),
+    )
     .option("--max-picks <n>", "keep at most n picks a day", parseIntOption("--max-picks", 0, 100))
     .option("--json", "print the result as JSON", false)
     .action(async (flags: CurateFlags) => {

@@ -18,7 +18,9 @@ export function parseIntOption(name: string, min: number, max: number) {
   return (value: string): number => {
     const number = Number(value);
     if (!/^-?\d+$/.test(value) || number < min || number > max) {
-      throw new UsageError(`Expected \`${name}\` to be a whole number from ${min} to ${max}, got \`${value}\``);
+      throw new UsageError(
+        `Expected \`${name}\` to be a whole number from ${min} to ${max}, got \`${value}\``,
+      );
     }
     return number;
   };

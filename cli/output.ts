@@ -7,7 +7,11 @@ export interface Output {
   json(value: unknown): void;
 }
 
-export function createOutput(options: { json: boolean; stdout?: NodeJS.WriteStream; stderr?: NodeJS.WriteStream }): Output {
+export function createOutput(options: {
+  json: boolean;
+  stdout?: NodeJS.WriteStream;
+  stderr?: NodeJS.WriteStream;
+}): Output {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
   const showProgress = !options.json && stderr.isTTY === true;

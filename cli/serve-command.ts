@@ -38,7 +38,12 @@ export function registerServe(program: Command): void {
   program
     .command("serve")
     .description("serve the snapshots and the API over HTTP")
-    .option("--port <port>", "port to listen on (0 picks a free one)", parsePortOption, Number(process.env.PORT ?? 8787))
+    .option(
+      "--port <port>",
+      "port to listen on (0 picks a free one)",
+      parsePortOption,
+      Number(process.env.PORT ?? 8787),
+    )
     .option("--host <host>", "address to listen on", process.env.HOST ?? "127.0.0.1")
     .option("--public <dir>", "static site root holding v1/", DEFAULT_PUBLIC_DIR)
     .option("--runs <dir>", "where run records go (with --seed)", DEFAULT_RUNS_DIR)
@@ -48,7 +53,10 @@ export function registerServe(program: Command): void {
       if (flags.seed) await seedSample(flags.public, flags.runs, out);
       const log = (message: string) => process.stderr.write(`${message}\n`);
       const snapshots = await createSnapshotCache({ publicDir: flags.public, watch: true, log });
-      const running = await listen({ version: VERSION, snapshots, log }, { port: flags.port, host: flags.host });
+      const running = await listen(
+        { version: VERSION, snapshots, log },
+        { port: flags.port, host: flags.host },
+      );
       out.line(`Research-Picks ${VERSION} listening on ${running.url}`);
       out.line(`  try ${running.url}/v1/daily/latest`);
       const stop = async () => {

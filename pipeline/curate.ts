@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import type { Candidate } from "./domain/candidate.ts";
 import { toPick } from "./domain/pick.ts";
-import type { RunRecord, Screened } from "./domain/run-record.ts";
 import type { Rubric } from "./domain/rubric.ts";
+import type { RunRecord, Screened } from "./domain/run-record.ts";
 import type { Scores } from "./domain/score.ts";
 import { compileRubric, scoreWith } from "./domain/scorer.ts";
 import { type SelectionPolicy, selectPicks } from "./domain/selection.ts";
@@ -106,6 +106,9 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     files: planned.map((file) => file.path),
   };
   progress("publish", `writing ${planned.length} files to ${v1}`);
-  await publishFiles([...planned, { path: join(options.runsDir, `${date}.json`), kind: "run", value: record }]);
+  await publishFiles([
+    ...planned,
+    { path: join(options.runsDir, `${date}.json`), kind: "run", value: record },
+  ]);
   return { snapshot, record, files: record.files, unreadable: existing.unreadable };
 }

@@ -22,7 +22,9 @@ export function assertValidFile(kind: FileKind, value: unknown, path: string): v
   const validate = validatorFor(kind);
   if (!validate(value)) {
     const first = validate.errors?.[0];
-    throw new Error(`refusing to write ${path}: ${first?.instancePath || "/"} ${first?.message ?? "is invalid"}`);
+    throw new Error(
+      `refusing to write ${path}: ${first?.instancePath || "/"} ${first?.message ?? "is invalid"}`,
+    );
   }
 }
 

@@ -1,13 +1,26 @@
-import { H3, type H3Event, HTTPError } from "h3";
+import { H3, type H3Event, type HTTPError } from "h3";
 import { detail, json, methodNotAllowed, notFound } from "./answers.ts";
 import type { AppContext } from "./context.ts";
 import { checkDateParam } from "./date-param.ts";
 import { matchesIfNoneMatch, type PreparedResponse } from "./prepared.ts";
 
+/** Decodes a path segment like Starlette: a malformed escape is kept as written, never an error. */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 type Handler = (event: H3Event) => Response | Promise<Response>;
 
 /** Serves a prepared snapshot: 304 when the client already has it, no body for HEAD. */
-export function sendPrepared(prepared: PreparedResponse, method: string, ifNoneMatch: string | null): Response {
+export function sendPrepared(
+  prepared: PreparedResponse,
+  method: string,
+  ifNoneMatch: string | null,
+): Response {
   if (matchesIfNoneMatch(ifNoneMatch, prepared.etag)) {
     return new Response(null, {
       status: 304,
@@ -27,7 +40,7 @@ export function createApp(context: AppContext): H3 {
     allowMalformedURL: true,
     onError(error: HTTPError) {
       if (error.status >= 500) context.log(`unhandled error: ${error.cause ?? error.message}`);
-      const status = error.status >= 500 ? 500 : error.status;
+      const status = Math.min(error.status, 500);
       return detail(status, status === 500 ? "Internal Server Error" : error.message);
     },
   });
@@ -62,9 +75,12 @@ export function createApp(context: AppContext): H3 {
   route("/v1/daily/latest", { GET: (event) => snapshot(event, "/v1/daily/latest") });
   route("/v1/daily/:date", {
     GET: (event) => {
-      const date = decodeURIComponent(event.context.params?.date ?? "");
+      const date = safeDecode(event.context.params?.date ?? "");
       const issue = checkDateParam(date);
-      if (issue) return json(422, { detail: [{ type: issue.type, loc: ["path", "date"], msg: issue.msg, input: date }] });
+      if (issue)
+        return json(422, {
+          detail: [{ type: issue.type, loc: ["path", "date"], msg: issue.msg, input: date }],
+        });
       const prepared = context.snapshots.lookup(`/v1/daily/${date}`);
       if (!prepared) return detail(404, `No snapshot for ${date}`);
       return sendPrepared(prepared, event.req.method, event.req.headers.get("if-none-match"));

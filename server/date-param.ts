@@ -16,7 +16,11 @@ function reason(value: string): string | undefined {
   if (value[7] !== "-") return "invalid date separator, expected `-`";
   if (!DIGIT.test(value.slice(8, 10))) return "invalid character in day";
   if (value.length > 10) return "unexpected extra characters at the end of the input";
-  const [year, month, day] = [Number(value.slice(0, 4)), Number(value.slice(5, 7)), Number(value.slice(8, 10))];
+  const [year, month, day] = [
+    Number(value.slice(0, 4)),
+    Number(value.slice(5, 7)),
+    Number(value.slice(8, 10)),
+  ];
   if (month < 1 || month > 12) return "month value is outside expected range of 1-12";
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   if (day < 1 || day > daysInMonth) return "day value is outside expected range";

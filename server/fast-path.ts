@@ -7,7 +7,11 @@ import type { SnapshotCache } from "./snapshot-cache.ts";
  * router: the same bytes and headers the app's own routes send, at close to bare node:http speed.
  * Returns false when the request is not a snapshot hit; the app then answers it (and its errors).
  */
-export function serveSnapshotFast(snapshots: SnapshotCache, req: IncomingMessage, res: ServerResponse): boolean {
+export function serveSnapshotFast(
+  snapshots: SnapshotCache,
+  req: IncomingMessage,
+  res: ServerResponse,
+): boolean {
   const method = req.method;
   if (method !== "GET" && method !== "HEAD") return false;
   const url = req.url ?? "";

@@ -12,7 +12,10 @@ export interface RunningServer {
 }
 
 /** Starts the app on a real port: the snapshot fast path first, then the h3 app. */
-export async function listen(context: AppContext, options: { port: number; host: string }): Promise<RunningServer> {
+export async function listen(
+  context: AppContext,
+  options: { port: number; host: string },
+): Promise<RunningServer> {
   const handler = toNodeHandler(createApp(context));
   const server = createServer((req, res) => {
     if (!serveSnapshotFast(context.snapshots, req, res)) void handler(req, res);

@@ -12,7 +12,11 @@ export function etagOf(body: Buffer): string {
   return `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
 }
 
-export function prepare(body: Buffer, cacheControl: string, contentType = "application/json"): PreparedResponse {
+export function prepare(
+  body: Buffer,
+  cacheControl: string,
+  contentType = "application/json",
+): PreparedResponse {
   const etag = etagOf(body);
   return {
     body,

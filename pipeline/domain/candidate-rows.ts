@@ -11,7 +11,10 @@ const collapse = (text: string): string => text.replace(/\s+/g, " ").trim();
 
 function stringList(value: unknown, separator: RegExp): string[] {
   if (Array.isArray(value)) {
-    return value.filter((item): item is string => typeof item === "string").map(collapse).filter(Boolean);
+    return value
+      .filter((item): item is string => typeof item === "string")
+      .map(collapse)
+      .filter(Boolean);
   }
   if (typeof value === "string") return value.split(separator).map(collapse).filter(Boolean);
   return [];

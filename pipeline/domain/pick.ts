@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Candidate } from "./candidate.ts";
-import { ScoresSchema, type Scores } from "./score.ts";
+import { type Scores, ScoresSchema } from "./score.ts";
 
 /** A kept paper as published: the candidate, where to read it, its rank that day and its scores. */
 export const PickSchema = z.object({

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { PickSchema, type Pick } from "./pick.ts";
-import { SelectionPolicySchema, type SelectionPolicy } from "./selection.ts";
+import { type Pick, PickSchema } from "./pick.ts";
+import { type SelectionPolicy, SelectionPolicySchema } from "./selection.ts";
 
 export const DayCountsSchema = z.object({
   screened: z.int().min(0).describe("unique candidates scored"),
@@ -111,7 +111,11 @@ export function buildRecent(days: readonly DailySnapshot[], generatedAt: string)
 }
 
 /** Counts over every published day. */
-export function buildStats(days: readonly DailySnapshot[], generatedAt: string, rubricVersion: string): Stats {
+export function buildStats(
+  days: readonly DailySnapshot[],
+  generatedAt: string,
+  rubricVersion: string,
+): Stats {
   const dates = days.map((day) => day.date).sort();
   const picks = days.flatMap((day) => day.picks);
   const screened = days.reduce((sum, day) => sum + day.counts.screened, 0);

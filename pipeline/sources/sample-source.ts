@@ -2,8 +2,8 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { collectCandidates } from "../domain/candidate-rows.ts";
-import { type CandidateSource, SourceError } from "./source.ts";
 import { parseListing } from "./file-source.ts";
+import { type CandidateSource, SourceError } from "./source.ts";
 
 export const SAMPLE_DIR = fileURLToPath(new URL("../../data/sample/", import.meta.url));
 

@@ -35,6 +35,8 @@ describe("calendar days", () => {
     ["2026-11-200", "unexpected extra characters at the end of the input"],
   ])("the date parameter %j gets pydantic's reason %j", (value, why) => {
     const issue = checkDateParam(value);
-    expect(issue?.msg).toBe(why === undefined ? undefined : `Input should be a valid date or datetime, ${why}`);
+    expect(issue?.msg).toBe(
+      why === undefined ? undefined : `Input should be a valid date or datetime, ${why}`,
+    );
   });
 });

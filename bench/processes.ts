@@ -1,0 +1,34 @@
+import { type ChildProcess, spawn } from "node:child_process";
+
+export interface Started {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts a server process and resolves once it prints `listening on <url>`. */
+export function startProcess(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Started> {
+  const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    let seen = "";
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      const url = /listening on (http:\/\/\S+)/.exec(seen)?.[1];
+      if (!url) return;
+      child.stdout?.off("data", onData);
+      child.stdout?.resume();
+      resolve({
+        url,
+        child,
+        stop: () =>
+          new Promise((done) => {
+            child.once("exit", () => done());
+            child.kill("SIGTERM");
+            setTimeout(() => child.kill("SIGKILL"), 3000).unref();
+          }),
+      });
+    };
+    child.stdout?.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}: ${seen}`)));
+  });
+}

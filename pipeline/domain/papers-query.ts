@@ -1,0 +1,82 @@
+import { z } from "zod";
+import { addDays } from "./calendar.ts";
+import type { Pick } from "./pick.ts";
+import { AxisIdSchema } from "./score.ts";
+
+/** The largest history anyone may ask for: ten years of days. */
+export const MAX_DAYS = 3650;
+/** The largest page anyone may ask for (the enterprise tier's). */
+export const MAX_LIMIT = 5000;
+
+/** `GET /v1/papers` and the MCP `labs_papers` tool take these filters, with these bounds and defaults. */
+export const PapersQuerySchema = z.object({
+  days: z.int().min(1).max(MAX_DAYS).default(7).describe("calendar days of history, ending at the latest published day"),
+  axis: AxisIdSchema.optional().describe("apply min_score to this axis (0..5) instead of the total (0..45)"),
+  min_score: z.int().min(0).max(45).default(0),
+  min_reg_fit: z.int().min(0).max(3).default(0),
+  limit: z.int().min(1).max(MAX_LIMIT).default(25),
+});
+export type PapersQuery = z.infer<typeof PapersQuerySchema>;
+
+/** What the caller's tier allows; `null` history means all of it. */
+export interface QueryCaps {
+  historyDays: number | null;
+  maxLimit: number;
+}
+
+export interface AppliedQuery extends PapersQuery {
+  /** The first and last day searched. */
+  from: string | null;
+  to: string | null;
+  /** Which requested values were lowered to the tier's limits. */
+  capped: Array<"days" | "limit">;
+}
+
+export interface PapersPage {
+  applied: AppliedQuery;
+  total: number;
+  picks: Pick[];
+}
+
+/**
+ * Filters the published picks (days newest first): newest day first, then by rank.
+ * `days` counts calendar days back from the latest published day, so a quiet weekend does not empty it.
+ */
+export function queryPapers(
+  daysNewestFirst: ReadonlyArray<{ date: string; picks: readonly Pick[] }>,
+  query: PapersQuery,
+  caps: QueryCaps,
+  offset = 0,
+): PapersPage {
+  const capped: AppliedQuery["capped"] = [];
+  let days = query.days;
+  if (caps.historyDays !== null && days > caps.historyDays) {
+    days = caps.historyDays;
+    capped.push("days");
+  }
+  let limit = query.limit;
+  if (limit > caps.maxLimit) {
+    limit = caps.maxLimit;
+    capped.push("limit");
+  }
+  const to = daysNewestFirst[0]?.date ?? null;
+  const from = to === null ? null : addDays(to, -(days - 1));
+  const matching: Pick[] = [];
+  for (const day of daysNewestFirst) {
+    if (from === null || day.date < from) break;
+    for (const pick of day.picks) {
+      const score = query.axis === undefined ? pick.scores.total : pick.scores.axes[query.axis].score;
+      if (score >= query.min_score && pick.scores.reg_fit.score >= query.min_reg_fit) matching.push(pick);
+    }
+  }
+  return {
+    applied: { ...query, days, limit, from, to, capped },
+    total: matching.length,
+    picks: matching.slice(offset, offset + limit),
+  };
+}
+
+/** Whether a pick's day lies inside a tier's history window, counted back from the latest published day. */
+export function withinHistory(pickDate: string, latestDate: string, historyDays: number | null): boolean {
+  return historyDays === null || pickDate >= addDays(latestDate, -(historyDays - 1));
+}
