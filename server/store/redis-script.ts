@@ -1,0 +1,113 @@
+import { createHash } from "node:crypto";
+import type { Redis } from "ioredis";
+
+export interface RedisScript {
+  lua: string;
+  sha: string;
+}
+
+export function defineScript(lua: string): RedisScript {
+  return { lua, sha: createHash("sha1").update(lua).digest("hex") };
+}
+
+/**
+ * One round trip: EVALSHA, and EVAL only when the server lost its script cache (a restart or
+ * SCRIPT FLUSH), which also caches the script again.
+ */
+export async function runScript(
+  client: Redis,
+  script: RedisScript,
+  keys: string[],
+  args: (string | number)[],
+): Promise<unknown> {
+  try {
+    return await client.evalsha(script.sha, keys.length, ...keys, ...args);
+  } catch (error) {
+    if (!(error instanceof Error && error.message.startsWith("NOSCRIPT"))) {
+      throw error;
+    }
+    return client.eval(script.lua, keys.length, ...keys, ...args);
+  }
+}
+
+/** Loads scripts ahead, so that the first call of each is one round trip too. */
+export async function loadScripts(client: Redis, scripts: RedisScript[]): Promise<void> {
+  await Promise.all(scripts.map((script) => client.script("LOAD", script.lua)));
+}
+
+// Redis has no "increment below a limit"; INCR then DECR would let a concurrent reader see an
+// overshoot, so the check and the increment run in one script.
+export const CONSUME = defineScript(`
+local count = tonumber(redis.call("GET", KEYS[1]) or "0")
+if count >= tonumber(ARGV[1]) then
+  return {0, count}
+end
+count = redis.call("INCR", KEYS[1])
+if count == 1 then
+  redis.call("PEXPIREAT", KEYS[1], ARGV[2])
+end
+return {1, count}
+`);
+
+// The queue's clock is the Redis server's, shared by every process, so leases do not depend on the
+// clocks of the machines that claim them.
+const NOW = `local t = redis.call("TIME")
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+/** KEYS: members, pending. ARGV: id. */
+export const QUEUE_PUSH = defineScript(`
+if redis.call("SADD", KEYS[1], ARGV[1]) == 0 then
+  return 0
+end
+redis.call("RPUSH", KEYS[2], ARGV[1])
+return 1
+`);
+
+/** KEYS: pending, inflight, tokens. ARGV: leaseMs, token. Returns {id, leaseUntil} or nil. */
+export const QUEUE_CLAIM = defineScript(`
+local id = redis.call("LPOP", KEYS[1])
+if not id then
+  return false
+end
+${NOW}
+local leaseUntil = now + tonumber(ARGV[1])
+redis.call("ZADD", KEYS[2], leaseUntil, id)
+redis.call("HSET", KEYS[3], id, ARGV[2])
+return {id, leaseUntil}
+`);
+
+/** KEYS: inflight, tokens, members. ARGV: id, token. */
+export const QUEUE_ACK = defineScript(`
+if redis.call("HGET", KEYS[2], ARGV[1]) ~= ARGV[2] then
+  return 0
+end
+redis.call("ZREM", KEYS[1], ARGV[1])
+redis.call("HDEL", KEYS[2], ARGV[1])
+redis.call("SREM", KEYS[3], ARGV[1])
+return 1
+`);
+
+/** KEYS: inflight, tokens. ARGV: id, token, leaseMs. Returns the new leaseUntil or 0. */
+export const QUEUE_EXTEND = defineScript(`
+if redis.call("HGET", KEYS[2], ARGV[1]) ~= ARGV[2] then
+  return 0
+end
+${NOW}
+local leaseUntil = now + tonumber(ARGV[3])
+redis.call("ZADD", KEYS[1], "XX", leaseUntil, ARGV[1])
+return leaseUntil
+`);
+
+/** KEYS: inflight, tokens, pending. Returns the requeued ids, earliest lease first. */
+export const QUEUE_REQUEUE = defineScript(`
+${NOW}
+local ids = redis.call("ZRANGEBYSCORE", KEYS[1], "-inf", now)
+for i = #ids, 1, -1 do
+  redis.call("ZREM", KEYS[1], ids[i])
+  redis.call("HDEL", KEYS[2], ids[i])
+  redis.call("LPUSH", KEYS[3], ids[i])
+end
+return ids
+`);
+
+export const ALL_SCRIPTS = [CONSUME, QUEUE_PUSH, QUEUE_CLAIM, QUEUE_ACK, QUEUE_EXTEND, QUEUE_REQUEUE];

@@ -1,0 +1,142 @@
+import type { Redis } from "ioredis";
+import { createStorage } from "unstorage";
+import redisDriver from "unstorage/drivers/redis";
+import {
+  assertCount,
+  assertEpochMs,
+  assertKey,
+  assertPrefix,
+  assertTtl,
+  isReservedKey,
+  sequenceKey,
+  toCount,
+  toJson,
+} from "./keys.ts";
+import { createRedisQueue } from "./redis-queue.ts";
+import { ALL_SCRIPTS, CONSUME, loadScripts, runScript } from "./redis-script.ts";
+import type { Store } from "./types.ts";
+
+export interface RedisStoreOptions {
+  url: string;
+  /** Prefix of every Redis key, so that several services can share one database. Default "rp". */
+  prefix?: string;
+  /** How long ping() waits for PONG. Default 1000 ms. */
+  pingTimeoutMs?: number;
+  onError?: (error: Error) => void;
+}
+
+/**
+ * State shared by every process that uses the same Redis. Plain records go through unstorage's
+ * redis driver; counters, sequences, set-if-absent and the queue use that driver's ioredis client
+ * directly (INCR, SET NX, Lua scripts), one round trip each and atomic across processes.
+ */
+export async function createRedisStore(options: RedisStoreOptions): Promise<Store> {
+  const prefix = options.prefix ?? "rp";
+  if (prefix !== "") {
+    assertPrefix(prefix);
+  }
+  const driver = redisDriver({ url: options.url, base: prefix, maxRetriesPerRequest: 3 });
+  const storage = createStorage({ driver });
+  const client = driver.getInstance?.() as Redis;
+  const onError = options.onError ?? ((error: Error) => console.error("[store] redis:", error.message));
+  client.on("error", onError);
+  const redisKey = (key: string): string => (prefix ? `${prefix}:${key}` : key);
+  const pingTimeoutMs = options.pingTimeoutMs ?? 1000;
+  let closed = false;
+  const assertOpen = (): void => {
+    if (closed) {
+      throw new Error("The redis store is closed");
+    }
+  };
+
+  try {
+    await loadScripts(client, ALL_SCRIPTS);
+  } catch (error) {
+    client.disconnect();
+    throw new Error(`Expected Redis at ${redactUrl(options.url)} to answer`, { cause: error });
+  }
+
+  return {
+    kind: "redis",
+    async getItem<T>(key: string): Promise<T | null> {
+      assertOpen();
+      const text = await storage.getItemRaw<string>(assertKey(key));
+      return text === null ? null : (JSON.parse(String(text)) as T);
+    },
+    async setItem(key, value, opts) {
+      assertOpen();
+      const ttl = assertTtl(opts);
+      await storage.setItemRaw(assertKey(key), toJson(key, value), ttl === undefined ? {} : { ttl });
+    },
+    async removeItem(key) {
+      assertOpen();
+      await storage.removeItem(assertKey(key));
+    },
+    async getKeys(prefixOfKeys) {
+      assertOpen();
+      const base = assertPrefix(prefixOfKeys);
+      const keys = await storage.getKeys(base);
+      return (base ? keys : keys.filter((key) => !isReservedKey(key))).sort();
+    },
+    async consume(key, limit, expiresAt) {
+      assertOpen();
+      const args = [assertCount("limit", limit), assertEpochMs("expiresAt", expiresAt)];
+      const [allowed, count] = (await runScript(client, CONSUME, [redisKey(assertKey(key))], args)) as [
+        number,
+        number,
+      ];
+      return { allowed: allowed === 1, count };
+    },
+    async peek(key) {
+      assertOpen();
+      const text = await client.get(redisKey(assertKey(key)));
+      return text === null ? 0 : toCount(key, text);
+    },
+    async next(sequence) {
+      assertOpen();
+      return client.incr(redisKey(sequenceKey(sequence)));
+    },
+    async setIfAbsent(key, value, opts) {
+      assertOpen();
+      const ttl = assertTtl(opts);
+      const target = redisKey(assertKey(key));
+      const json = toJson(key, value);
+      const reply =
+        ttl === undefined
+          ? await client.set(target, json, "NX")
+          : await client.set(target, json, "EX", ttl, "NX");
+      return reply === "OK";
+    },
+    queue(name) {
+      assertOpen();
+      return createRedisQueue(client, name, redisKey);
+    },
+    async ping() {
+      if (closed) {
+        return false;
+      }
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), pingTimeoutMs);
+      });
+      try {
+        return (await Promise.race([client.ping(), timeout])) === "PONG";
+      } catch {
+        return false;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      await client.quit().catch(() => client.disconnect());
+    },
+  };
+}
+
+function redactUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, "//***@");
+}

@@ -1,0 +1,68 @@
+/** Options of a write. TTLs are whole seconds because Redis `SET EX` takes whole seconds. */
+export interface SetOptions {
+  ttlSeconds?: number;
+}
+
+export interface ConsumeResult {
+  allowed: boolean;
+  count: number;
+}
+
+/** An item handed to one worker until `leaseUntil` (epoch ms); the token proves the lease on ack. */
+export interface Claim {
+  id: string;
+  token: string;
+  leaseUntil: number;
+}
+
+/**
+ * A durable FIFO of ids. `claim` moves the oldest id to the in-flight set with a lease; `ack` removes
+ * it for good; `requeueExpired` puts ids whose lease passed back at the head (crash recovery). An id
+ * is never lost and never held by two leases at once; a worker that outlives its lease loses it
+ * (`ack` and `extend` then answer false / null), so work must be idempotent or extend its lease.
+ */
+export interface WorkQueue {
+  /** Appends `id`; false (and no change) when it is already pending or in flight. */
+  push(id: string): Promise<boolean>;
+  claim(leaseMs: number): Promise<Claim | null>;
+  /** Removes a claimed id; false when the claim no longer holds the lease. */
+  ack(claim: Claim): Promise<boolean>;
+  /** Renews a lease to `leaseMs` from now; null when the claim no longer holds the lease. */
+  extend(claim: Claim, leaseMs: number): Promise<Claim | null>;
+  /** Moves every in-flight id whose lease passed back to the head of the queue; returns them. */
+  requeueExpired(): Promise<string[]>;
+  size(): Promise<{ pending: number; inFlight: number }>;
+}
+
+export type StoreKind = "memory" | "file" | "redis";
+
+/**
+ * Key-value state. Keys are lowercase segments joined by ":" (see keys.ts); values are JSON.
+ * Invalid keys and arguments throw: they are bugs, not input.
+ */
+export interface Store {
+  readonly kind: StoreKind;
+  getItem<T>(key: string): Promise<T | null>;
+  setItem(key: string, value: unknown, opts?: SetOptions): Promise<void>;
+  removeItem(key: string): Promise<void>;
+  /** Keys below `prefix` (segment-wise: "usage" lists "usage:..."), sorted; "" lists all. */
+  getKeys(prefix: string): Promise<string[]>;
+  /**
+   * Adds 1 to the counter `key` unless it already reached `limit`; returns whether it did and the
+   * count after. The counter expires at `expiresAt` (epoch ms), set when the counter is created:
+   * windows are fixed, computed by the caller.
+   */
+  consume(key: string, limit: number, expiresAt: number): Promise<ConsumeResult>;
+  /** Current counter value (0 if absent or expired). */
+  peek(key: string): Promise<number>;
+  /**
+   * Next value of a named sequence: 1, 2, 3, ... never repeated, also across processes on Redis,
+   * and never going back after a crash on the file store.
+   */
+  next(sequence: string): Promise<number>;
+  /** Sets key to value only when it does not exist (or has expired); returns true when set. */
+  setIfAbsent(key: string, value: unknown, opts?: SetOptions): Promise<boolean>;
+  queue(name: string): WorkQueue;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
