@@ -3,8 +3,11 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { DEFAULT_SELECTION } from "../pipeline/domain/selection.ts";
 import { createSampleSource, sampleDays } from "../pipeline/sources/sample-source.ts";
+import { configFromEnv } from "../server/config.ts";
+import { createContext } from "../server/context.ts";
 import { listen } from "../server/listen.ts";
 import { createSnapshotCache } from "../server/snapshot-cache.ts";
+import { createStoreFromEnv } from "../server/store/from-env.ts";
 import { runCurate } from "./curate-command.ts";
 import { parsePortOption } from "./options.ts";
 import { createOutput, type Output } from "./output.ts";
@@ -52,16 +55,17 @@ export function registerServe(program: Command): void {
       const out = createOutput({ json: false });
       if (flags.seed) await seedSample(flags.public, flags.runs, out);
       const log = (message: string) => process.stderr.write(`${message}\n`);
+      const config = configFromEnv(process.env);
+      const store = await createStoreFromEnv(process.env);
       const snapshots = await createSnapshotCache({ publicDir: flags.public, watch: true, log });
-      const running = await listen(
-        { version: VERSION, snapshots, log },
-        { port: flags.port, host: flags.host },
-      );
+      const context = await createContext({ version: VERSION, snapshots, store, config, log });
+      const running = await listen(context, { port: flags.port, host: flags.host });
       out.line(`Research-Picks ${VERSION} listening on ${running.url}`);
       out.line(`  try ${running.url}/v1/daily/latest`);
       const stop = async () => {
         await running.close();
         snapshots.close();
+        await store.close();
       };
       process.once("SIGTERM", () => void stop());
       process.once("SIGINT", () => void stop());

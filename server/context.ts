@@ -1,8 +1,45 @@
+import { randomBytes } from "node:crypto";
+import type { ServerConfig } from "./config.ts";
+import { createKeyService, type KeyService } from "./keys/key-service.ts";
 import type { SnapshotCache } from "./snapshot-cache.ts";
+import type { Store } from "./store/types.ts";
 
 /** Everything the HTTP app needs, passed in so tests can build it in-process. */
 export interface AppContext {
   version: string;
   snapshots: SnapshotCache;
+  store: Store;
+  keys: KeyService;
+  config: ServerConfig;
+  /** Secret for hashing client addresses into store keys (plain hashes of IPv4 addresses can be reversed). */
+  ipSecret: string;
+  now: () => number;
   log: (message: string) => void;
+}
+
+/**
+ * The address-hashing secret is made once and kept in the store, so every process sharing a store
+ * counts the same client under the same key.
+ */
+async function ipSecretOf(store: Store): Promise<string> {
+  await store.setIfAbsent("config:ip-secret", randomBytes(32).toString("hex"));
+  return (await store.getItem<string>("config:ip-secret")) as string;
+}
+
+export async function createContext(options: {
+  version: string;
+  snapshots: SnapshotCache;
+  store: Store;
+  config: ServerConfig;
+  now?: () => number;
+  log?: (message: string) => void;
+}): Promise<AppContext> {
+  const now = options.now ?? Date.now;
+  return {
+    ...options,
+    now,
+    log: options.log ?? ((message) => process.stderr.write(`${message}\n`)),
+    keys: createKeyService({ store: options.store, prefix: options.config.keyPrefix, now }),
+    ipSecret: await ipSecretOf(options.store),
+  };
 }

@@ -10,7 +10,12 @@ export const MAX_LIMIT = 5000;
 
 /** `GET /v1/papers` and the MCP `labs_papers` tool take these filters, with these bounds and defaults. */
 export const PapersQuerySchema = z.object({
-  days: z.int().min(1).max(MAX_DAYS).default(7).describe("calendar days of history, ending at the latest published day"),
+  days: z
+    .int()
+    .min(1)
+    .max(MAX_DAYS)
+    .default(7)
+    .describe("calendar days of history, ending at the latest published day"),
   axis: AxisIdSchema.optional().describe("apply min_score to this axis (0..5) instead of the total (0..45)"),
   min_score: z.int().min(0).max(45).default(0),
   min_reg_fit: z.int().min(0).max(3).default(0),

@@ -28,7 +28,8 @@ const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
 
 function crc32(text: string): number {
   let crc = 0xffffffff;
-  for (let i = 0; i < text.length; i++) crc = (CRC_TABLE[(crc ^ text.charCodeAt(i)) & 0xff] as number) ^ (crc >>> 8);
+  for (let i = 0; i < text.length; i++)
+    crc = (CRC_TABLE[(crc ^ text.charCodeAt(i)) & 0xff] as number) ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }
 

@@ -67,7 +67,7 @@ describe("picks curate, then picks serve, over a real port", () => {
     server = await serve(out);
     const response = await fetch(`${server.url}/v1/daily/2026-06-12`);
     expect(response.status).toBe(200);
-    const snapshot = await response.json();
+    const snapshot = (await response.json()) as { picks: Array<{ arxiv_id: string }> };
     expect(snapshot.picks.map((p: { arxiv_id: string }) => p.arxiv_id)).toEqual(
       summary.picks.map((p: { arxiv_id: string }) => p.arxiv_id),
     );
@@ -90,9 +90,13 @@ describe("picks curate, then picks serve, over a real port", () => {
     ]);
     expect(result.code).toBe(0);
     await expect
-      .poll(async () => (await fetch(`${server.url}/v1/daily/latest`)).json().then((s) => s.date), {
-        timeout: 5000,
-      })
+      .poll(
+        async () =>
+          (await fetch(`${server.url}/v1/daily/latest`)).json().then((s) => (s as { date: string }).date),
+        {
+          timeout: 5000,
+        },
+      )
       .toBe("2026-06-15");
   });
 

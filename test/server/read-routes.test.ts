@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSnapshotCache, type SnapshotCache } from "../../server/snapshot-cache.ts";
 import { type Call, clientFor, MODES } from "../helpers/app-client.ts";
+import { testContext } from "../helpers/context.ts";
 import { publishFixtureDays } from "../helpers/published.ts";
 
 let publicDir: string;
@@ -18,7 +19,7 @@ describe.each(MODES)("public read routes (%s)", (mode) => {
   let call: Call;
   let close: () => Promise<void>;
   beforeAll(async () => {
-    ({ call, close } = await clientFor(mode, { version: "0.1.0", snapshots, log: () => {} }));
+    ({ call, close } = await clientFor(mode, await testContext(snapshots)));
   });
   afterAll(() => close());
 
@@ -60,7 +61,12 @@ describe.each(MODES)("public read routes (%s)", (mode) => {
   it("reports health", async () => {
     const response = await call("/health");
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: "ok", version: "0.1.0", latest_snapshot: "2026-06-25" });
+    expect(await response.json()).toEqual({
+      status: "ok",
+      version: "0.1.0",
+      latest_snapshot: "2026-06-25",
+      store: { kind: "memory", reachable: true },
+    });
     expect((await call("/health", { method: "HEAD" })).status).toBe(200);
   });
 

@@ -1,0 +1,44 @@
+import { parseTrustProxy, type TrustProxy } from "./client-ip.ts";
+import { DEFAULT_KEY_PREFIX } from "./keys/key-format.ts";
+
+/** Server settings, read once from the environment at the edge and passed in as a value. */
+export interface ServerConfig {
+  trustProxy: TrustProxy;
+  keyPrefix: string;
+  /** POST /v1/keys: keys per client IP per window. */
+  keyIssueLimit: number;
+  keyIssueWindowSeconds: number;
+  /** POST /v1/verify: calls per client IP per hour. */
+  verifyLimit: number;
+  /** POST /v1/score/submit: submissions per client IP per 24 hours. */
+  submitLimit: number;
+  maxBodyBytes: number;
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1)
+    throw new Error(`Expected ${name} to be a whole number above 0, got \`${raw}\``);
+  return Number(raw);
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
+  const prefix = env.KEY_PREFIX?.trim() || DEFAULT_KEY_PREFIX;
+  if (!/^[a-z][a-z0-9_]{1,30}_$/.test(prefix)) {
+    throw new Error(
+      `Expected KEY_PREFIX to be lowercase letters, digits and "_", ending in "_", got \`${prefix}\``,
+    );
+  }
+  return {
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    keyPrefix: prefix,
+    keyIssueLimit: positiveInt(env, "KEY_ISSUE_LIMIT", 1),
+    keyIssueWindowSeconds: 86_400,
+    verifyLimit: positiveInt(env, "VERIFY_RATE_LIMIT", 20),
+    submitLimit: positiveInt(env, "SUBMIT_RATE_LIMIT", 3),
+    maxBodyBytes: 1024 * 1024,
+  };
+}
+
+export const DEFAULT_CONFIG: ServerConfig = configFromEnv({});

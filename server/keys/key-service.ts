@@ -1,0 +1,146 @@
+import { quotaWindow, TIERS, type TierLimits, type TierName } from "../../pipeline/domain/tiers.ts";
+import type { Store } from "../store/types.ts";
+import { generateKey, hashKey, isWellFormedKey, keyIdOf } from "./key-format.ts";
+
+/** What the store keeps of a key: never the key itself. */
+export interface KeyRecord {
+  id: string;
+  hash: string;
+  tier: TierName;
+  email: string;
+  label: string;
+  created_at: string;
+  revoked_at: string | null;
+  /** The key that replaced this one on rotation. */
+  replaced_by: string | null;
+}
+
+export type AuthFailure = "missing" | "malformed" | "unknown" | "revoked";
+
+export interface Usage {
+  limits: TierLimits;
+  used: number;
+  /** `null` when the tier is unlimited. */
+  remaining: number | null;
+  window_start: string;
+  resets_at: string;
+  /** Seconds until the window resets. */
+  reset_seconds: number;
+}
+
+const recordKey = (hash: string) => `apikey:${hash}`;
+const idKey = (id: string) => `apikeyid:${id}`;
+const usageKey = (id: string, window: number) => `usage:${id}:${window}`;
+
+export interface KeyService {
+  issue(input: { tier: TierName; email: string; label: string }): Promise<{ key: string; record: KeyRecord }>;
+  authenticate(
+    key: string | null | undefined,
+  ): Promise<{ ok: true; record: KeyRecord } | { ok: false; why: AuthFailure }>;
+  /** Spends one call of the key's quota if any is left. */
+  spend(record: KeyRecord): Promise<{ allowed: boolean; usage: Usage }>;
+  usage(record: KeyRecord): Promise<Usage>;
+  find(keyOrId: string): Promise<KeyRecord | null>;
+  list(): Promise<KeyRecord[]>;
+  revoke(keyOrId: string): Promise<KeyRecord | null>;
+  rotate(keyOrId: string): Promise<{ key: string; record: KeyRecord; old: KeyRecord } | null>;
+}
+
+export function createKeyService(options: { store: Store; prefix?: string; now?: () => number }): KeyService {
+  const { store } = options;
+  const now = options.now ?? Date.now;
+
+  const describeUsage = (record: KeyRecord, used: number, at: number): Usage => {
+    const limits = TIERS[record.tier];
+    const window = quotaWindow(Date.parse(record.created_at), at, limits.window_days);
+    const limit = limits.calls_per_window;
+    return {
+      limits,
+      used,
+      remaining: limit === null ? null : Math.max(0, limit - used),
+      window_start: new Date(window.start).toISOString(),
+      resets_at: new Date(window.end).toISOString(),
+      reset_seconds: Math.max(1, Math.ceil((window.end - at) / 1000)),
+    };
+  };
+
+  const find = async (keyOrId: string): Promise<KeyRecord | null> => {
+    if (/^key_[0-9a-f]{16}$/.test(keyOrId)) {
+      const hash = await store.getItem<string>(idKey(keyOrId));
+      return hash === null ? null : store.getItem<KeyRecord>(recordKey(hash));
+    }
+    if (!isWellFormedKey(keyOrId, options.prefix)) return null;
+    return store.getItem<KeyRecord>(recordKey(hashKey(keyOrId)));
+  };
+
+  const issue: KeyService["issue"] = async ({ tier, email, label }) => {
+    const key = generateKey(options.prefix);
+    const hash = hashKey(key);
+    const record: KeyRecord = {
+      id: keyIdOf(hash),
+      hash,
+      tier,
+      email,
+      label,
+      created_at: new Date(now()).toISOString(),
+      revoked_at: null,
+      replaced_by: null,
+    };
+    await store.setItem(recordKey(hash), record);
+    await store.setItem(idKey(record.id), hash);
+    return { key, record };
+  };
+
+  const revoke = async (keyOrId: string): Promise<KeyRecord | null> => {
+    const record = await find(keyOrId);
+    if (!record) return null;
+    if (record.revoked_at !== null) return record;
+    const revoked = { ...record, revoked_at: new Date(now()).toISOString() };
+    await store.setItem(recordKey(record.hash), revoked);
+    return revoked;
+  };
+
+  return {
+    issue,
+    find,
+    revoke,
+    async authenticate(key) {
+      if (!key) return { ok: false, why: "missing" };
+      // The checksum refuses invented and mistyped keys before any store lookup.
+      if (!isWellFormedKey(key, options.prefix)) return { ok: false, why: "malformed" };
+      // Looked up by hash: no comparison of secrets happens, so there is no timing to measure.
+      const record = await store.getItem<KeyRecord>(recordKey(hashKey(key)));
+      if (!record) return { ok: false, why: "unknown" };
+      if (record.revoked_at !== null) return { ok: false, why: "revoked" };
+      return { ok: true, record };
+    },
+    async spend(record) {
+      const at = now();
+      const limits = TIERS[record.tier];
+      const window = quotaWindow(Date.parse(record.created_at), at, limits.window_days);
+      const limit = limits.calls_per_window ?? Number.MAX_SAFE_INTEGER;
+      const { allowed, count } = await store.consume(usageKey(record.id, window.index), limit, window.end);
+      return { allowed, usage: describeUsage(record, count, at) };
+    },
+    async usage(record) {
+      const at = now();
+      const window = quotaWindow(Date.parse(record.created_at), at, TIERS[record.tier].window_days);
+      return describeUsage(record, await store.peek(usageKey(record.id, window.index)), at);
+    },
+    async list() {
+      const ids = await store.getKeys("apikey");
+      const records = await Promise.all(ids.map((key) => store.getItem<KeyRecord>(key)));
+      return records
+        .filter((record): record is KeyRecord => record !== null)
+        .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+    },
+    async rotate(keyOrId) {
+      const old = await find(keyOrId);
+      if (!old || old.revoked_at !== null) return null;
+      const fresh = await issue({ tier: old.tier, email: old.email, label: old.label });
+      const retired = { ...old, revoked_at: fresh.record.created_at, replaced_by: fresh.record.id };
+      await store.setItem(recordKey(old.hash), retired);
+      return { ...fresh, old: retired };
+    },
+  };
+}

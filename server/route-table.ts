@@ -1,0 +1,28 @@
+import type { H3, H3Event } from "h3";
+import { methodNotAllowed } from "./answers.ts";
+
+export type Handler = (event: H3Event) => Response | Promise<Response>;
+export type MethodHandlers = Partial<Record<"GET" | "POST", Handler>>;
+
+/**
+ * Registers a path once with all its methods, so a wrong method gets 405 with `Allow` as Starlette
+ * answers it. GET routes answer HEAD too.
+ */
+export function route(app: H3, path: string, handlers: MethodHandlers): void {
+  const allow = Object.keys(handlers).flatMap((method) => (method === "GET" ? ["GET", "HEAD"] : [method]));
+  app.all(path, (event) => {
+    const method = event.req.method === "HEAD" ? "GET" : event.req.method;
+    const handler = handlers[method as keyof MethodHandlers];
+    return handler ? handler(event) : methodNotAllowed(allow);
+  });
+}
+
+/** Decodes a path segment like Starlette: a malformed escape is kept as written, never an error. */
+export function pathParam(event: H3Event, name: string): string {
+  const raw = event.context.params?.[name] ?? "";
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}

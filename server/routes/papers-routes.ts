@@ -1,0 +1,79 @@
+import type { H3, H3Event } from "h3";
+import { z } from "zod";
+import { ARXIV_ID_PATTERN, baseArxivId } from "../../pipeline/domain/arxiv-id.ts";
+import { PapersQuerySchema, queryPapers, withinHistory } from "../../pipeline/domain/papers-query.ts";
+import { TIERS } from "../../pipeline/domain/tiers.ts";
+import { detail } from "../answers.ts";
+import type { AppContext } from "../context.ts";
+import { papersIndex } from "../papers-index.ts";
+import { pathParam, route } from "../route-table.ts";
+import { validationErrorBody } from "../validation/errors.ts";
+import { validatePath, validateQuery } from "../validation/request.ts";
+import { authorize, quotaHeaders, spendOrRefuse } from "./keyed.ts";
+
+export const PaperPathSchema = z.object({
+  arxiv_id: z
+    .string()
+    .regex(new RegExp(ARXIV_ID_PATTERN))
+    .describe("new-style 2401.12345 (vN allowed) or old-style cs/0112017"),
+});
+
+const unprocessable = (body: string) =>
+  new Response(body, { status: 422, headers: { "content-type": "application/json" } });
+
+const jsonText = (body: string, headers: Record<string, string>) =>
+  new Response(body, { status: 200, headers: { ...headers, "content-type": "application/json" } });
+
+/** The keyed queries over the published picks, answered from memory. */
+export function registerPapersRoutes(app: H3, context: AppContext): void {
+  route(app, "/v1/papers", {
+    GET: async (event) => {
+      const record = await authorize(event, context);
+      if (record instanceof Response) return record;
+      const query = validateQuery(PapersQuerySchema, event.url.searchParams);
+      if (!query.ok) return unprocessable(validationErrorBody(query.issues));
+      const spent = await spendOrRefuse(context, record);
+      if (spent instanceof Response) return spent;
+      const limits = TIERS[record.tier];
+      const index = papersIndex(context.snapshots.days());
+      const page = queryPapers(index.days, query.value, {
+        historyDays: limits.history_days,
+        maxLimit: limits.max_limit,
+      });
+      const items = page.picks.map((pick) => index.byPick.get(pick)?.compactJson ?? "null");
+      const body =
+        `{"tier":${JSON.stringify(record.tier)},"applied":${JSON.stringify(page.applied)},` +
+        `"total":${page.total},"returned":${items.length},"papers":[${items.join(",")}]}`;
+      return jsonText(body, spent.headers);
+    },
+  });
+
+  const onePaper = async (event: H3Event, id: string) => {
+    const record = await authorize(event, context);
+    if (record instanceof Response) return record;
+    const path = validatePath(PaperPathSchema, { arxiv_id: id });
+    if (!path.ok) return unprocessable(validationErrorBody(path.issues));
+    const index = papersIndex(context.snapshots.days());
+    const found = index.byId.get(baseArxivId(path.value.arxiv_id));
+    const latest = context.snapshots.latestDate();
+    if (!found || latest === null) return detail(404, `No pick with arXiv id ${path.value.arxiv_id}`);
+    const history = TIERS[record.tier].history_days;
+    if (!withinHistory(found.pick.date, latest, history)) {
+      const usage = await context.keys.usage(record);
+      return detail(
+        403,
+        `${path.value.arxiv_id} was picked on ${found.pick.date}, outside the ${history} days of history of the ${record.tier} tier.`,
+        quotaHeaders(record, usage),
+      );
+    }
+    const spent = await spendOrRefuse(context, record);
+    if (spent instanceof Response) return spent;
+    return jsonText(found.fullJson, spent.headers);
+  };
+
+  route(app, "/v1/papers/:arxiv_id", { GET: (event) => onePaper(event, pathParam(event, "arxiv_id")) });
+  // Old-style ids contain a slash; accept it unencoded too (`/v1/papers/cs/0112017`).
+  route(app, "/v1/papers/:archive/:number", {
+    GET: (event) => onePaper(event, `${pathParam(event, "archive")}/${pathParam(event, "number")}`),
+  });
+}

@@ -1,0 +1,20 @@
+import { DEFAULT_CONFIG, type ServerConfig } from "../../server/config.ts";
+import { type AppContext, createContext } from "../../server/context.ts";
+import type { SnapshotCache } from "../../server/snapshot-cache.ts";
+import { createMemoryStore } from "../../server/store/memory-store.ts";
+import type { Store } from "../../server/store/types.ts";
+
+/** An app context over a memory store (or the one given), with a clock the test can move. */
+export async function testContext(
+  snapshots: SnapshotCache,
+  options: { store?: Store; config?: Partial<ServerConfig>; now?: () => number } = {},
+): Promise<AppContext> {
+  return createContext({
+    version: "0.1.0",
+    snapshots,
+    store: options.store ?? (await createMemoryStore()),
+    config: { ...DEFAULT_CONFIG, ...options.config },
+    now: options.now,
+    log: () => {},
+  });
+}
