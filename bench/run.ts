@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { load } from "./load.ts";
-import { startProcess } from "./processes.ts";
+import { startProcess } from "../test/helpers/processes.ts";
 import { runScorerBench } from "./scorer.ts";
 
 const run = promisify(execFile);

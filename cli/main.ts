@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { SourceError } from "../pipeline/sources/source.ts";
 import { registerCurate } from "./curate-command.ts";
+import { registerKeys } from "./keys-command.ts";
 import { UsageError } from "./output.ts";
 import { registerServe } from "./serve-command.ts";
 import { VERSION } from "./version.ts";
@@ -12,6 +13,7 @@ const program = new Command("picks")
   .showHelpAfterError("(run `picks --help` for usage)");
 registerCurate(program);
 registerServe(program);
+registerKeys(program);
 
 // The one place that turns failures into exit codes: 2 for a wrong call, 1 for a failed run.
 try {

@@ -13,6 +13,11 @@ export interface StoreEnv {
   REDIS_URL?: string;
   /** Prefix of every Redis key; default "rp". */
   REDIS_PREFIX?: string;
+  /**
+   * "1" to fsync every file-store write. Off by default: atomic renames already survive a killed
+   * process; fsync adds power-loss durability at about 3 ms a write on these disks.
+   */
+  STATE_FSYNC?: string;
 }
 
 export interface StoreFromEnvOptions {
@@ -34,6 +39,7 @@ export async function createStoreFromEnv(env: StoreEnv, options: StoreFromEnvOpt
       return createFileStore({
         dir: resolve(options.rootDir ?? REPO_ROOT, env.STATE_DIR?.trim() || ".state"),
         clock: options.clock,
+        fsync: env.STATE_FSYNC?.trim() === "1" || env.STATE_FSYNC?.trim() === "true",
       });
     case "redis":
       if (!redisUrl) {

@@ -2,7 +2,9 @@ import { createApp } from "../../server/app.ts";
 import type { AppContext } from "../../server/context.ts";
 import { listen, type RunningServer } from "../../server/listen.ts";
 
-export type Call = (path: string, init?: RequestInit) => Promise<Response>;
+/** A request; `ip` sets the socket address in-process (over a real port it is always 127.0.0.1). */
+export type CallInit = RequestInit & { ip?: string };
+export type Call = (path: string, init?: CallInit) => Promise<Response>;
 
 /**
  * The two ways every HTTP test runs (as h3's own tests do): in-process through `app.fetch`, and over a
@@ -14,14 +16,35 @@ export type Mode = (typeof MODES)[number];
 export async function clientFor(
   mode: Mode,
   context: AppContext,
-): Promise<{ call: Call; close: () => Promise<void> }> {
+): Promise<{ call: Call; close: () => Promise<void>; url?: string }> {
   if (mode === "in-process") {
     const app = createApp(context);
     return {
-      call: async (path, init) => app.fetch(new Request(`http://localhost${path}`, init)),
+      call: async (path, init = {}) => {
+        const { ip = "127.0.0.1", ...rest } = init;
+        const request = new Request(`http://localhost${path}`, rest);
+        // srvx exposes the socket address as `request.ip`; an in-process request has none of its own.
+        Object.defineProperty(request, "ip", { value: ip });
+        return app.fetch(request);
+      },
       close: async () => {},
     };
   }
   const running: RunningServer = await listen(context, { port: 0, host: "127.0.0.1" });
-  return { call: (path, init) => fetch(`${running.url}${path}`, init), close: running.close };
+  return {
+    call: (path, init = {}) => {
+      const { ip: _ip, ...rest } = init;
+      return fetch(`${running.url}${path}`, rest);
+    },
+    close: running.close,
+    url: running.url,
+  };
 }
+
+/** JSON POST init. */
+export const postJson = (body: unknown, extra: CallInit = {}): CallInit => ({
+  method: "POST",
+  headers: { "content-type": "application/json", ...(extra.headers as Record<string, string>) },
+  body: typeof body === "string" ? body : JSON.stringify(body),
+  ...(extra.ip ? { ip: extra.ip } : {}),
+});

@@ -32,3 +32,10 @@ export function startProcess(args: string[], env: NodeJS.ProcessEnv = process.en
     child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}: ${seen}`)));
   });
 }
+
+export const PICKS_BIN = new URL("../../bin/picks.js", import.meta.url).pathname;
+
+/** Starts `picks serve` on a free loopback port with the given environment (STATE_DIR, REDIS_URL...). */
+export function startPicksServer(publicDir: string, env: Record<string, string> = {}): Promise<Started> {
+  return startProcess([PICKS_BIN, "serve", "--port", "0", "--public", publicDir], { ...process.env, ...env });
+}

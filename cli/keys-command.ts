@@ -1,0 +1,106 @@
+import type { Command } from "commander";
+import { TIERS, type TierName, TierNameSchema } from "../pipeline/domain/tiers.ts";
+import { configFromEnv } from "../server/config.ts";
+import { createKeyService, type KeyRecord, type KeyService } from "../server/keys/key-service.ts";
+import { createStoreFromEnv } from "../server/store/from-env.ts";
+import { createOutput, type Output, UsageError } from "./output.ts";
+
+const PAID_TIERS = TierNameSchema.options.filter((tier) => tier !== "free");
+
+/** Opens the configured store for one operator command, and closes it afterwards. */
+async function withKeys<T>(fn: (keys: KeyService) => Promise<T>): Promise<T> {
+  const config = configFromEnv(process.env);
+  let store: Awaited<ReturnType<typeof createStoreFromEnv>>;
+  try {
+    store = await createStoreFromEnv(process.env);
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/lock|in use|already open/i.test(message)) {
+      throw new Error(
+        `${message}. The embedded file store serves one process: stop \`picks serve\` first, ` +
+          "or run the service on Redis (REDIS_URL) so that several processes share the state.",
+      );
+    }
+    throw error;
+  }
+  try {
+    return await fn(createKeyService({ store, prefix: config.keyPrefix }));
+  } finally {
+    await store.close();
+  }
+}
+
+function describe(record: KeyRecord): string {
+  const state = record.revoked_at === null ? "active" : `revoked ${record.revoked_at}`;
+  return `${record.id}  ${record.tier.padEnd(10)}  ${state.padEnd(32)}  ${record.created_at}  ${record.email}  ${record.label}`;
+}
+
+/** Without secrets: the hash stays in the store. */
+const publicView = ({ hash: _hash, ...record }: KeyRecord) => record;
+
+function printIssued(out: Output, key: string, record: KeyRecord, note: string) {
+  out.line(key);
+  out.line(`${note} ${record.id} (${record.tier}). Store the key now: it is shown only this once.`);
+  out.json({ key, ...publicView(record), limits: TIERS[record.tier] });
+}
+
+export function registerKeys(program: Command): void {
+  const keys = program.command("keys").description("issue, list, revoke and rotate API keys (operator)");
+
+  keys
+    .command("issue")
+    .description("issue a key of a paid tier; prints the key once")
+    .requiredOption("--tier <tier>", `one of ${PAID_TIERS.join(", ")}`)
+    .requiredOption("--email <email>", "the owner's contact address")
+    .requiredOption("--label <label>", "what the key is for")
+    .option("--json", "print the result as JSON", false)
+    .action(async (flags: { tier: string; email: string; label: string; json: boolean }) => {
+      if (!(PAID_TIERS as string[]).includes(flags.tier)) {
+        throw new UsageError(
+          `Expected \`--tier\` to be one of ${PAID_TIERS.join(", ")}, got \`${flags.tier}\``,
+        );
+      }
+      if (flags.email.length < 3 || flags.email.length > 120)
+        throw new UsageError("Expected `--email` to have 3 to 120 characters");
+      if (flags.label.length < 1 || flags.label.length > 80)
+        throw new UsageError("Expected `--label` to have 1 to 80 characters");
+      const out = createOutput({ json: flags.json });
+      const { key, record } = await withKeys((service) =>
+        service.issue({ tier: flags.tier as TierName, email: flags.email, label: flags.label }),
+      );
+      printIssued(out, key, record, "Issued");
+    });
+
+  keys
+    .command("list")
+    .description("list keys (no secrets)")
+    .option("--json", "print the result as JSON", false)
+    .action(async (flags: { json: boolean }) => {
+      const out = createOutput({ json: flags.json });
+      const records = await withKeys((service) => service.list());
+      for (const record of records) out.line(describe(record));
+      if (records.length === 0) out.line("No keys yet.");
+      out.json(records.map(publicView));
+    });
+
+  keys
+    .command("revoke <key-or-id>")
+    .description("revoke a key at once")
+    .action(async (keyOrId: string) => {
+      const out = createOutput({ json: false });
+      const record = await withKeys((service) => service.revoke(keyOrId));
+      if (!record) throw new UsageError(`No key matches \`${keyOrId.slice(0, 24)}\``);
+      out.line(`Revoked ${record.id} (${record.tier}, ${record.label}).`);
+    });
+
+  keys
+    .command("rotate <key-or-id>")
+    .description("issue a replacement with the same tier and owner, and revoke the old key")
+    .option("--json", "print the result as JSON", false)
+    .action(async (keyOrId: string, flags: { json: boolean }) => {
+      const out = createOutput({ json: flags.json });
+      const result = await withKeys((service) => service.rotate(keyOrId));
+      if (!result) throw new UsageError(`No active key matches \`${keyOrId.slice(0, 24)}\``);
+      printIssued(out, result.key, result.record, `Rotated ${result.old.id} to`);
+    });
+}
