@@ -1,0 +1,81 @@
+// FastAPI's request-body rules (fastapi/routing.py, strict_content_type=True, the 0.142 default):
+// read the bytes; empty means no body; `application/json` and `application/*+json` are parsed with
+// json.loads; any other type, or none, leaves the text unparsed for validation to refuse.
+
+import { decodeJsonBytes, decodeRawBytes } from "./body-text.ts";
+import { detailBody, jsonInvalid, validationErrorBody } from "./errors.ts";
+import { parsePythonJson } from "./python-json.ts";
+import { readBodyLimited } from "./read-body.ts";
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** `value` is undefined for an empty body; a string for an unparsed (non-JSON) body. */
+export type BodyResult = { ok: true; value: unknown } | { ok: false; status: 400 | 413 | 422; body: string };
+
+export interface BodyOptions {
+  maxBytes?: number;
+}
+
+const PARSE_ERROR: BodyResult = {
+  ok: false,
+  status: 400,
+  body: detailBody("There was an error parsing the body"),
+};
+const TOO_LARGE: BodyResult = { ok: false, status: 413, body: detailBody("Request body too large") };
+
+// str.isspace(): Unicode's whitespace plus the separators U+001C..U+001F, without U+FEFF.
+function isPythonSpace(c: number): boolean {
+  return (
+    (c >= 0x09 && c <= 0x0d) ||
+    (c >= 0x1c && c <= 0x20) ||
+    c === 0x85 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000
+  );
+}
+
+function pyStrip(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && isPythonSpace(text.charCodeAt(start))) start++;
+  while (end > start && isPythonSpace(text.charCodeAt(end - 1))) end--;
+  return text.slice(start, end);
+}
+
+/**
+ * email.message's reading of Content-Type, as FastAPI applies it: the part before ";", stripped and
+ * lower-cased; anything without exactly one "/" counts as text/plain.
+ * @example isJsonContentType("application/vnd.api+json; charset=utf-8") // true
+ */
+export function isJsonContentType(value: string | null): boolean {
+  if (!value) return false;
+  const semicolon = value.indexOf(";");
+  const type = pyStrip(semicolon === -1 ? value : value.slice(0, semicolon)).toLowerCase();
+  const parts = type.split("/");
+  if (parts.length !== 2) return false;
+  const [main, sub = ""] = parts;
+  return main === "application" && (sub === "json" || sub.endsWith("+json"));
+}
+
+/** Reads and parses a request body with FastAPI's answers for what cannot be parsed. */
+export async function parseJsonBody(request: Request, options: BodyOptions = {}): Promise<BodyResult> {
+  const read = await readBodyLimited(request, options.maxBytes ?? DEFAULT_MAX_BODY_BYTES);
+  if (!read.ok) return TOO_LARGE;
+  if (read.bytes.byteLength === 0) return { ok: true, value: undefined };
+  if (!isJsonContentType(request.headers.get("content-type"))) {
+    const text = decodeRawBytes(read.bytes);
+    return text === undefined ? PARSE_ERROR : { ok: true, value: text };
+  }
+  const text = decodeJsonBytes(read.bytes);
+  if (text === undefined) return PARSE_ERROR;
+  const parsed = parsePythonJson(text);
+  if (parsed.ok) return { ok: true, value: parsed.value };
+  if (parsed.reason === "too_deep") return PARSE_ERROR;
+  return { ok: false, status: 422, body: validationErrorBody([jsonInvalid(parsed.pos, parsed.msg)]) };
+}
