@@ -8,6 +8,8 @@ import { createContext } from "../server/context.ts";
 import { listen } from "../server/listen.ts";
 import { createSnapshotCache } from "../server/snapshot-cache.ts";
 import { createStoreFromEnv } from "../server/store/from-env.ts";
+import { createSemanticChecker } from "../server/verify/semantic.ts";
+import { semanticConfigFromEnv } from "../server/verify/semantic-config.ts";
 import { runCurate } from "./curate-command.ts";
 import { parsePortOption } from "./options.ts";
 import { createOutput, type Output } from "./output.ts";
@@ -58,7 +60,8 @@ export function registerServe(program: Command): void {
       const config = configFromEnv(process.env);
       const store = await createStoreFromEnv(process.env);
       const snapshots = await createSnapshotCache({ publicDir: flags.public, watch: true, log });
-      const context = await createContext({ version: VERSION, snapshots, store, config, log });
+      const semantic = createSemanticChecker(semanticConfigFromEnv(process.env));
+      const context = await createContext({ version: VERSION, snapshots, store, config, log, semantic });
       const running = await listen(context, { port: flags.port, host: flags.host });
       out.line(`Research-Picks ${VERSION} listening on ${running.url}`);
       out.line(`  try ${running.url}/v1/daily/latest`);

@@ -4,6 +4,7 @@ import type { AppContext } from "./context.ts";
 import { registerKeyRoutes } from "./routes/key-routes.ts";
 import { registerPapersRoutes } from "./routes/papers-routes.ts";
 import { registerReadRoutes } from "./routes/read-routes.ts";
+import { registerVerifyRoutes } from "./routes/verify-routes.ts";
 
 /**
  * Builds the HTTP app without listening. Every route answers FastAPI's shapes; anything unexpected
@@ -22,6 +23,7 @@ export function createApp(context: AppContext): H3 {
   registerReadRoutes(app, context);
   registerKeyRoutes(app, context);
   registerPapersRoutes(app, context);
+  registerVerifyRoutes(app, context);
   app.all("/**", () => notFound());
   return app;
 }

@@ -3,6 +3,7 @@ import type { ServerConfig } from "./config.ts";
 import { createKeyService, type KeyService } from "./keys/key-service.ts";
 import type { SnapshotCache } from "./snapshot-cache.ts";
 import type { Store } from "./store/types.ts";
+import { createSemanticChecker, type SemanticChecker } from "./verify/semantic.ts";
 
 /** Everything the HTTP app needs, passed in so tests can build it in-process. */
 export interface AppContext {
@@ -15,6 +16,8 @@ export interface AppContext {
   ipSecret: string;
   now: () => number;
   log: (message: string) => void;
+  /** The verification playground's language-model review; "skipped" when no model is configured. */
+  semantic: SemanticChecker;
 }
 
 /**
@@ -33,6 +36,7 @@ export async function createContext(options: {
   config: ServerConfig;
   now?: () => number;
   log?: (message: string) => void;
+  semantic?: SemanticChecker;
 }): Promise<AppContext> {
   const now = options.now ?? Date.now;
   return {
@@ -41,5 +45,6 @@ export async function createContext(options: {
     log: options.log ?? ((message) => process.stderr.write(`${message}\n`)),
     keys: createKeyService({ store: options.store, prefix: options.config.keyPrefix, now }),
     ipSecret: await ipSecretOf(options.store),
+    semantic: options.semantic ?? createSemanticChecker(undefined),
   };
 }

@@ -1,7 +1,7 @@
 import { mkdtemp } from "node:fs/promises";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, fetch as undiciFetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Started, startPicksServer } from "../helpers/processes.ts";
 import { publishSampleDays } from "../helpers/published.ts";
@@ -62,18 +62,26 @@ function exactnessSuite(start: () => Promise<Started[]>) {
  * A free key for a second client: this address already has its key, so connect from another
  * loopback address, which the server counts as a different client.
  */
-async function keyFromAnotherAddress(url: string): Promise<string> {
-  const dispatcher = new Agent({ connect: { localAddress: "127.0.0.2" } });
-  const answer = await undiciFetch(`${url}/v1/keys`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: "q@example.org", label: "quota" }),
-    dispatcher,
+function keyFromAnotherAddress(url: string): Promise<string> {
+  const body = JSON.stringify({ email: "q@example.org", label: "quota" });
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}/v1/keys`,
+      { method: "POST", localAddress: "127.0.0.2", headers: { "content-type": "application/json" } },
+      (res) => {
+        let text = "";
+        res.on("data", (chunk: Buffer) => {
+          text += chunk.toString();
+        });
+        res.on("end", () => {
+          if (res.statusCode === 201) resolve((JSON.parse(text) as { key: string }).key);
+          else reject(new Error(`expected 201, got ${res.statusCode}: ${text}`));
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
   });
-  expect(answer.status).toBe(201);
-  const { key } = (await answer.json()) as { key: string };
-  await dispatcher.close();
-  return key;
 }
 
 let publicDir: string;
