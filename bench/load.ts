@@ -10,7 +10,13 @@ export interface LoadResult {
 /** Drives `url` with autocannon: 50 connections by default, a short warm-up first. */
 export async function load(
   url: string,
-  options: { connections?: number; seconds?: number; headers?: Record<string, string>; method?: string; body?: string } = {},
+  options: {
+    connections?: number;
+    seconds?: number;
+    headers?: Record<string, string>;
+    method?: string;
+    body?: string;
+  } = {},
 ): Promise<LoadResult> {
   const base = {
     url,

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { load } from "./load.ts";
 import { startProcess } from "../test/helpers/processes.ts";
+import { load } from "./load.ts";
 import { runScorerBench } from "./scorer.ts";
 
 const run = promisify(execFile);
@@ -28,7 +28,16 @@ async function curateWallTime(root: string): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < 3; i++) {
     const started = performance.now();
-    await run(process.execPath, [PICKS, "curate", "--source", `file:${LISTING}`, "--out", join(root, "public"), "--runs", join(root, "runs")]);
+    await run(process.execPath, [
+      PICKS,
+      "curate",
+      "--source",
+      `file:${LISTING}`,
+      "--out",
+      join(root, "public"),
+      "--runs",
+      join(root, "runs"),
+    ]);
     times.push(performance.now() - started);
   }
   return Math.min(...times);
@@ -48,14 +57,20 @@ async function snapshotThroughput(publicDir: string) {
 const root = await mkdtemp(join(tmpdir(), "picks-bench-"));
 try {
   const wall = await curateWallTime(root);
-  report(`curate --source file: (250 candidates), best of 3, Node start included: ${(wall / 1000).toFixed(2)} s  (target < 1.5 s)`);
+  report(
+    `curate --source file: (250 candidates), best of 3, Node start included: ${(wall / 1000).toFixed(2)} s  (target < 1.5 s)`,
+  );
 
   for (const figure of runScorerBench()) {
-    report(`scoring ${figure.candidates} candidates: ${Math.round(figure.perSecond)} candidates/s  (target >= 20,000/s)`);
+    report(
+      `scoring ${figure.candidates} candidates: ${Math.round(figure.perSecond)} candidates/s  (target >= 20,000/s)`,
+    );
   }
 
   const { baseline, measured } = await snapshotThroughput(join(root, "public"));
-  report(`baseline bare node:http, same bytes, 50 connections: ${Math.round(baseline.rps)} req/s, p99 ${baseline.p99} ms`);
+  report(
+    `baseline bare node:http, same bytes, 50 connections: ${Math.round(baseline.rps)} req/s, p99 ${baseline.p99} ms`,
+  );
   report(
     `GET /v1/daily/latest: ${Math.round(measured.rps)} req/s = ${(measured.rps / baseline.rps).toFixed(2)} of baseline, ` +
       `p99 ${measured.p99} ms, errors ${measured.errors + measured.non2xx}  (target >= 0.70, p99 < 20 ms)`,
