@@ -63,7 +63,13 @@ export function runScorerBench(): ScorerFigure[] {
     const seconds = Math.min(...Array.from({ length: runs }, () => timeScoring(compiled, candidates)));
     const microsPerCandidate = (seconds * 1e6) / size;
     const base = figures[0]?.microsPerCandidate ?? microsPerCandidate;
-    figures.push({ candidates: size, seconds, perSecond: size / seconds, microsPerCandidate, ratioTo1k: microsPerCandidate / base });
+    figures.push({
+      candidates: size,
+      seconds,
+      perSecond: size / seconds,
+      microsPerCandidate,
+      ratioTo1k: microsPerCandidate / base,
+    });
   }
   return figures;
 }
