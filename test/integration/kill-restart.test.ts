@@ -1,0 +1,79 @@
+import { execFile } from "node:child_process";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, it } from "vitest";
+import { PICKS_BIN, startPicksServer } from "../helpers/processes.ts";
+import { publishSampleDays } from "../helpers/published.ts";
+
+const run = promisify(execFile);
+
+/** `used` as the RateLimit header of an answer tells it: quota minus remaining. */
+function usedOf(response: Response): number | undefined {
+  const match = /r=(\d+)/.exec(response.headers.get("ratelimit") ?? "");
+  return match ? 5000 - Number(match[1]) : undefined;
+}
+
+describe("a server killed with SIGKILL under load, then restarted on the same file store", () => {
+  let publicDir: string;
+  let stateDir: string;
+  const keys: string[] = [];
+
+  beforeAll(async () => {
+    ({ publicDir } = await publishSampleDays());
+    stateDir = await mkdtemp(join(tmpdir(), "picks-kill-"));
+    for (let i = 0; i < 3; i++) {
+      const { stdout } = await run(
+        process.execPath,
+        [PICKS_BIN, "keys", "issue", "--tier", "pro", "--email", `k${i}@example.org`, "--label", `load ${i}`, "--json"],
+        { env: { ...process.env, STATE_DIR: stateDir } },
+      );
+      keys.push((JSON.parse(stdout) as { key: string }).key);
+    }
+  });
+
+  it("keeps every issued key and never lets a count go down", async () => {
+    const server = await startPicksServer(publicDir, { STATE_DIR: stateDir });
+    const highest = new Map<string, number>();
+    let stop = false;
+    const worker = async (key: string) => {
+      while (!stop) {
+        try {
+          const response = await fetch(`${server.url}/v1/papers?days=1&limit=1`, { headers: { "x-api-key": key } });
+          const used = usedOf(response);
+          if (response.status === 200 && used !== undefined) highest.set(key, Math.max(highest.get(key) ?? 0, used));
+        } catch {
+          return; // the server is gone
+        }
+      }
+    };
+    const load = keys.flatMap((key) => [worker(key), worker(key), worker(key)]);
+    // A key issued over HTTP during the load must survive the kill too.
+    const issued = await fetch(`${server.url}/v1/keys`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "new@example.org", label: "during load" }),
+    });
+    expect(issued.status).toBe(201);
+    const fresh = ((await issued.json()) as { key: string }).key;
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    server.child.kill("SIGKILL");
+    stop = true;
+    await Promise.all(load);
+    expect([...highest.values()].every((used) => used > 0)).toBe(true);
+
+    const again = await startPicksServer(publicDir, { STATE_DIR: stateDir });
+    try {
+      for (const key of keys) {
+        const me = await fetch(`${again.url}/v1/me`, { headers: { "x-api-key": key } });
+        expect(me.status).toBe(200);
+        const { usage } = (await me.json()) as { usage: { used: number } };
+        expect(usage.used).toBeGreaterThanOrEqual(highest.get(key) ?? 0);
+      }
+      expect((await fetch(`${again.url}/v1/me`, { headers: { "x-api-key": fresh } })).status).toBe(200);
+    } finally {
+      await again.stop();
+    }
+  });
+});
