@@ -8,7 +8,11 @@ import { serveSnapshotFast } from "./fast-path.ts";
 export interface RunningServer {
   server: Server;
   url: string;
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections and waits for the requests in flight (up to `deadlineMs`), so the
+   * caller can close the store afterwards without failing a request halfway.
+   */
+  close(deadlineMs?: number): Promise<void>;
 }
 
 /** Starts the app on a real port: the snapshot fast path first, then the h3 app. */
@@ -17,8 +21,17 @@ export async function listen(
   options: { port: number; host: string },
 ): Promise<RunningServer> {
   const handler = toNodeHandler(createApp(context));
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
   const server = createServer((req, res) => {
-    if (!serveSnapshotFast(context.snapshots, req, res)) void handler(req, res);
+    if (serveSnapshotFast(context.snapshots, req, res)) return;
+    // Counted until the handler settles, not until the socket closes: a handler may still be
+    // awaiting the store after its client went away.
+    inFlight += 1;
+    void Promise.resolve(handler(req, res)).finally(() => {
+      inFlight -= 1;
+      if (inFlight === 0) drained?.();
+    });
   });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
@@ -30,10 +43,16 @@ export async function listen(
   return {
     server,
     url: `http://${host}:${address.port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
+    async close(deadlineMs = 10_000) {
+      server.close();
+      server.closeIdleConnections();
+      const idle = new Promise<void>((resolve) => {
+        drained = resolve;
+        if (inFlight === 0) resolve();
+      });
+      const deadline = new Promise<void>((resolve) => setTimeout(resolve, deadlineMs).unref());
+      await Promise.race([idle, deadline]);
+      server.closeAllConnections();
+    },
   };
 }
