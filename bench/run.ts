@@ -2,7 +2,7 @@
 // measured in the same run, because absolute numbers on these small shared machines drift.
 // BENCH_SECONDS sets the length of each load (default 6 s); BENCH_ONLY=snapshot,papers,... picks sections.
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,12 +22,33 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 6);
 const only = process.env.BENCH_ONLY?.split(",");
 const wanted = (section: string) => only === undefined || only.includes(section);
 
-const ratio = (measured: LoadResult, baseline: LoadResult) => (measured.rps / baseline.rps).toFixed(2);
-const describe = (name: string, measured: LoadResult, baseline: LoadResult, target: string) =>
+/**
+ * Measures `url` on a running server against a bare node:http server sending the same bytes that
+ * url answers with, measured right before it: the ratio is what the service costs over the bytes.
+ */
+async function compare(
+  name: string,
+  url: string,
+  options: { method?: string; body?: string; headers?: Record<string, string> },
+  target: string,
+): Promise<LoadResult> {
+  const answer = await fetch(url, {
+    method: options.method ?? "GET",
+    body: options.body,
+    headers: options.headers,
+  });
+  const bytes = Buffer.from(await answer.arrayBuffer());
+  const file = join(root, `baseline-${name.replace(/\W+/g, "-")}.json`);
+  await writeFile(file, bytes);
+  const baseline = await baselineFor(file);
+  const measured = await load(url, { seconds, ...options });
   console.log(
-    `${name}: ${Math.round(measured.rps)} req/s = ${ratio(measured, baseline)} of baseline, p99 ${measured.p99} ms, ` +
-      `errors ${measured.errors}, non-2xx ${measured.non2xx}  (target ${target})`,
+    `${name}: ${Math.round(measured.rps)} req/s = ${(measured.rps / baseline.rps).toFixed(2)} of the bare baseline ` +
+      `(${Math.round(baseline.rps)} req/s for the same ${bytes.byteLength} bytes), p99 ${measured.p99} ms ` +
+      `(baseline ${baseline.p99} ms), errors ${measured.errors}, non-2xx ${measured.non2xx}  (target ${target})`,
   );
+  return measured;
+}
 
 const picks = (args: string[], env: Record<string, string> = {}) =>
   run(process.execPath, [PICKS_BIN, ...args], { env: { ...process.env, ...env } });
@@ -67,11 +88,11 @@ async function enterpriseKey(env: Record<string, string>): Promise<string> {
   return (JSON.parse(stdout) as { key: string }).key;
 }
 
-async function papersLoad(publicDir: string, env: Record<string, string>): Promise<LoadResult> {
+async function papersLoad(env: Record<string, string>, name: string, target: string): Promise<LoadResult> {
   const key = await enterpriseKey(env);
   const server = await startPicksServer(publicDir, env);
   try {
-    return await load(`${server.url}/v1/papers?days=7`, { seconds, headers: { "x-api-key": key } });
+    return await compare(name, `${server.url}/v1/papers?days=7`, { headers: { "x-api-key": key } }, target);
   } finally {
     await server.stop();
   }
@@ -95,36 +116,24 @@ try {
       `(${verifyTimes.worstBody})  (target < 5 ms)`,
   );
 
-  // Every keyed figure is compared with the bare server sending the bytes of the snapshot.
-  const latestFile = join(publicDir, "v1", "daily", "latest.json");
-  const baseline = await baselineFor(latestFile);
-  const size = (await readFile(latestFile)).byteLength;
-  console.log(
-    `baseline: bare node:http sending the ${size}-byte latest snapshot, 50 connections: ${Math.round(baseline.rps)} req/s, p99 ${baseline.p99} ms`,
-  );
-
   if (wanted("snapshot")) {
     const server = await startPicksServer(publicDir, { STATE_DIR: join(root, "state-snapshot") });
-    describe(
-      "GET /v1/daily/latest",
-      await load(`${server.url}/v1/daily/latest`, { seconds }),
-      baseline,
-      ">= 0.70, p99 < 20 ms",
-    );
+    await compare("GET /v1/daily/latest", `${server.url}/v1/daily/latest`, {}, ">= 0.70, p99 < 20 ms");
     await server.stop();
   }
   if (wanted("papers")) {
-    const fileStore = await papersLoad(publicDir, { STATE_DIR: join(root, "state-papers") });
-    describe(
+    const fileStore = await papersLoad(
+      { STATE_DIR: join(root, "state-papers") },
       "GET /v1/papers?days=7, enterprise key, file store",
-      fileStore,
-      baseline,
       ">= 0.35, p99 < 20 ms",
     );
     if (redisSkipReason() === null) {
       const redis = await startRedis();
-      const onRedis = await papersLoad(publicDir, { REDIS_URL: redis.url });
-      describe("GET /v1/papers?days=7, enterprise key, Redis", onRedis, baseline, ">= 0.30");
+      const onRedis = await papersLoad(
+        { REDIS_URL: redis.url },
+        "GET /v1/papers?days=7, enterprise key, Redis",
+        ">= 0.30",
+      );
       console.log(
         `  Redis keeps ${(onRedis.rps / fileStore.rps).toFixed(2)} of the file store's requests/s  (target >= 0.60)`,
       );
@@ -134,26 +143,19 @@ try {
     }
   }
   if (wanted("verify")) {
-    const server = await startPicksServer(publicDir, {
-      STATE_DIR: join(root, "state-verify"),
-      VERIFY_RATE_LIMIT: "100000000",
-    });
+    const env = { STATE_DIR: join(root, "state-verify"), VERIFY_RATE_LIMIT: "100000000" };
+    const server = await startPicksServer(publicDir, env);
     const body = JSON.stringify({
       subject: "Quarterly evaluation notes",
       body: "The evaluation covered the holdout split and the audit log. ".repeat(170).slice(0, 10_000),
       recipient: "priya.raman@northwind-labs.com",
       options: { llm_check: false },
     });
-    const measured = await load(`${server.url}/v1/verify`, {
-      seconds,
-      method: "POST",
-      body,
-      headers: { "content-type": "application/json" },
-    });
-    describe(
-      "POST /v1/verify, 10,000-character body, llm_check false",
-      measured,
-      baseline,
+    const headers = { "content-type": "application/json" };
+    await compare(
+      "POST /v1/verify, 10,000-character body",
+      `${server.url}/v1/verify`,
+      { method: "POST", body, headers },
       ">= 0.20, p99 < 30 ms",
     );
     await server.stop();

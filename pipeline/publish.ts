@@ -61,7 +61,8 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
 export async function publishFiles(files: readonly PlannedFile[]): Promise<void> {
   const contents = files.map((file) => {
     assertValidFile(file.kind, file.value, file.path);
-    return `${JSON.stringify(file.value, null, 2)}\n`;
+    // Snapshots are served to machines: compact. Run records are read by the operator: indented.
+    return file.kind === "run" ? `${JSON.stringify(file.value, null, 2)}\n` : JSON.stringify(file.value);
   });
   for (const [index, file] of files.entries()) await writeFileAtomic(file.path, contents[index] as string);
 }
