@@ -1,12 +1,16 @@
 import { basename } from "node:path";
 import type { Command } from "commander";
-import { type CurateResult, curate } from "../pipeline/curate.ts";
+import type { CitationLookup } from "../pipeline/citations/citation-lookup.ts";
+import { type CandidateScorer, type CurateResult, curate } from "../pipeline/curate.ts";
 import { dayOf } from "../pipeline/domain/calendar.ts";
+import type { HttpCounts } from "../pipeline/domain/run-record.ts";
 import { DEFAULT_SELECTION, type SelectionPolicy } from "../pipeline/domain/selection.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
+import { DEFAULT_CATEGORIES } from "../pipeline/sources/arxiv-source.ts";
 import { createFileSource } from "../pipeline/sources/file-source.ts";
 import { createSampleSource, sampleDays } from "../pipeline/sources/sample-source.ts";
 import type { CandidateSource } from "../pipeline/sources/source.ts";
+import { createLiveSetup, type LiveSetup } from "./curate-live.ts";
 import { parseDateOption, parseIntOption } from "./options.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR } from "./paths.ts";
@@ -14,6 +18,9 @@ import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR } from "./paths.ts";
 interface CurateFlags {
   date?: string;
   source: string;
+  categories?: string[];
+  citations: boolean;
+  judge: "rules" | "llm";
   out: string;
   runs: string;
   minTotal?: number;
@@ -21,10 +28,36 @@ interface CurateFlags {
   json: boolean;
 }
 
-function sourceFrom(flag: string): CandidateSource {
+function sourceKind(flag: string): "arxiv" | "sample" | "file" {
+  if (flag === "arxiv" || flag === "sample") return flag;
+  if (flag.startsWith("file:") && flag.length > 5) return "file";
+  throw new UsageError(`Expected \`--source\` to be \`arxiv\`, \`sample\` or \`file:PATH\`, got \`${flag}\``);
+}
+
+function sourceFrom(flag: string, live: LiveSetup): CandidateSource {
   if (flag === "sample") return createSampleSource();
-  if (flag.startsWith("file:") && flag.length > 5) return createFileSource(flag.slice(5));
-  throw new UsageError(`Expected \`--source\` to be \`sample\` or \`file:PATH\`, got \`${flag}\``);
+  if (flag.startsWith("file:")) return createFileSource(flag.slice(5));
+  if (!live.arxiv) throw new Error("the arXiv source was not set up");
+  return live.arxiv;
+}
+
+const CATEGORY = /^[a-z]+(?:-[a-z]+)*(?:\.[A-Za-z]+(?:-[A-Za-z]+)*)?$/;
+
+/** `cs.AI,cs.LG` or `cs.AI+cs.LG` or `"cs.AI cs.LG"`: arXiv categories or whole archives. */
+export function parseCategories(value: string): string[] {
+  const list = value.split(/[\s,+]+/).filter(Boolean);
+  const bad = list.find((category) => !CATEGORY.test(category));
+  if (list.length === 0 || bad !== undefined) {
+    throw new UsageError(
+      `Expected \`--categories\` to be arXiv categories such as cs.AI,cs.LG, got \`${value}\``,
+    );
+  }
+  return [...new Set(list)];
+}
+
+function parseJudge(value: string): "rules" | "llm" {
+  if (value === "rules" || value === "llm") return value;
+  throw new UsageError(`Expected \`--judge\` to be \`rules\` or \`llm\`, got \`${value}\``);
 }
 
 /** The day to curate when `--date` is absent: the newest sample day, a date in the file name, or today. */
@@ -48,8 +81,40 @@ export function printSummary(out: Output, result: CurateResult): void {
       `  ${pick.rank}. ${pick.arxiv_id}  total ${pick.scores.total}/45  REG FIT ${pick.scores.reg_fit.score}  ${pick.title}`,
     );
   }
+  const { citations, scoring, http } = record;
+  if (citations.status === "done") {
+    out.line(
+      `  citations: ${citations.found_semantic_scholar} from Semantic Scholar, ${citations.found_openalex} from ` +
+        `OpenAlex, ${citations.missing} missing, of ${citations.papers} papers` +
+        (citations.refreshed_days.length > 0
+          ? ` (refreshed ${citations.refreshed_days.length} earlier days)`
+          : ""),
+    );
+    for (const problem of citations.problems) out.line(`  warning: ${problem}`);
+  } else out.line(`  citations skipped: ${citations.reason}`);
+  if (scoring.scorer === "llm") {
+    const cost =
+      scoring.usage.cost_usd === null ? "cost not priced" : `$${scoring.usage.cost_usd.toFixed(4)}`;
+    out.line(
+      `  judge ${scoring.model}: ${scoring.llm_scored} scored (${scoring.cache_hits} cached), ` +
+        `${scoring.fallbacks.length} fell back to the rules, ${scoring.usage.prompt_tokens}+` +
+        `${scoring.usage.completion_tokens} tokens, ${cost}`,
+    );
+  }
+  if (http.requests > 0) {
+    out.line(`  http: ${http.requests} requests, ${http.retries} retries, ${http.failures} failures`);
+  }
   for (const path of result.unreadable) out.line(`  warning: left out unreadable snapshot ${path}`);
-  out.json({ date: record.date, counts, selection, picks: snapshot.picks, files: result.files });
+  out.json({
+    date: record.date,
+    counts,
+    selection,
+    picks: snapshot.picks,
+    files: result.files,
+    citations,
+    scoring,
+    http,
+  });
 }
 
 export interface CurateJobOptions {
@@ -59,6 +124,12 @@ export interface CurateJobOptions {
   runsDir: string;
   selection: SelectionPolicy;
   out: Output;
+  /** The language-model judge; absent: the rules scorer. */
+  scorer?: CandidateScorer;
+  /** Citation lookups; absent: skipped for the reason in `citationsSkipped`. */
+  citations?: CitationLookup;
+  citationsSkipped?: string;
+  httpCounts?: () => HttpCounts;
 }
 
 /** Runs one day's curation and prints its summary. */
@@ -72,6 +143,10 @@ export async function runCurate(options: CurateJobOptions): Promise<CurateResult
     selection: options.selection,
     now: () => new Date(),
     onProgress: (stage, message) => options.out.progress(`${stage}: ${message}`),
+    ...(options.scorer ? { scorer: options.scorer } : {}),
+    ...(options.citations ? { citations: options.citations } : {}),
+    ...(options.citationsSkipped ? { citationsSkipped: options.citationsSkipped } : {}),
+    ...(options.httpCounts ? { httpCounts: options.httpCounts } : {}),
   });
   printSummary(options.out, result);
   return result;
@@ -85,13 +160,25 @@ export function registerCurate(program: Command): void {
     )
     .option(
       "--date <YYYY-MM-DD>",
-      "the announcement day (default: newest sample day, a date in the file name, or today)",
+      "the announcement day (default: the day the arXiv listing holds, the newest sample day, or a date in the file name)",
       parseDateOption,
     )
     .option(
       "--source <source>",
-      "where candidates come from: `sample` or `file:PATH` (JSON Lines or JSON)",
-      "sample",
+      "where candidates come from: `arxiv` (the live listing), `sample` (offline) or `file:PATH` (JSON Lines or JSON)",
+      "arxiv",
+    )
+    .option(
+      "--categories <list>",
+      `arXiv categories for --source arxiv (default: ${DEFAULT_CATEGORIES.join(",")})`,
+      parseCategories,
+    )
+    .option("--no-citations", "do not look up citation figures")
+    .option(
+      "--judge <scorer>",
+      "score with `rules` (deterministic, offline) or `llm` (LLM_* variables)",
+      parseJudge,
+      "rules",
     )
     .option("--out <dir>", "static site root; snapshots go to <dir>/v1", DEFAULT_PUBLIC_DIR)
     .option("--runs <dir>", "where run records go", DEFAULT_RUNS_DIR)
@@ -104,18 +191,41 @@ export function registerCurate(program: Command): void {
     .option("--json", "print the result as JSON", false)
     .action(async (flags: CurateFlags) => {
       const out = createOutput({ json: flags.json });
-      const source = sourceFrom(flags.source);
-      await runCurate({
-        date: flags.date ?? (await defaultDate(flags.source, new Date())),
-        source,
-        outDir: flags.out,
-        runsDir: flags.runs,
-        selection: {
-          ...DEFAULT_SELECTION,
-          ...(flags.minTotal === undefined ? {} : { min_total: flags.minTotal }),
-          ...(flags.maxPicks === undefined ? {} : { max_picks: flags.maxPicks }),
-        },
-        out,
+      const kind = sourceKind(flags.source);
+      if (flags.categories && kind !== "arxiv")
+        throw new UsageError("`--categories` applies only to `--source arxiv`");
+      const live = createLiveSetup({
+        source: kind,
+        categories: flags.categories ?? DEFAULT_CATEGORIES,
+        citations: flags.citations,
+        judge: flags.judge,
+        env: process.env,
       });
+      try {
+        const source = sourceFrom(flags.source, live);
+        if (live.arxiv && !flags.date) out.progress("gather: reading the arXiv listing to learn its day");
+        const date =
+          flags.date ??
+          (live.arxiv ? await live.arxiv.latestDay() : await defaultDate(flags.source, new Date()));
+        const client = live.client;
+        await runCurate({
+          date,
+          source,
+          outDir: flags.out,
+          runsDir: flags.runs,
+          selection: {
+            ...DEFAULT_SELECTION,
+            ...(flags.minTotal === undefined ? {} : { min_total: flags.minTotal }),
+            ...(flags.maxPicks === undefined ? {} : { max_picks: flags.maxPicks }),
+          },
+          out,
+          ...(live.scorer ? { scorer: live.scorer } : {}),
+          ...(live.citations ? { citations: live.citations } : {}),
+          citationsSkipped: live.citationsSkipped,
+          ...(client ? { httpCounts: () => client.counts() } : {}),
+        });
+      } finally {
+        await live.client?.close();
+      }
     });
 }

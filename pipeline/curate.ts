@@ -1,14 +1,40 @@
 import { join } from "node:path";
+import type { CitationLookup } from "./citations/citation-lookup.ts";
+import { enrichPicks } from "./citations/enrich-picks.ts";
 import type { Candidate } from "./domain/candidate.ts";
 import { toPick } from "./domain/pick.ts";
 import type { Rubric } from "./domain/rubric.ts";
-import type { RunRecord, Screened } from "./domain/run-record.ts";
+import type { HttpCounts, RunRecord, ScoringRun, Screened } from "./domain/run-record.ts";
 import type { Scores } from "./domain/score.ts";
 import { compileRubric, scoreWith } from "./domain/scorer.ts";
 import { type SelectionPolicy, selectPicks } from "./domain/selection.ts";
 import { buildDailySnapshot, buildRecent, buildStats, type DailySnapshot } from "./domain/snapshot.ts";
 import { type PlannedFile, publishFiles, readDailySnapshots } from "./publish.ts";
 import type { CandidateSource } from "./sources/source.ts";
+
+export interface ScoringContext {
+  rubric: Rubric;
+  /** The deterministic scorer, for candidates another scorer cannot score. */
+  rules: (candidate: Candidate) => Scores;
+  progress: (detail: string) => void;
+}
+
+/** A scorer other than the rules scorer (the language-model judge): scores in candidate order. */
+export interface CandidateScorer {
+  score(
+    candidates: readonly Candidate[],
+    context: ScoringContext,
+  ): Promise<{ scores: Scores[]; run: ScoringRun }>;
+}
+
+const NO_HTTP: HttpCounts = {
+  requests: 0,
+  retries: 0,
+  failures: 0,
+  politeness_wait_ms: 0,
+  backoff_wait_ms: 0,
+  by_upstream: {},
+};
 
 export interface CurateOptions {
   date: string;
@@ -21,9 +47,17 @@ export interface CurateOptions {
   selection: SelectionPolicy;
   now: () => Date;
   onProgress?: (stage: CurateStage, detail: string) => void;
+  /** Scores instead of the rules scorer (the language-model judge); absent: the rules scorer. */
+  scorer?: CandidateScorer;
+  /** Citation-graph lookups for the picks and the last 30 days' picks; absent: picks carry `citations: null`. */
+  citations?: CitationLookup;
+  /** Why citations are not looked up when `citations` is absent, for the run record. */
+  citationsSkipped?: string;
+  /** The outbound HTTP client's counts, copied into the run record. */
+  httpCounts?: () => HttpCounts;
 }
 
-export type CurateStage = "gather" | "score" | "select" | "publish";
+export type CurateStage = "gather" | "score" | "select" | "enrich" | "publish";
 
 export interface CurateResult {
   snapshot: DailySnapshot;
@@ -33,7 +67,10 @@ export interface CurateResult {
   unreadable: string[];
 }
 
-/** The daily job: gather -> score -> select -> publish. Nothing is written unless every file validates. */
+/**
+ * The daily job: gather -> score -> select -> enrich -> publish. Nothing is written unless every file
+ * validates; citation failures become `missing` citation data, never a failed run.
+ */
 export async function curate(options: CurateOptions): Promise<CurateResult> {
   const { date, rubric, selection } = options;
   const progress = options.onProgress ?? (() => {});
@@ -43,9 +80,31 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
   const batch = await options.source.load(date);
   progress("gather", `${batch.candidates.length} candidates, ${batch.skipped.length} skipped`);
 
-  progress("score", `scoring ${batch.candidates.length} candidates`);
+  progress(
+    "score",
+    `scoring ${batch.candidates.length} candidates with ${options.scorer ? "the judge" : "the rules"}`,
+  );
   const compiled = compileRubric(rubric);
-  const scored = batch.candidates.map((candidate) => ({ candidate, scores: scoreWith(compiled, candidate) }));
+  const rules = (candidate: Candidate) => scoreWith(compiled, candidate);
+  let scoring: ScoringRun = {
+    scorer: "rules",
+    model: null,
+    llm_scored: 0,
+    cache_hits: 0,
+    fallbacks: [],
+    usage: { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: null },
+  };
+  let allScores: Scores[];
+  if (options.scorer) {
+    const context = { rubric, rules, progress: (detail: string) => progress("score", detail) };
+    ({ scores: allScores, run: scoring } = await options.scorer.score(batch.candidates, context));
+  } else {
+    allScores = batch.candidates.map(rules);
+  }
+  const scored = batch.candidates.map((candidate, index) => ({
+    candidate,
+    scores: allScores[index] as Scores,
+  }));
 
   const decisions = selectPicks(scored, selection);
   const byId = new Map<string, { candidate: Candidate; scores: Scores }>(
@@ -55,13 +114,32 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     const entry = byId.get(decision.id) as { candidate: Candidate; scores: Scores };
     return { ...decision, title: entry.candidate.title, scores: entry.scores };
   });
-  const picks = screened
+  const selected = screened
     .filter((entry) => entry.kept && entry.rank !== null)
     .map((entry) => {
       const { candidate, scores } = byId.get(entry.id) as { candidate: Candidate; scores: Scores };
       return toPick(candidate, scores, date, entry.rank as number);
     });
-  progress("select", `${picks.length} kept of ${batch.candidates.length}`);
+  progress("select", `${selected.length} kept of ${batch.candidates.length}`);
+
+  const v1 = join(options.outDir, "v1");
+  const existing = await readDailySnapshots(join(v1, "daily"));
+  progress("enrich", options.citations ? "looking up citations" : "citations skipped");
+  const enriched = await enrichPicks({
+    date,
+    picks: selected,
+    days: existing.days,
+    lookup: options.citations,
+    skipped: options.citationsSkipped ?? "no citation index configured",
+  });
+  const picks = enriched.picks;
+  if (enriched.run.status === "done") {
+    const { found_semantic_scholar: s2, found_openalex: openAlex, missing } = enriched.run;
+    progress(
+      "enrich",
+      `${s2 + openAlex} found (${s2} Semantic Scholar, ${openAlex} OpenAlex), ${missing} missing`,
+    );
+  }
 
   const generatedAt = options.now().toISOString();
   const counts = {
@@ -81,12 +159,21 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     picks,
   });
 
-  const v1 = join(options.outDir, "v1");
-  const existing = await readDailySnapshots(join(v1, "daily"));
-  const days = [...existing.days.filter((day) => day.date !== date), snapshot];
+  const refreshed = new Map(enriched.refreshedDays.map((day) => [day.date, day]));
+  const days = [
+    ...existing.days.filter((day) => day.date !== date).map((day) => refreshed.get(day.date) ?? day),
+    snapshot,
+  ];
   const newest = days.reduce((a, b) => (a.date >= b.date ? a : b));
   const planned: PlannedFile[] = [
     { path: join(v1, "daily", `${date}.json`), kind: "daily", value: snapshot },
+    ...enriched.refreshedDays.map(
+      (day): PlannedFile => ({
+        path: join(v1, "daily", `${day.date}.json`),
+        kind: "daily",
+        value: day,
+      }),
+    ),
     { path: join(v1, "daily", "latest.json"), kind: "daily", value: newest },
     { path: join(v1, "recent.json"), kind: "recent", value: buildRecent(days, generatedAt) },
     { path: join(v1, "stats.json"), kind: "stats", value: buildStats(days, generatedAt, rubric.version) },
@@ -104,6 +191,10 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     skipped: batch.skipped,
     candidates: screened,
     files: planned.map((file) => file.path),
+    source_notes: batch.notes ?? [],
+    scoring,
+    citations: enriched.run,
+    http: options.httpCounts?.() ?? NO_HTTP,
   };
   progress("publish", `writing ${planned.length} files to ${v1}`);
   await publishFiles([

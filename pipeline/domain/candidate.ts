@@ -27,4 +27,6 @@ export interface CandidateBatch {
   skipped: SkippedRow[];
   /** Rows whose id was seen before on the same day (cross-lists): counted once. */
   duplicates: number;
+  /** What a live source did to get the day (requests, ignored entries), copied into the run record. */
+  notes?: string[];
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Candidate } from "./candidate.ts";
+import { CitationsSchema } from "./citations.ts";
 import { type Scores, ScoresSchema } from "./score.ts";
 
 /** A kept paper as published: the candidate, where to read it, its rank that day and its scores. */
@@ -14,10 +15,17 @@ export const PickSchema = z.object({
   abs_url: z.string(),
   pdf_url: z.string(),
   scores: ScoresSchema,
+  citations: CitationsSchema.nullable()
+    .optional()
+    .describe(
+      "citation-graph data: found (with source and fetch time) or missing (with the reason); null when the " +
+        "run did not look citations up (offline source or --no-citations); absent in snapshots written " +
+        "before citations existed",
+    ),
 });
 export type Pick = z.infer<typeof PickSchema>;
 
-/** Builds the published form of a kept candidate. */
+/** Builds the published form of a kept candidate; citations are attached later by the enrich stage. */
 export function toPick(candidate: Candidate, scores: Scores, date: string, rank: number): Pick {
   return {
     arxiv_id: candidate.id,
@@ -30,5 +38,6 @@ export function toPick(candidate: Candidate, scores: Scores, date: string, rank:
     abs_url: `https://arxiv.org/abs/${candidate.id}`,
     pdf_url: `https://arxiv.org/pdf/${candidate.id}`,
     scores,
+    citations: null,
   };
 }

@@ -105,7 +105,7 @@ describe("picks curate, then picks serve, over a real port", () => {
     [
       ["curate", "--source", "arxiv:cs.AI"],
       2,
-      "Expected `--source` to be `sample` or `file:PATH`, got `arxiv:cs.AI`",
+      "Expected `--source` to be `arxiv`, `sample` or `file:PATH`, got `arxiv:cs.AI`",
     ],
     [
       ["curate", "--source", "file:/nonexistent.jsonl"],

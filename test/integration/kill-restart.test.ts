@@ -26,7 +26,18 @@ describe("a server killed with SIGKILL under load, then restarted on the same fi
     for (let i = 0; i < 3; i++) {
       const { stdout } = await run(
         process.execPath,
-        [PICKS_BIN, "keys", "issue", "--tier", "pro", "--email", `k${i}@example.org`, "--label", `load ${i}`, "--json"],
+        [
+          PICKS_BIN,
+          "keys",
+          "issue",
+          "--tier",
+          "pro",
+          "--email",
+          `k${i}@example.org`,
+          "--label",
+          `load ${i}`,
+          "--json",
+        ],
         { env: { ...process.env, STATE_DIR: stateDir } },
       );
       keys.push((JSON.parse(stdout) as { key: string }).key);
@@ -40,9 +51,12 @@ describe("a server killed with SIGKILL under load, then restarted on the same fi
     const worker = async (key: string) => {
       while (!stop) {
         try {
-          const response = await fetch(`${server.url}/v1/papers?days=1&limit=1`, { headers: { "x-api-key": key } });
+          const response = await fetch(`${server.url}/v1/papers?days=1&limit=1`, {
+            headers: { "x-api-key": key },
+          });
           const used = usedOf(response);
-          if (response.status === 200 && used !== undefined) highest.set(key, Math.max(highest.get(key) ?? 0, used));
+          if (response.status === 200 && used !== undefined)
+            highest.set(key, Math.max(highest.get(key) ?? 0, used));
         } catch {
           return; // the server is gone
         }

@@ -142,11 +142,13 @@ describe.each(MODES)("keyed picks queries (%s)", (mode) => {
       },
     ],
   ])("GET /v1/papers?%s is a 422 and spends nothing", async (query, issue) => {
-    const before = (await context.keys.usage((await context.keys.find(free))!)).used;
+    const record = await context.keys.find(free);
+    if (!record) throw new Error("the free key is missing");
+    const before = (await context.keys.usage(record)).used;
     const response = await get(`/v1/papers?${query}`, free);
     expect(response.status).toBe(422);
     expect(await response.text()).toBe(JSON.stringify({ detail: [issue] }));
-    expect((await context.keys.usage((await context.keys.find(free))!)).used).toBe(before);
+    expect((await context.keys.usage(record)).used).toBe(before);
   });
 
   it("gets one pick in full, also by a versioned id, and refuses malformed and unknown ids", async () => {

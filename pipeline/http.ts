@@ -1,0 +1,259 @@
+// The one outbound HTTP client. Every upstream call goes through it, so timeouts, retries, politeness
+// and the counts in the run record hold for all of them alike.
+
+import { setTimeout as delay } from "node:timers/promises";
+import pLimit, { type LimitFunction } from "p-limit";
+import { Agent, request } from "undici";
+import type { HttpCounts, UpstreamCounts } from "./domain/run-record.ts";
+import {
+  backoffDelay,
+  HttpError,
+  type HttpFailureKind,
+  isRetryableStatus,
+  oneLine,
+  parseRetryAfter,
+  shownUrl,
+} from "./http-rules.ts";
+
+export interface UpstreamPolicy {
+  /** Requests to this upstream in flight at once. */
+  concurrency: number;
+  /**
+   * Least time from the end of one request to this upstream (or its start, when several run at once) to
+   * the start of the next, retries included. Counting from the end keeps the spacing as the server sees it.
+   */
+  minIntervalMs: number;
+}
+
+export interface HttpClientOptions {
+  /** Sent with every request; say who you are and how to reach you (see `userAgent`). */
+  userAgent: string;
+  connectTimeoutMs?: number;
+  /** One attempt, from connecting to the last byte of the body. */
+  timeoutMs?: number;
+  /** Retries after the first attempt, on 408, 429, 5xx (but 501), network errors and timeouts. */
+  retries?: number;
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  /** A `Retry-After` longer than this is not waited for: the call fails at once instead. */
+  retryAfterMaxMs?: number;
+  maxBodyBytes?: number;
+  /** Requests in flight at once, over all upstreams. */
+  concurrency?: number;
+  /** Politeness per upstream name (`arxiv`, ...); unnamed upstreams get 4 at once and no spacing. */
+  upstreams?: Record<string, Partial<UpstreamPolicy>>;
+  sleep?: (ms: number) => Promise<void>;
+  /** In [0, 1): the jitter of the backoff. */
+  random?: () => number;
+  /** Milliseconds since the epoch: spacing and `Retry-After` dates. */
+  now?: () => number;
+}
+
+export interface HttpRequest {
+  url: string;
+  /** Names the upstream for politeness and counting, e.g. `arxiv`; the URL's host when absent. */
+  upstream?: string;
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+  /** This call's attempt timeout, when it differs from the client's (a language model answers slowly). */
+  timeoutMs?: number;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  attempts: number;
+}
+
+export interface HttpClient {
+  /** Resolves with a 2xx answer; throws `HttpError` once the retries are spent or not worth trying. */
+  send(request: HttpRequest): Promise<HttpResponse>;
+  counts(): HttpCounts;
+  close(): Promise<void>;
+}
+
+class AttemptFailure extends Error {
+  readonly kind: Exclude<HttpFailureKind, "status">;
+  constructor(kind: Exclude<HttpFailureKind, "status">, message: string) {
+    super(message);
+    this.kind = kind;
+  }
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+interface Lane {
+  limit: LimitFunction;
+  minIntervalMs: number;
+  lastStart: number;
+  lastEnd: number;
+  gate: Promise<void>;
+  counts: UpstreamCounts;
+}
+
+export function createHttpClient(options: HttpClientOptions): HttpClient {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const retries = options.retries ?? 3;
+  const backoffBaseMs = options.backoffBaseMs ?? 1000;
+  const backoffMaxMs = options.backoffMaxMs ?? 30_000;
+  const retryAfterMaxMs = options.retryAfterMaxMs ?? 120_000;
+  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
+  const sleep = options.sleep ?? ((ms: number) => delay(ms));
+  const random = options.random ?? Math.random;
+  const now = options.now ?? Date.now;
+  const agent = new Agent({ connect: { timeout: options.connectTimeoutMs ?? 10_000 } });
+  const overall = pLimit(options.concurrency ?? 8);
+  const lanes = new Map<string, Lane>();
+  let closing: Promise<void> | undefined;
+  const totals = { requests: 0, retries: 0, failures: 0, politeness_wait_ms: 0, backoff_wait_ms: 0 };
+
+  function laneFor(name: string): Lane {
+    let lane = lanes.get(name);
+    if (!lane) {
+      const policy = options.upstreams?.[name] ?? {};
+      lane = {
+        limit: pLimit(policy.concurrency ?? 4),
+        minIntervalMs: policy.minIntervalMs ?? 0,
+        lastStart: Number.NEGATIVE_INFINITY,
+        lastEnd: Number.NEGATIVE_INFINITY,
+        gate: Promise.resolve(),
+        counts: { requests: 0, retries: 0, failures: 0 },
+      };
+      lanes.set(name, lane);
+    }
+    return lane;
+  }
+
+  /** Waits for this upstream's spacing; chained so that concurrent callers also stay spaced. */
+  function takeTurn(lane: Lane): Promise<void> {
+    const turn = lane.gate.then(async () => {
+      const wait = Math.max(lane.lastStart, lane.lastEnd) + lane.minIntervalMs - now();
+      if (wait > 0) {
+        totals.politeness_wait_ms += wait;
+        await sleep(wait);
+      }
+      lane.lastStart = now();
+    });
+    lane.gate = turn;
+    return turn;
+  }
+
+  async function readBody(body: AsyncIterable<Uint8Array> & { destroy(): unknown }): Promise<string> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > maxBodyBytes) {
+        body.destroy();
+        throw new AttemptFailure("too-large", `the answer is larger than ${maxBodyBytes} bytes`);
+      }
+      chunks.push(Buffer.from(chunk));
+    }
+    return Buffer.concat(chunks).toString("utf8");
+  }
+
+  async function attempt(call: HttpRequest, lane: Lane): Promise<Answer> {
+    await takeTurn(lane);
+    totals.requests += 1;
+    lane.counts.requests += 1;
+    const limit = call.timeoutMs ?? timeoutMs;
+    const signal = AbortSignal.timeout(limit);
+    try {
+      const response = await request(call.url, {
+        method: call.method ?? "GET",
+        headers: { "user-agent": options.userAgent, ...call.headers },
+        body: call.body,
+        signal,
+        dispatcher: agent,
+      });
+      const text = await readBody(response.body);
+      return { status: response.statusCode, headers: response.headers, text };
+    } catch (error) {
+      if (error instanceof AttemptFailure) throw error;
+      if (signal.aborted) throw new AttemptFailure("timeout", `no complete answer within ${limit} ms`);
+      const code = (error as { code?: unknown }).code;
+      const detail = `${typeof code === "string" ? `${code}: ` : ""}${(error as Error).message}`;
+      throw new AttemptFailure("network", oneLine(detail));
+    } finally {
+      lane.lastEnd = now();
+    }
+  }
+
+  async function run(call: HttpRequest, name: string, lane: Lane): Promise<HttpResponse> {
+    const fail = (message: string, kind: HttpFailureKind, attempts: number, status?: number): never => {
+      totals.failures += 1;
+      lane.counts.failures += 1;
+      const what = `${name}: ${call.method ?? "GET"} ${shownUrl(call.url)} failed after ${attempts} attempt`;
+      throw new HttpError(`${what}${attempts === 1 ? "" : "s"}: ${message}`, {
+        kind,
+        upstream: name,
+        attempts,
+        ...(status === undefined ? {} : { status }),
+      });
+    };
+    for (let attempts = 1; ; attempts++) {
+      let answer: Answer | AttemptFailure;
+      try {
+        answer = await attempt(call, lane);
+      } catch (error) {
+        if (!(error instanceof AttemptFailure)) throw error;
+        answer = error;
+      }
+      if (!(answer instanceof AttemptFailure) && answer.status >= 200 && answer.status < 300) {
+        return { ...answer, attempts };
+      }
+      const problem =
+        answer instanceof AttemptFailure
+          ? answer.message
+          : `HTTP ${answer.status}${answer.text.trim() ? ` (${oneLine(answer.text)})` : ""}`;
+      const kind = answer instanceof AttemptFailure ? answer.kind : "status";
+      const status = answer instanceof AttemptFailure ? undefined : answer.status;
+      const retryable =
+        answer instanceof AttemptFailure ? answer.kind !== "too-large" : isRetryableStatus(answer.status);
+      if (!retryable || attempts > retries) return fail(problem, kind, attempts, status);
+      let wait = backoffDelay(attempts, backoffBaseMs, backoffMaxMs, random());
+      if (!(answer instanceof AttemptFailure)) {
+        const header = answer.headers["retry-after"];
+        const asked = parseRetryAfter(Array.isArray(header) ? header[0] : header, now());
+        if (asked !== undefined && asked > retryAfterMaxMs) {
+          const why = `${problem}, Retry-After asks for ${Math.ceil(asked / 1000)} s, more than the ${retryAfterMaxMs / 1000} s this client waits`;
+          return fail(why, kind, attempts, status);
+        }
+        if (asked !== undefined) wait = asked;
+      }
+      totals.retries += 1;
+      lane.counts.retries += 1;
+      totals.backoff_wait_ms += wait;
+      await sleep(wait);
+    }
+  }
+
+  return {
+    send(call) {
+      const name = call.upstream ?? new URL(call.url).host;
+      const lane = laneFor(name);
+      // The upstream's slot first, then the overall one: calls queued for a slow upstream hold no overall slot.
+      return lane.limit(() => overall(() => run(call, name, lane)));
+    },
+    counts() {
+      const by_upstream: Record<string, UpstreamCounts> = {};
+      for (const [name, lane] of lanes) by_upstream[name] = { ...lane.counts };
+      return {
+        ...totals,
+        politeness_wait_ms: Math.round(totals.politeness_wait_ms),
+        backoff_wait_ms: Math.round(totals.backoff_wait_ms),
+        by_upstream,
+      };
+    },
+    close() {
+      closing ??= agent.close();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,162 @@
+import type { CandidateScorer } from "../curate.ts";
+import type { Candidate } from "../domain/candidate.ts";
+import type { ScoringRun } from "../domain/run-record.ts";
+import type { Scores } from "../domain/score.ts";
+import type { HttpClient } from "../http.ts";
+import { HttpError } from "../http-rules.ts";
+import { answerToScores, readJudgeAnswer } from "./judge-answer.ts";
+import type { JudgeCache } from "./judge-cache.ts";
+import type { JudgeConfig } from "./judge-config.ts";
+import { JUDGE_PROMPT_VERSION, judgeInstructions, judgeRequest } from "./judge-prompt.ts";
+
+export interface LlmJudgeOptions {
+  client: HttpClient;
+  config: JudgeConfig;
+  /** Answers already paid for; a rerun of the same day costs nothing. */
+  cache?: JudgeCache;
+  now: () => Date;
+}
+
+interface Envelope {
+  content?: string;
+  problem?: string;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+function endpoint(baseUrl: string): string {
+  return `${baseUrl.trim().replace(/\/+$/, "")}/chat/completions`;
+}
+
+const tokens = (value: unknown): number =>
+  Number.isInteger(value) && (value as number) > 0 ? (value as number) : 0;
+
+/** The chat-completions envelope: the message content and the tokens billed, or what is wrong with it. */
+function readEnvelope(text: string): Envelope {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return {
+      problem: "the model endpoint answered with a body that is not JSON",
+      promptTokens: 0,
+      completionTokens: 0,
+    };
+  }
+  const body = json as {
+    choices?: Array<{ finish_reason?: unknown; message?: { content?: unknown; refusal?: unknown } }>;
+    usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
+  };
+  const usage = {
+    promptTokens: tokens(body?.usage?.prompt_tokens),
+    completionTokens: tokens(body?.usage?.completion_tokens),
+  };
+  const choice = body?.choices?.[0];
+  if (typeof choice?.message?.refusal === "string" && choice.message.refusal) {
+    return { ...usage, problem: `the model refused: ${choice.message.refusal.slice(0, 200)}` };
+  }
+  if (choice?.finish_reason === "length")
+    return { ...usage, problem: "the model's answer was cut off (finish_reason: length)" };
+  if (typeof choice?.message?.content !== "string") {
+    return { ...usage, problem: "the model endpoint's answer has no choices[0].message.content" };
+  }
+  return { ...usage, content: choice.message.content };
+}
+
+/**
+ * Scores candidates with a language model behind an OpenAI-compatible chat-completions API: one request
+ * per candidate, all nine axes and REG FIT in one JSON-schema answer. A candidate whose request fails or
+ * whose answer does not validate is scored by the rules scorer instead, and the run records why.
+ */
+export function createLlmJudge(options: LlmJudgeOptions): CandidateScorer {
+  const { client, config, cache } = options;
+  const url = endpoint(config.baseUrl);
+  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
+  if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
+
+  return {
+    async score(candidates, { rubric, rules, progress }) {
+      const instructions = judgeInstructions(rubric);
+      const usage = { requests: 0, prompt_tokens: 0, completion_tokens: 0 };
+      const run: Omit<ScoringRun, "usage"> = {
+        scorer: "llm",
+        model: config.model,
+        llm_scored: 0,
+        cache_hits: 0,
+        fallbacks: [],
+      };
+      const fallback = (candidate: Candidate, reason: string): Scores => {
+        run.fallbacks.push({ id: candidate.id, reason });
+        return rules(candidate);
+      };
+
+      async function judge(candidate: Candidate): Promise<Scores> {
+        const key = {
+          candidateId: candidate.id,
+          rubricVersion: rubric.version,
+          model: config.model,
+          promptVersion: JUDGE_PROMPT_VERSION,
+        };
+        const cached = await cache?.get(key);
+        if (cached) {
+          run.cache_hits += 1;
+          run.llm_scored += 1;
+          return answerToScores(cached, candidate, rubric.version);
+        }
+        usage.requests += 1;
+        let text: string;
+        try {
+          const body = JSON.stringify(judgeRequest(config.model, instructions, candidate));
+          const response = await client.send({
+            url,
+            method: "POST",
+            upstream: "llm",
+            headers,
+            body,
+            timeoutMs: config.timeoutMs,
+          });
+          text = response.text;
+        } catch (error) {
+          if (!(error instanceof HttpError)) throw error;
+          return fallback(candidate, `the model request failed: ${error.message}`);
+        }
+        const envelope = readEnvelope(text);
+        usage.prompt_tokens += envelope.promptTokens;
+        usage.completion_tokens += envelope.completionTokens;
+        if (envelope.content === undefined) return fallback(candidate, envelope.problem ?? "no answer");
+        const answer = readJudgeAnswer(envelope.content);
+        if ("problem" in answer) return fallback(candidate, answer.problem);
+        // A cache that cannot be written costs a repeat request next time, not this run.
+        await cache?.set(key, answer, options.now().toISOString()).catch(() => {});
+        run.llm_scored += 1;
+        return answerToScores(answer, candidate, rubric.version);
+      }
+
+      let done = 0;
+      const step = Math.max(1, Math.ceil(candidates.length / 10));
+      const scores = await Promise.all(
+        candidates.map(async (candidate) => {
+          const scored = await judge(candidate);
+          done += 1;
+          if (done % step === 0 || done === candidates.length) {
+            progress(
+              `judged ${done}/${candidates.length} (${run.cache_hits} cached, ${run.fallbacks.length} fell back)`,
+            );
+          }
+          return scored;
+        }),
+      );
+      const priced = config.inputPricePerMTok !== undefined && config.outputPricePerMTok !== undefined;
+      const cost = priced
+        ? (usage.prompt_tokens * (config.inputPricePerMTok ?? 0) +
+            usage.completion_tokens * (config.outputPricePerMTok ?? 0)) /
+          1e6
+        : null;
+      run.fallbacks.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return {
+        scores,
+        run: { ...run, usage: { ...usage, cost_usd: cost === null ? null : Math.round(cost * 1e6) / 1e6 } },
+      };
+    },
+  };
+}

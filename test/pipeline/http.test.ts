@@ -1,0 +1,200 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createHttpClient, type HttpClientOptions } from "../../pipeline/http.ts";
+import {
+  backoffDelay,
+  HttpError,
+  isRetryableStatus,
+  parseRetryAfter,
+  userAgent,
+} from "../../pipeline/http-rules.ts";
+import { type FakeUpstream, startFakeUpstream, wrappedReply } from "../helpers/fake-upstream.ts";
+
+let fake: FakeUpstream;
+beforeAll(async () => {
+  fake = await startFakeUpstream();
+});
+afterAll(() => fake.close());
+afterEach(() => {
+  fake.requests.length = 0;
+});
+
+const NOW = Date.UTC(2026, 10, 21, 6, 0, 0);
+
+/** A client whose sleeps are recorded, not slept, and whose jitter is fixed at the middle. */
+function client(extra: Partial<HttpClientOptions> = {}) {
+  const waits: number[] = [];
+  const http = createHttpClient({
+    userAgent: "Research-Picks/test (mailto:ops@example.org)",
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
+    random: () => 0.5,
+    now: () => NOW,
+    ...extra,
+  });
+  return { http, waits };
+}
+
+const S2_429 = {
+  status: 429,
+  headers: { "content-type": "application/json" },
+  body: '{"message":"Too Many Requests"}',
+};
+const OK = wrappedReply("semantic-scholar/paper-lookup-arxiv-doi.json");
+
+describe("the HTTP client", () => {
+  it("honours Retry-After in seconds on a 429, then returns the answer", async () => {
+    fake.route("GET", "/a", { ...S2_429, headers: { "retry-after": "2" } }, OK);
+    const { http, waits } = client();
+    const response = await http.send({ url: `${fake.url}/a`, upstream: "s2" });
+    expect(JSON.parse(response.text).citationCount).toBe(111);
+    expect(response.attempts).toBe(2);
+    expect(waits).toEqual([2000]);
+    expect(http.counts()).toMatchObject({ requests: 2, retries: 1, failures: 0, backoff_wait_ms: 2000 });
+    expect(http.counts().by_upstream.s2).toEqual({ requests: 2, retries: 1, failures: 0 });
+    await http.close();
+  });
+
+  it("honours Retry-After given as an HTTP date", async () => {
+    fake.route(
+      "GET",
+      "/b",
+      { status: 503, headers: { "retry-after": new Date(NOW + 5000).toUTCString() } },
+      OK,
+    );
+    const { http, waits } = client();
+    await http.send({ url: `${fake.url}/b` });
+    expect(waits).toEqual([5000]);
+    await http.close();
+  });
+
+  it("backs off exponentially with jitter on a 429 without Retry-After (Semantic Scholar sends none)", async () => {
+    fake.route("GET", "/c", S2_429, S2_429, OK);
+    const { http, waits } = client({ backoffBaseMs: 1000 });
+    await http.send({ url: `${fake.url}/c` });
+    // ceiling 1000 then 2000; with jitter 0.5: half the ceiling plus a quarter of it.
+    expect(waits).toEqual([750, 1500]);
+    await http.close();
+  });
+
+  it("gives up on a 503 after the bounded retries, with the status and the attempts in the error", async () => {
+    fake.route("GET", "/d", { status: 503, body: "Service Unavailable" });
+    const { http, waits } = client({ retries: 3 });
+    const failure = await http
+      .send({ url: `${fake.url}/d?api_key=secret`, upstream: "arxiv" })
+      .catch((e) => e);
+    expect(failure).toBeInstanceOf(HttpError);
+    expect(failure).toMatchObject({ kind: "status", status: 503, attempts: 4, upstream: "arxiv" });
+    expect(failure.message).toContain("HTTP 503 (Service Unavailable)");
+    expect(failure.message).not.toContain("secret");
+    expect(fake.seen("/d")).toHaveLength(4);
+    expect(waits).toEqual([750, 1500, 3000]);
+    expect(http.counts()).toMatchObject({ requests: 4, retries: 3, failures: 1 });
+    await http.close();
+  });
+
+  it("fails at once when Retry-After asks for longer than the cap", async () => {
+    fake.route("GET", "/e", { status: 429, headers: { "retry-after": "3600" } });
+    const { http, waits } = client({ retryAfterMaxMs: 60_000 });
+    const failure = await http.send({ url: `${fake.url}/e` }).catch((e) => e);
+    expect(failure.message).toContain("Retry-After asks for 3600 s, more than the 60 s this client waits");
+    expect(failure.attempts).toBe(1);
+    expect(waits).toEqual([]);
+    await http.close();
+  });
+
+  it("times out an upstream that never answers, retries, then fails with kind timeout", async () => {
+    fake.route("GET", "/f", { hang: true });
+    const { http } = client({ timeoutMs: 150, retries: 1 });
+    const started = performance.now();
+    const failure = await http.send({ url: `${fake.url}/f` }).catch((e) => e);
+    expect(failure).toMatchObject({ kind: "timeout", attempts: 2 });
+    expect(failure.message).toContain("no complete answer within 150 ms");
+    expect(performance.now() - started).toBeLessThan(2000);
+    await http.close();
+  });
+
+  it("retries a body cut short by a dropped connection", async () => {
+    const full = OK.body as string;
+    fake.route("GET", "/g", { ...OK, truncateAt: 100 }, OK);
+    const { http } = client();
+    const response = await http.send({ url: `${fake.url}/g` });
+    expect(response.text).toBe(full);
+    expect(response.attempts).toBe(2);
+    expect(http.counts().retries).toBe(1);
+    await http.close();
+  });
+
+  it("does not retry a 404 or an answer over the size limit", async () => {
+    fake.route("GET", "/h", { status: 404, body: "nope" });
+    fake.route("GET", "/i", OK);
+    const { http } = client({ maxBodyBytes: 100 });
+    await expect(http.send({ url: `${fake.url}/h` })).rejects.toMatchObject({ kind: "status", attempts: 1 });
+    await expect(http.send({ url: `${fake.url}/i` })).rejects.toMatchObject({
+      kind: "too-large",
+      attempts: 1,
+    });
+    await http.close();
+  });
+
+  it("keeps an upstream's requests one at a time and spaced, and sends the User-Agent", async () => {
+    fake.route("GET", "/j", OK);
+    const http = createHttpClient({
+      userAgent: userAgent("Research-Picks", "0.1.0", "ops@example.org"),
+      upstreams: { arxiv: { concurrency: 1, minIntervalMs: 80 } },
+    });
+    await Promise.all([1, 2, 3].map(() => http.send({ url: `${fake.url}/j`, upstream: "arxiv" })));
+    const seen = fake.seen("/j");
+    expect(seen.map((request) => request.headers["user-agent"])).toEqual(
+      Array(3).fill("Research-Picks/0.1.0 (mailto:ops@example.org)"),
+    );
+    for (let i = 1; i < seen.length; i++) {
+      expect((seen[i]?.at ?? 0) - (seen[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(75);
+    }
+    expect(http.counts().politeness_wait_ms).toBeGreaterThanOrEqual(150);
+    await http.close();
+  });
+});
+
+describe("retry rules, Retry-After and the User-Agent", () => {
+  it.each([
+    [408, true],
+    [429, true],
+    [500, true],
+    [501, false],
+    [503, true],
+    [400, false],
+    [404, false],
+  ])("status %i is retried: %s", (status, expected) => {
+    expect(isRetryableStatus(status)).toBe(expected);
+  });
+
+  it.each([
+    [1, 0, 500],
+    [1, 0.999, 1000],
+    [3, 0.5, 3000],
+    [10, 0, 15_000],
+  ])("retry %i with jitter %d waits %i ms (base 1 s, cap 30 s)", (retry, random, expected) => {
+    expect(backoffDelay(retry, 1000, 30_000, random)).toBe(expected);
+  });
+
+  it.each([
+    ["7", 7000],
+    [" 0 ", 0],
+    [new Date(NOW + 3000).toUTCString(), 3000],
+    [new Date(NOW - 3000).toUTCString(), 0],
+    ["soon", undefined],
+    ["", undefined],
+    [undefined, undefined],
+  ])("Retry-After %j waits %j ms", (value, expected) => {
+    expect(parseRetryAfter(value, NOW)).toBe(expected);
+  });
+
+  it.each([
+    ["ops@example.org", "Research-Picks/0.1.0 (mailto:ops@example.org)"],
+    ["https://example.org/contact", "Research-Picks/0.1.0 (https://example.org/contact)"],
+    [undefined, "Research-Picks/0.1.0 (no contact configured)"],
+  ])("contact %j gives %j", (contact, expected) => {
+    expect(userAgent("Research-Picks", "0.1.0", contact)).toBe(expected);
+  });
+});
