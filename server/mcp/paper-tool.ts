@@ -1,0 +1,65 @@
+import { z } from "zod";
+import { normalizeArxivRef } from "../../pipeline/domain/arxiv-id.ts";
+import type { McpSnapshots } from "./fresh-snapshots.ts";
+import { EXTERNAL_CONTENT, ExternalContentSchema, FullPickSchema } from "./pick-view.ts";
+import { answer, type ReadOnlyTool, refuse } from "./read-only-tool.ts";
+
+export const PaperInputSchema = z.strictObject({
+  arxiv_id: z
+    .string()
+    .min(1)
+    .describe("arXiv id as people paste it: 2401.12345, arXiv:2401.12345v2, or an arxiv.org abs or pdf URL"),
+});
+
+export const PaperOutputSchema = z.object({
+  arxiv_id: z.string().describe("the versionless id looked up"),
+  picked_on: z.array(z.string()).describe("every day this paper was a pick, newest first"),
+  external_content: ExternalContentSchema,
+  pick: FullPickSchema.describe("the newest pick of this paper, with the evidence behind every score"),
+});
+
+function publishedRange(snapshots: McpSnapshots): string {
+  const days = snapshots.days();
+  const newest = days[0]?.date;
+  const oldest = days.at(-1)?.date;
+  if (!newest || !oldest) return "nothing is published yet";
+  return `${days.length} published days, ${oldest} to ${newest}`;
+}
+
+export function paperTool(
+  snapshots: McpSnapshots,
+): ReadOnlyTool<typeof PaperInputSchema, typeof PaperOutputSchema> {
+  return {
+    name: "labs_paper",
+    title: "One research pick",
+    description:
+      "One pick by arXiv id (prefixes, abs/pdf URLs and version suffixes are fine), with its summary, " +
+      "every axis score, REG FIT and the evidence behind each score.",
+    input: PaperInputSchema,
+    output: PaperOutputSchema,
+    async run(args) {
+      const id = normalizeArxivRef(args.arxiv_id);
+      if (id === undefined) {
+        return refuse(
+          `\`${args.arxiv_id}\` is not an arXiv id; pass one like 2401.12345, arXiv:2401.12345v2 or ` +
+            "https://arxiv.org/abs/2401.12345",
+        );
+      }
+      await snapshots.refresh();
+      const picks = snapshots.picksOf(id);
+      const newest = picks[0];
+      if (!newest) {
+        return refuse(
+          `no pick with arXiv id \`${id}\` (${publishedRange(snapshots)}): only papers kept by the daily ` +
+            "curation are published; call labs_papers to list them",
+        );
+      }
+      return answer({
+        arxiv_id: id,
+        picked_on: picks.map((pick) => pick.date),
+        external_content: EXTERNAL_CONTENT,
+        pick: newest,
+      });
+    },
+  };
+}

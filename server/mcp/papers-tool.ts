@@ -1,0 +1,120 @@
+import { z } from "zod";
+import { type PapersQuery, PapersQuerySchema, queryPapers } from "../../pipeline/domain/papers-query.ts";
+import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
+import type { McpSnapshots } from "./fresh-snapshots.ts";
+import { decodeCursor, type PapersCursor } from "./papers-cursor.ts";
+import { PapersOutputSchema, papersAnswer } from "./papers-page.ts";
+import { answer, type ReadOnlyTool, refuse, type ToolAnswer } from "./read-only-tool.ts";
+
+/** Eight real compact picks (2.2k characters on average, 2.9k at most) fit one answer's budget. */
+export const PAGE_DEFAULT = 8;
+/** The most picks one answer carries (the free tier's page); a larger `limit` is lowered and reported. */
+export const PAGE_MAX = 25;
+const FILTERS = ["days", "axis", "min_score", "min_reg_fit"] as const;
+
+export const PapersInputSchema = z.strictObject({
+  ...PapersQuerySchema.shape,
+  limit: PapersQuerySchema.shape.limit
+    .unwrap()
+    .default(PAGE_DEFAULT)
+    .describe(
+      `picks per page; at most ${PAGE_MAX} are returned, and fewer when they would not fit one answer`,
+    ),
+  compact: z
+    .boolean()
+    .default(true)
+    .describe("scores without their evidence and rationale, citations without paper lists (see labs_paper)"),
+  cursor: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("next_cursor of the previous page, to continue the same query"),
+});
+type PapersInput = z.output<typeof PapersInputSchema>;
+
+interface Start {
+  days: readonly DailySnapshot[];
+  query: PapersQuery;
+  offset: number;
+}
+
+function describeCursor(cursor: PapersCursor): string {
+  const axis = cursor.axis === null ? "" : `, axis ${cursor.axis}`;
+  return `days ${cursor.days}${axis}, min_score ${cursor.min_score}, min_reg_fit ${cursor.min_reg_fit}`;
+}
+
+/**
+ * Where a page starts: the first page of the filters given, or the page a cursor points to, over the
+ * window of days the cursor's first page saw (a day published since does not shift later pages).
+ */
+function startOf(
+  args: PapersInput,
+  given: ReadonlySet<string>,
+  days: readonly DailySnapshot[],
+): ToolAnswer<Start> {
+  const { days: history, axis, min_score, min_reg_fit, limit } = args;
+  if (args.cursor === undefined)
+    return answer({ days, query: { days: history, axis, min_score, min_reg_fit, limit }, offset: 0 });
+  const cursor = decodeCursor(args.cursor);
+  if (!cursor) {
+    return refuse(
+      "`cursor` is not one this server issued; pass next_cursor back unchanged, or leave cursor out " +
+        "to start from the first page",
+    );
+  }
+  const conflicting = FILTERS.filter((name) => given.has(name) && (args[name] ?? null) !== cursor[name]);
+  if (conflicting.length > 0) {
+    return refuse(
+      `this cursor continues a query with ${describeCursor(cursor)}, not the ${conflicting.join(", ")} ` +
+        "given; pass the cursor with the same filters or none, or leave cursor out to start a new query",
+    );
+  }
+  const first = days.findIndex((day) => day.date <= cursor.to);
+  if (days[first]?.date !== cursor.to) {
+    return refuse(
+      `the day this cursor's pages end on (${cursor.to}) is no longer published; ` +
+        "call labs_papers without cursor to start again",
+    );
+  }
+  return answer({
+    days: days.slice(first),
+    query: {
+      days: cursor.days,
+      axis: cursor.axis ?? undefined,
+      min_score: cursor.min_score,
+      min_reg_fit: cursor.min_reg_fit,
+      limit,
+    },
+    offset: cursor.offset,
+  });
+}
+
+export function papersTool(
+  snapshots: McpSnapshots,
+): ReadOnlyTool<typeof PapersInputSchema, typeof PapersOutputSchema> {
+  return {
+    name: "labs_papers",
+    title: "Research picks",
+    description:
+      "AI research papers kept by the daily curation, newest day first, then by rank. The filters of " +
+      "GET /v1/papers: `days` of history back from the latest published day, `min_score` on the total " +
+      "(0..45) or on one `axis` (0..5), `min_reg_fit` (1..3). " +
+      `Pages of up to ${PAGE_MAX} picks (default ${PAGE_DEFAULT}): follow \`next_cursor\`. ` +
+      "Compact by default (scores without evidence); labs_paper gives one pick in full.",
+    input: PapersInputSchema,
+    output: PapersOutputSchema,
+    hints: {
+      axis: (value) => `unknown axis \`${String(value)}\`; call labs_axes to see the nine axes A1..A9`,
+    },
+    async run(args, given) {
+      await snapshots.refresh();
+      const start = startOf(args, given, snapshots.days());
+      if (!start.ok) return start;
+      const { days, query, offset } = start.value;
+      const page = queryPapers(days, query, { historyDays: null, maxLimit: PAGE_MAX }, offset);
+      return answer(
+        papersAnswer(page, { offset, compact: args.compact, publishedDays: days.length, pageMax: PAGE_MAX }),
+      );
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { z } from "zod";
+import { type ArgumentHints, advertisedInput, parseToolArguments } from "./tool-input.ts";
+
+/** A tool's answer before it goes on the wire: a value matching its output schema, or advice. */
+export type ToolAnswer<T> = { ok: true; value: T } | { ok: false; message: string };
+
+export const answer = <T>(value: T): ToolAnswer<T> => ({ ok: true, value });
+export const refuse = <T>(message: string): ToolAnswer<T> => ({ ok: false, message });
+
+/** Every tool here only reads local files: same arguments, same answer, nothing outside touched. */
+export const READ_ONLY = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+
+export interface ReadOnlyTool<I extends z.ZodObject, O extends z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  hints?: ArgumentHints;
+  run(args: z.output<I>, given: ReadonlySet<string>): Promise<ToolAnswer<z.output<O>>>;
+}
+
+/**
+ * The answer as the protocol carries it. The text is the same JSON as `structuredContent`, for clients
+ * that read only text; compact, because every character costs the agent context.
+ */
+export function toResult(value: object): CallToolResult {
+  const text = JSON.stringify(value);
+  // Parsing the text back drops `undefined` members, so both forms are exactly the same JSON.
+  return { content: [{ type: "text", text }], structuredContent: JSON.parse(text) };
+}
+
+export function toError(message: string): CallToolResult {
+  return { content: [{ type: "text", text: message }], isError: true };
+}
+
+/** Registers a tool whose bad arguments and failures come back as `isError` results, never as throws. */
+export function registerReadOnlyTool<I extends z.ZodObject, O extends z.ZodObject>(
+  server: McpServer,
+  tool: ReadOnlyTool<I, O>,
+  log: (message: string) => void,
+): void {
+  server.registerTool(
+    tool.name,
+    {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: advertisedInput(tool.input),
+      outputSchema: tool.output,
+      annotations: READ_ONLY,
+    },
+    async (raw: Record<string, unknown>) => {
+      const parsed = parseToolArguments(tool.name, tool.input, raw, tool.hints);
+      if (!parsed.ok) return toError(parsed.message);
+      try {
+        // A null argument counts as not given, as in parseToolArguments.
+        const given = new Set(Object.keys(raw ?? {}).filter((key) => raw[key] !== null));
+        const result = await tool.run(parsed.value, given);
+        return result.ok ? toResult(result.value) : toError(result.message);
+      } catch (error) {
+        log(
+          `${tool.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
+        return toError(`${tool.name} failed unexpectedly (${String(error)}); the server log has details`);
+      }
+    },
+  );
+}
