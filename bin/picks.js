@@ -1,7 +1,37 @@
 #!/usr/bin/env node
-// The `picks` program. The code is TypeScript; tsx compiles it on the fly so that a fresh clone
-// runs with `npm ci` alone, with no build step.
-import { register } from "tsx/esm/api";
+// The `picks` program. It runs the prebuilt bundle in dist/ when that is newer than every source
+// file, and otherwise compiles the TypeScript on the fly with tsx, so an edit is never run stale.
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
-register();
-await import("../cli/main.ts");
+const root = fileURLToPath(new URL("..", import.meta.url));
+const bundle = join(root, "dist", "main.js");
+
+function newestSource(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
+    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+function bundleIsFresh() {
+  if (process.env.PICKS_FROM_SOURCE === "1") return false;
+  try {
+    const built = statSync(bundle).mtimeMs;
+    return ["cli", "server", "pipeline"].every((dir) => newestSource(join(root, dir)) < built);
+  } catch {
+    return false;
+  }
+}
+
+if (bundleIsFresh()) {
+  await import(bundle);
+} else {
+  const { register } = await import("tsx/esm/api");
+  register();
+  await import("../cli/main.ts");
+}

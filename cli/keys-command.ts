@@ -4,6 +4,7 @@ import { configFromEnv } from "../server/config.ts";
 import { createKeyService, type KeyRecord, type KeyService } from "../server/keys/key-service.ts";
 import { createStoreFromEnv } from "../server/store/from-env.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
+import { PROJECT_ROOT } from "./paths.ts";
 
 const PAID_TIERS = TierNameSchema.options.filter((tier) => tier !== "free");
 
@@ -12,7 +13,7 @@ async function withKeys<T>(fn: (keys: KeyService) => Promise<T>): Promise<T> {
   const config = configFromEnv(process.env);
   let store: Awaited<ReturnType<typeof createStoreFromEnv>>;
   try {
-    store = await createStoreFromEnv(process.env);
+    store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
   } catch (error) {
     const message = (error as Error).message;
     if (/lock|in use|already open/i.test(message)) {

@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
 import { parseRubric, type Rubric } from "./domain/rubric.ts";
+import { projectPath } from "./project-root.ts";
 
-export const RUBRIC_PATH = fileURLToPath(new URL("../data/rubric.json", import.meta.url));
+export const RUBRIC_PATH = projectPath("data", "rubric.json");
 
 /** Loads and checks the published rubric. */
 export async function loadRubric(path = RUBRIC_PATH): Promise<Rubric> {

@@ -1,11 +1,11 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { collectCandidates } from "../domain/candidate-rows.ts";
+import { projectPath } from "../project-root.ts";
 import { parseListing } from "./file-source.ts";
 import { type CandidateSource, SourceError } from "./source.ts";
 
-export const SAMPLE_DIR = fileURLToPath(new URL("../../data/sample/", import.meta.url));
+export const SAMPLE_DIR = projectPath("data", "sample");
 
 /** The announcement days the embedded sample holds, oldest first. */
 export async function sampleDays(dir = SAMPLE_DIR): Promise<string[]> {
