@@ -26,6 +26,8 @@ export function prepare(
       "content-length": String(body.byteLength),
       etag,
       "cache-control": cacheControl,
+      // Public data: any site may read it from a browser, as it could from the CDN.
+      "access-control-allow-origin": "*",
     },
   };
 }

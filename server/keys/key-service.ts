@@ -46,9 +46,32 @@ export interface KeyService {
   rotate(keyOrId: string): Promise<{ key: string; record: KeyRecord; old: KeyRecord } | null>;
 }
 
-export function createKeyService(options: { store: Store; prefix?: string; now?: () => number }): KeyService {
+// Key records barely change (revocation is the one change that matters), so a key seen recently is
+// not fetched again: a keyed request then costs one store operation, the quota spend. A revocation
+// made by another process takes effect within this many milliseconds; in this process, at once.
+const RECORD_CACHE_MS = 5_000;
+const RECORD_CACHE_SIZE = 10_000;
+
+export function createKeyService(options: {
+  store: Store;
+  prefix?: string;
+  now?: () => number;
+  cacheMs?: number;
+}): KeyService {
   const { store } = options;
   const now = options.now ?? Date.now;
+  const cacheMs = options.cacheMs ?? RECORD_CACHE_MS;
+  const cache = new Map<string, { record: KeyRecord; until: number }>();
+  const cached = (hash: string): KeyRecord | undefined => {
+    const hit = cache.get(hash);
+    if (hit && hit.until > now()) return hit.record;
+    cache.delete(hash);
+    return undefined;
+  };
+  const remember = (record: KeyRecord) => {
+    if (cache.size >= RECORD_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    cache.set(record.hash, { record, until: now() + cacheMs });
+  };
 
   const describeUsage = (record: KeyRecord, used: number, at: number): Usage => {
     const limits = TIERS[record.tier];
@@ -97,6 +120,7 @@ export function createKeyService(options: { store: Store; prefix?: string; now?:
     if (record.revoked_at !== null) return record;
     const revoked = { ...record, revoked_at: new Date(now()).toISOString() };
     await store.setItem(recordKey(record.hash), revoked);
+    cache.delete(record.hash);
     return revoked;
   };
 
@@ -109,8 +133,10 @@ export function createKeyService(options: { store: Store; prefix?: string; now?:
       // The checksum refuses invented and mistyped keys before any store lookup.
       if (!isWellFormedKey(key, options.prefix)) return { ok: false, why: "malformed" };
       // Looked up by hash: no comparison of secrets happens, so there is no timing to measure.
-      const record = await store.getItem<KeyRecord>(recordKey(hashKey(key)));
+      const hash = hashKey(key);
+      const record = cached(hash) ?? (await store.getItem<KeyRecord>(recordKey(hash)));
       if (!record) return { ok: false, why: "unknown" };
+      remember(record);
       if (record.revoked_at !== null) return { ok: false, why: "revoked" };
       return { ok: true, record };
     },
@@ -140,6 +166,7 @@ export function createKeyService(options: { store: Store; prefix?: string; now?:
       const fresh = await issue({ tier: old.tier, email: old.email, label: old.label });
       const retired = { ...old, revoked_at: fresh.record.created_at, replaced_by: fresh.record.id };
       await store.setItem(recordKey(old.hash), retired);
+      cache.delete(old.hash);
       return { ...fresh, old: retired };
     },
   };
