@@ -1,22 +1,33 @@
 import { Command, CommanderError } from "commander";
 import { SourceError } from "../pipeline/sources/source.ts";
-import { registerCurate } from "./curate-command.ts";
-import { registerKeys } from "./keys-command.ts";
 import { UsageError } from "./output.ts";
-import { registerServe } from "./serve-command.ts";
 import { VERSION } from "./version.ts";
+
+type Register = (program: Command) => void;
+
+// Each command's module pulls in what it needs (the server, the MCP SDK, the pipeline); loading only
+// the one being run keeps `picks curate` and `picks mcp` from paying for the others at start.
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  curate: async () => (await import("./curate-command.ts")).registerCurate,
+  serve: async () => (await import("./serve-command.ts")).registerServe,
+  mcp: async () => (await import("./mcp-command.ts")).registerMcp,
+  keys: async () => (await import("./keys-command.ts")).registerKeys,
+  worker: async () => (await import("./worker-command.ts")).registerWorker,
+};
 
 const program = new Command("picks")
   .description("Research-Picks: daily-curated AI research picks")
   .version(VERSION)
   .exitOverride()
   .showHelpAfterError("(run `picks --help` for usage)");
-registerCurate(program);
-registerServe(program);
-registerKeys(program);
+
+const wanted = process.argv[2];
+const loaders =
+  wanted !== undefined && Object.hasOwn(COMMANDS, wanted) ? [COMMANDS[wanted]] : Object.values(COMMANDS);
 
 // The one place that turns failures into exit codes: 2 for a wrong call, 1 for a failed run.
 try {
+  for (const load of loaders) (await (load as () => Promise<Register>)())(program);
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) {

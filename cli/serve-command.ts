@@ -8,13 +8,15 @@ import { createContext } from "../server/context.ts";
 import { listen } from "../server/listen.ts";
 import { createSnapshotCache } from "../server/snapshot-cache.ts";
 import { createStoreFromEnv } from "../server/store/from-env.ts";
+import { submissionSettingsFromEnv } from "../server/submissions/submission-settings.ts";
 import { createSemanticChecker } from "../server/verify/semantic.ts";
 import { semanticConfigFromEnv } from "../server/verify/semantic-config.ts";
 import { runCurate } from "./curate-command.ts";
 import { parsePortOption } from "./options.ts";
 import { createOutput, type Output } from "./output.ts";
-import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR } from "./paths.ts";
+import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR, PROJECT_ROOT } from "./paths.ts";
 import { VERSION } from "./version.ts";
+import { inServerWorker, startSubmissionWorker, submissionScorerFromEnv } from "./worker-command.ts";
 
 interface ServeFlags {
   port: number;
@@ -22,6 +24,7 @@ interface ServeFlags {
   public: string;
   runs: string;
   seed: boolean;
+  worker: boolean;
 }
 
 async function hasSnapshots(publicDir: string): Promise<boolean> {
@@ -53,20 +56,35 @@ export function registerServe(program: Command): void {
     .option("--public <dir>", "static site root holding v1/", DEFAULT_PUBLIC_DIR)
     .option("--runs <dir>", "where run records go (with --seed)", DEFAULT_RUNS_DIR)
     .option("--seed", "curate the embedded sample days first when no snapshot exists", false)
+    .option("--no-worker", "do not score submissions in this process (also WORKER=off); run `picks worker`")
     .action(async (flags: ServeFlags) => {
       const out = createOutput({ json: false });
       if (flags.seed) await seedSample(flags.public, flags.runs, out);
       const log = (message: string) => process.stderr.write(`${message}\n`);
       const config = configFromEnv(process.env);
-      const store = await createStoreFromEnv(process.env);
+      // Settings are checked before the store is opened, so a wrong one leaves no state behind.
+      const withWorker = inServerWorker(flags.worker, process.env);
+      const score = submissionScorerFromEnv(process.env, log);
+      const submissions = { settings: submissionSettingsFromEnv(process.env), ...(score ? { score } : {}) };
+      const store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
       const snapshots = await createSnapshotCache({ publicDir: flags.public, watch: true, log });
       const semantic = createSemanticChecker(semanticConfigFromEnv(process.env));
-      const context = await createContext({ version: VERSION, snapshots, store, config, log, semantic });
+      const context = await createContext({
+        version: VERSION,
+        snapshots,
+        store,
+        config,
+        log,
+        semantic,
+        submissions,
+      });
+      const worker = withWorker ? await startSubmissionWorker(context.submissions) : null;
       const running = await listen(context, { port: flags.port, host: flags.host });
       out.line(`Research-Picks ${VERSION} listening on ${running.url}`);
       out.line(`  try ${running.url}/v1/daily/latest`);
       const stop = async () => {
-        await running.close();
+        // The worker finishes the submissions in hand first; what is queued waits in the store.
+        await Promise.all([running.close(), worker?.stop()]);
         snapshots.close();
         await store.close();
       };

@@ -4,6 +4,7 @@ import type { AppContext } from "./context.ts";
 import { registerKeyRoutes } from "./routes/key-routes.ts";
 import { registerPapersRoutes } from "./routes/papers-routes.ts";
 import { registerReadRoutes } from "./routes/read-routes.ts";
+import { registerSubmissionRoutes } from "./routes/submission-routes.ts";
 import { registerVerifyRoutes } from "./routes/verify-routes.ts";
 
 /**
@@ -14,16 +15,25 @@ export function createApp(context: AppContext): H3 {
   const app = new H3({
     // Starlette routes a malformed percent-escape as written instead of refusing the request.
     allowMalformedURL: true,
-    onError(error: HTTPError) {
+    async onError(error: HTTPError) {
       const status = Math.min(error.status, 500);
-      if (status === 500) context.log(`unhandled error: ${(error.cause as Error)?.stack ?? error.message}`);
-      return detail(status, status === 500 ? "Internal Server Error" : error.message);
+      if (status < 500) return detail(status, error.message);
+      // A failure while the store is down is the store's, not a bug: the keyed endpoints answer 503
+      // and the static ones keep working (they never touch the store).
+      if (!(await context.store.ping().catch(() => false))) {
+        return detail(503, "The key and usage store is unreachable; try again shortly.", {
+          "retry-after": "5",
+        });
+      }
+      context.log(`unhandled error: ${(error.cause as Error)?.stack ?? error.message}`);
+      return detail(500, "Internal Server Error");
     },
   });
   registerReadRoutes(app, context);
   registerKeyRoutes(app, context);
   registerPapersRoutes(app, context);
   registerVerifyRoutes(app, context);
+  registerSubmissionRoutes(app, context);
   app.all("/**", () => notFound());
   return app;
 }

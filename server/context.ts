@@ -3,6 +3,11 @@ import type { ServerConfig } from "./config.ts";
 import { createKeyService, type KeyService } from "./keys/key-service.ts";
 import type { SnapshotCache } from "./snapshot-cache.ts";
 import type { Store } from "./store/types.ts";
+import {
+  createSubmissionService,
+  type SubmissionService,
+  type SubmissionServiceOptions,
+} from "./submissions/submission-service.ts";
 import { createSemanticChecker, type SemanticChecker } from "./verify/semantic.ts";
 
 /** Everything the HTTP app needs, passed in so tests can build it in-process. */
@@ -11,6 +16,7 @@ export interface AppContext {
   snapshots: SnapshotCache;
   store: Store;
   keys: KeyService;
+  submissions: SubmissionService;
   config: ServerConfig;
   /** Secret for hashing client addresses into store keys (plain hashes of IPv4 addresses can be reversed). */
   ipSecret: string;
@@ -37,12 +43,17 @@ export async function createContext(options: {
   now?: () => number;
   log?: (message: string) => void;
   semantic?: SemanticChecker;
+  /** Fetch and worker settings, the scorer and the host lookup of submissions (tests inject them). */
+  submissions?: SubmissionServiceOptions;
 }): Promise<AppContext> {
+  const { submissions, ...rest } = options;
   const now = options.now ?? Date.now;
+  const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   return {
-    ...options,
+    ...rest,
     now,
-    log: options.log ?? ((message) => process.stderr.write(`${message}\n`)),
+    log,
+    submissions: createSubmissionService({ store: options.store, now, log }, submissions),
     keys: createKeyService({ store: options.store, prefix: options.config.keyPrefix, now }),
     ipSecret: await ipSecretOf(options.store),
     semantic: options.semantic ?? createSemanticChecker(undefined),

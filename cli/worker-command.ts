@@ -1,0 +1,104 @@
+import type { Command } from "commander";
+import type { ScoringContext } from "../pipeline/curate.ts";
+import type { Candidate } from "../pipeline/domain/candidate.ts";
+import type { Scores } from "../pipeline/domain/score.ts";
+import { compileRubric, scoreWith } from "../pipeline/domain/scorer.ts";
+import { createHttpClient } from "../pipeline/http.ts";
+import { userAgent } from "../pipeline/http-rules.ts";
+import { judgeConfigFromEnv } from "../pipeline/judge/judge-config.ts";
+import { createLlmJudge } from "../pipeline/judge/llm-judge.ts";
+import { loadRubric } from "../pipeline/rubric-file.ts";
+import { createStoreFromEnv } from "../server/store/from-env.ts";
+import type { SubmissionScorer } from "../server/submissions/submission-records.ts";
+import { createSubmissionService } from "../server/submissions/submission-service.ts";
+import { submissionSettingsFromEnv } from "../server/submissions/submission-settings.ts";
+import { createSubmissionWorker, type SubmissionWorker } from "../server/submissions/submission-worker.ts";
+import { createOutput, UsageError } from "./output.ts";
+import { PROJECT_ROOT } from "./paths.ts";
+import { VERSION } from "./version.ts";
+
+const log = (message: string) => process.stderr.write(`${message}\n`);
+
+/**
+ * The scorer of submissions: the language-model judge when LLM_BASE_URL and LLM_MODEL are set (it
+ * falls back to the rules for a submission on any failure, and the scores say which scorer made them),
+ * unless SUBMIT_SCORER=rules; otherwise the rules (undefined: the service's default).
+ */
+export function submissionScorerFromEnv(
+  env: NodeJS.ProcessEnv,
+  warn: (message: string) => void,
+): SubmissionScorer | undefined {
+  const choice = env.SUBMIT_SCORER?.trim() || "auto";
+  if (!["auto", "rules", "llm"].includes(choice)) {
+    throw new UsageError(`Expected SUBMIT_SCORER to be \`rules\` or \`llm\`, got \`${choice}\``);
+  }
+  let config: ReturnType<typeof judgeConfigFromEnv>;
+  try {
+    config = judgeConfigFromEnv(env);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (choice === "rules" || (choice === "auto" && !config)) return undefined;
+  if (!config) throw new UsageError("SUBMIT_SCORER=llm needs LLM_BASE_URL and LLM_MODEL in the environment");
+  const client = createHttpClient({
+    userAgent: userAgent("Research-Picks", VERSION, env.PICKS_CONTACT),
+    upstreams: { llm: { concurrency: config.concurrency } },
+  });
+  // No answer cache: submission ids restart with a fresh store, and each is scored once anyway.
+  const judge = createLlmJudge({ client, config, now: () => new Date() });
+  let prepared: Promise<ScoringContext> | null = null;
+  return async (candidate) => {
+    prepared ??= loadRubric().then((rubric) => {
+      const compiled = compileRubric(rubric);
+      return { rubric, rules: (c: Candidate) => scoreWith(compiled, c), progress: () => {} };
+    });
+    const { scores, run } = await judge.score([candidate], await prepared);
+    for (const fallback of run.fallbacks)
+      warn(`${candidate.id}: the judge fell back to the rules: ${fallback.reason}`);
+    return scores[0] as Scores;
+  };
+}
+
+/** The worker the server runs unless WORKER=off or --no-worker; started and stopped by `serve`. */
+export async function startSubmissionWorker(
+  service: Parameters<typeof createSubmissionWorker>[0],
+): Promise<SubmissionWorker> {
+  const worker = createSubmissionWorker(service);
+  await worker.start();
+  return worker;
+}
+
+/** Whether `serve` runs the worker in-process: on unless `--no-worker` or WORKER=off. */
+export function inServerWorker(flag: boolean, env: NodeJS.ProcessEnv): boolean {
+  const value = env.WORKER?.trim().toLowerCase() ?? "";
+  if (!["", "on", "off"].includes(value))
+    throw new UsageError(`Expected WORKER to be \`on\` or \`off\`, got \`${value}\``);
+  return flag && value !== "off";
+}
+
+export function registerWorker(program: Command): void {
+  program
+    .command("worker")
+    .description("score queued agent-runtime submissions in a separate process (shares the store: Redis)")
+    .action(async () => {
+      const out = createOutput({ json: false });
+      const settings = submissionSettingsFromEnv(process.env);
+      const score = submissionScorerFromEnv(process.env, log);
+      const store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
+      const service = createSubmissionService(
+        { store, now: Date.now, log },
+        { settings, ...(score ? { score } : {}) },
+      );
+      const worker = await startSubmissionWorker(service);
+      out.line(
+        `Research-Picks submission worker running on the ${store.kind} store, ` +
+          `${settings.concurrency} at a time`,
+      );
+      const stop = async () => {
+        await worker.stop();
+        await store.close();
+      };
+      process.once("SIGTERM", () => void stop());
+      process.once("SIGINT", () => void stop());
+    });
+}

@@ -1,0 +1,88 @@
+import type { H3 } from "h3";
+import { z } from "zod";
+import {
+  LeaderboardQuerySchema,
+  SubstrateSubmissionSchema,
+  submissionView,
+} from "../../pipeline/domain/submission.ts";
+import { detail, json } from "../answers.ts";
+import type { AppContext } from "../context.ts";
+import { limitByIp } from "../ip-limit.ts";
+import { pathParam, route } from "../route-table.ts";
+import { validationErrorBody } from "../validation/errors.ts";
+import { validatePath, validateQuery, validateRequest } from "../validation/request.ts";
+
+export const SubmissionPathSchema = z.object({
+  submission_id: z.int().describe("the id POST /v1/score/submit answered"),
+});
+
+const SUBMIT_WINDOW_SECONDS = 86_400;
+
+const failed = (result: { status: number; body: string }) =>
+  new Response(result.body, { status: result.status, headers: { "content-type": "application/json" } });
+
+const pollPath = (id: number) => `/v1/score/submission/${id}`;
+
+/** Agent-runtime submissions: accepted here, scored by the worker, read back one by one or ranked. */
+export function registerSubmissionRoutes(app: H3, context: AppContext): void {
+  route(app, "/v1/score/submit", {
+    POST: async (event) => {
+      const request = await validateRequest(
+        event.req,
+        { body: SubstrateSubmissionSchema },
+        { url: event.url, maxBytes: context.config.maxBodyBytes },
+      );
+      if (!request.ok) return failed(request);
+      const limit = context.config.submitLimit;
+      const ipLimit = await limitByIp(context, event, "submit", limit, SUBMIT_WINDOW_SECONDS);
+      if (!ipLimit.allowed) {
+        const at = new Date(ipLimit.resetsAt).toISOString();
+        const made = limit === 1 ? "a submission" : `${limit} submissions`;
+        const message = `This address already made ${made} in the last 24 hours; try again after ${at}.`;
+        return detail(429, message, ipLimit.headers);
+      }
+      const record = await context.submissions.submit(request.value.body);
+      return json(
+        202,
+        {
+          submission_id: record.id,
+          status: record.status,
+          submitted_at: record.submitted_at,
+          poll_url: pollPath(record.id),
+          note: "Scoring runs in the background, usually within seconds; poll the url for the result.",
+        },
+        { ...ipLimit.headers, location: pollPath(record.id), "cache-control": "no-store" },
+      );
+    },
+  });
+
+  route(app, "/v1/score/submission/:submission_id", {
+    GET: async (event) => {
+      const raw = pathParam(event, "submission_id");
+      // pydantic takes integers of any size where zod stops at 2^53; no id is that large, so it is unknown.
+      if (/^\s*[+-]?\d+\s*$/.test(raw) && !Number.isSafeInteger(Number(raw))) {
+        return detail(404, `No submission with id ${BigInt(raw.trim().replace(/^\+/, ""))}`);
+      }
+      const path = validatePath(SubmissionPathSchema, { submission_id: raw });
+      if (!path.ok) return failed({ status: 422, body: validationErrorBody(path.issues) });
+      const id = path.value.submission_id;
+      const record = id >= 1 ? await context.submissions.find(id) : null;
+      if (!record) return detail(404, `No submission with id ${id}`);
+      return json(200, submissionView(record), { "cache-control": "no-store" });
+    },
+  });
+
+  route(app, "/v1/score/leaderboard", {
+    GET: async (event) => {
+      const query = validateQuery(LeaderboardQuerySchema, event.url.searchParams);
+      if (!query.ok) return failed({ status: 422, body: validationErrorBody(query.issues) });
+      const { limit } = query.value;
+      const board = await context.submissions.leaderboard(limit);
+      return json(
+        200,
+        { limit, total: board.total, entries: board.entries },
+        { "cache-control": "no-cache" },
+      );
+    },
+  });
+}

@@ -1,0 +1,141 @@
+// The readable text of a fetched page: content type, character set, HTML through a real parser, and a
+// judgement of whether what came out is text at all.
+import { Parser } from "htmlparser2";
+
+/** Content types whose text is scored; anything else is scored on the description alone. */
+export const TEXT_TYPES = [
+  "text/html",
+  "application/xhtml+xml",
+  "text/plain",
+  "text/markdown",
+  "text/x-markdown",
+];
+
+export interface ContentType {
+  mime: string;
+  charset: string | null;
+}
+
+export function parseContentType(header: string | null): ContentType | null {
+  if (!header) return null;
+  const [mime = "", ...params] = header.split(";");
+  const charset = params
+    .map((param) => /^\s*charset\s*=\s*"?([^";\s]+)"?\s*$/i.exec(param)?.[1])
+    .find((value) => value !== undefined);
+  return { mime: mime.trim().toLowerCase(), charset: charset?.toLowerCase() ?? null };
+}
+
+export const isTextType = (type: ContentType | null): boolean =>
+  type !== null && TEXT_TYPES.includes(type.mime);
+
+/** Bytes as text in the declared character set; UTF-8 when none is declared or it is unknown. */
+export function decodeBody(bytes: Uint8Array, charset: string | null): string {
+  try {
+    return new TextDecoder(charset ?? "utf-8").decode(bytes);
+  } catch {
+    return new TextDecoder("utf-8").decode(bytes);
+  }
+}
+
+// Their text is code or markup, never prose about the page.
+const SKIPPED = new Set(["script", "style", "noscript", "template", "svg", "math", "iframe", "object"]);
+const BLOCKS = new Set([
+  "address",
+  "article",
+  "aside",
+  "blockquote",
+  "br",
+  "dd",
+  "div",
+  "dl",
+  "dt",
+  "figcaption",
+  "footer",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "header",
+  "hr",
+  "li",
+  "main",
+  "nav",
+  "ol",
+  "p",
+  "pre",
+  "section",
+  "table",
+  "td",
+  "th",
+  "title",
+  "tr",
+  "ul",
+]);
+const DESCRIPTIONS = new Set(["description", "og:description", "twitter:description"]);
+
+/**
+ * The text of an HTML document: the title, meta descriptions and body text, with script and style
+ * left out and a line break at every block, so sentences of different blocks do not run together.
+ */
+export function htmlText(html: string): string {
+  const parts: string[] = [];
+  let skipping = 0;
+  const parser = new Parser(
+    {
+      onopentag(name, attributes) {
+        if (SKIPPED.has(name)) skipping++;
+        else if (BLOCKS.has(name)) parts.push("\n");
+        const meta = (attributes.name ?? attributes.property ?? "").toLowerCase();
+        if (name === "meta" && DESCRIPTIONS.has(meta) && attributes.content)
+          parts.push(`\n${attributes.content}\n`);
+      },
+      onclosetag(name) {
+        if (SKIPPED.has(name)) skipping = Math.max(0, skipping - 1);
+        else if (BLOCKS.has(name)) parts.push("\n");
+      },
+      ontext(text) {
+        if (skipping === 0) parts.push(text);
+      },
+    },
+    { decodeEntities: true },
+  );
+  parser.write(html);
+  parser.end();
+  return tidy(parts.join(""));
+}
+
+/** Collapses runs of spaces within lines and of blank lines. */
+export function tidy(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => line.replace(/\s+/g, " ").trim())
+    .filter((line) => line !== "")
+    .join("\n");
+}
+
+export type Readability = { ok: true } | { ok: false; why: string };
+
+const MIN_LETTERS = 40;
+const MAX_JUNK_SHARE = 0.02;
+
+/**
+ * Whether extracted text is worth scoring: binary bytes decode to NULs, control characters and
+ * U+FFFD; a page of only markup or a script-rendered shell has next to no letters.
+ */
+export function judgeReadability(text: string): Readability {
+  let junk = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0xfffd || code === 0x7f || (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d))
+      junk++;
+  }
+  if (text.length > 0 && junk / text.length > MAX_JUNK_SHARE) {
+    return { ok: false, why: "its bytes are not readable text in the declared character set" };
+  }
+  if (text.replace(/\P{L}/gu, "").length < MIN_LETTERS) {
+    return { ok: false, why: "it has no readable text (a page built by scripts?)" };
+  }
+  return { ok: true };
+}

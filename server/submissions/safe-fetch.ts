@@ -1,0 +1,210 @@
+// Fetching a url that a stranger typed. Each hop resolves the host once, checks every address, and
+// connects to the checked address through a lookup that can answer nothing else, so a DNS answer that
+// changes between check and connect (rebinding) never reaches a refused address. TLS keeps the host
+// name for SNI and certificate checks, and the Host header is the url's.
+import type { LookupFunction } from "node:net";
+import type { Readable } from "node:stream";
+import { Agent, request } from "undici";
+import type { Failure } from "../../pipeline/domain/submission.ts";
+import { type HostLookup, resolveChecked } from "./checked-address.ts";
+import { isTextType, parseContentType } from "./page-text.ts";
+
+export interface SafeFetchOptions {
+  /** From the first lookup to the last byte, redirects included. */
+  timeoutMs: number;
+  maxBytes: number;
+  maxRedirects: number;
+  /** Test-only: lets loopback addresses through so tests can serve pages on 127.0.0.1. */
+  allowLoopback: boolean;
+  lookup: HostLookup;
+  userAgent: string;
+  /** Certificates to trust instead of the system's (tests serving https on loopback). */
+  ca?: string;
+  /** Aborts the fetch from outside (the worker lost its lease); the abort is thrown, not a failure. */
+  signal?: AbortSignal;
+}
+
+export interface FetchedPage {
+  finalUrl: string;
+  redirects: number;
+  status: number;
+  contentType: string | null;
+  /** Null when the content type is not text-like: such a body is never read. */
+  body: Uint8Array | null;
+  bytes: number;
+}
+
+export type SafeFetchResult = { ok: true; page: FetchedPage } | { ok: false; failure: Failure };
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MIB = 1024 * 1024;
+
+const fail = (code: Failure["code"], reason: string): SafeFetchResult => ({
+  ok: false,
+  failure: { code, reason },
+});
+
+/** A lookup that answers only the address that was checked, whatever name it is asked for. */
+function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  }) as LookupFunction;
+}
+
+function racedWith<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+function checkUrl(url: URL): Failure | null {
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return { code: "url_refused", reason: `Only http and https urls are fetched, not ${url.protocol}` };
+  }
+  if (url.username || url.password) {
+    return {
+      code: "url_refused",
+      reason: "The url carries a user name or password; submit a public url without them.",
+    };
+  }
+  return null;
+}
+
+// Destroying an undici body emits an AbortError; unheard, it would crash the process.
+function discard(body: Readable): void {
+  body.on("error", () => {});
+  body.destroy();
+}
+
+/** The whole body, or null (and the rest unread) once it passes `maxBytes`. */
+async function readCapped(body: Readable, maxBytes: number): Promise<Uint8Array | null> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += (chunk as Buffer).length;
+    if (bytes > maxBytes) {
+      discard(body);
+      return null;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return new Uint8Array(Buffer.concat(chunks));
+}
+
+const sizeText = (bytes: number) => (bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`);
+
+/** Fetches a page under the rules above; never throws except for an abort of `options.signal`. */
+export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Promise<SafeFetchResult> {
+  const deadline = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  try {
+    return await fetchHops(rawUrl, options, signal);
+  } catch (error) {
+    if (options.signal?.aborted) throw options.signal.reason;
+    if (deadline.aborted) {
+      const seconds = options.timeoutMs / 1000;
+      return fail(
+        "timeout",
+        `The page did not arrive within ${seconds} seconds; submit a url that answers faster.`,
+      );
+    }
+    const code = (error as { code?: string }).code ?? (error as Error).message;
+    return fail("unreachable", `The page could not be fetched (${code}); check that the url is reachable.`);
+  }
+}
+
+async function fetchHops(
+  rawUrl: string,
+  options: SafeFetchOptions,
+  signal: AbortSignal,
+): Promise<SafeFetchResult> {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    return fail("url_refused", "The url is not a valid absolute URL.");
+  }
+  for (let redirects = 0; ; redirects++) {
+    const refused = checkUrl(url);
+    if (refused) return { ok: false, failure: refused };
+    const resolved = await racedWith(resolveChecked(url, options.lookup, options.allowLoopback), signal);
+    if (!resolved.ok) return resolved;
+    const agent = new Agent({
+      connect: {
+        lookup: pinnedLookup(resolved.address, resolved.family),
+        timeout: options.timeoutMs,
+        ...(options.ca ? { ca: options.ca } : {}),
+      },
+      connections: 1,
+    });
+    try {
+      const response = await request(url, {
+        dispatcher: agent,
+        method: "GET",
+        signal,
+        headers: {
+          "user-agent": options.userAgent,
+          accept: "text/html, application/xhtml+xml, text/plain;q=0.9, text/markdown;q=0.9, */*;q=0.1",
+          "accept-encoding": "identity",
+        },
+      });
+      const header = (name: string): string | null => {
+        const value = response.headers[name];
+        return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
+      };
+      const location = header("location");
+      if (REDIRECTS.has(response.statusCode) && location) {
+        discard(response.body);
+        if (redirects >= options.maxRedirects) {
+          return fail(
+            "too_many_redirects",
+            `The url redirects more than ${options.maxRedirects} times; submit the page's final url.`,
+          );
+        }
+        try {
+          url = new URL(location, url);
+        } catch {
+          return fail(
+            "unreachable",
+            `The page redirects to an invalid location (${location.slice(0, 200)}).`,
+          );
+        }
+        continue;
+      }
+      if (response.statusCode < 200 || response.statusCode > 299) {
+        discard(response.body);
+        return fail(
+          "http_status",
+          `The page answered HTTP ${response.statusCode}; submit a url that answers 200 without a login.`,
+        );
+      }
+      const page = {
+        finalUrl: url.href,
+        redirects,
+        status: response.statusCode,
+        contentType: header("content-type"),
+      };
+      if (!isTextType(parseContentType(page.contentType))) {
+        discard(response.body);
+        return { ok: true, page: { ...page, body: null, bytes: 0 } };
+      }
+      const tooLarge = fail(
+        "too_large",
+        `The page is larger than ${sizeText(options.maxBytes)}; ` +
+          "submit a smaller page, such as the runtime's README or overview.",
+      );
+      if (Number(header("content-length") ?? 0) > options.maxBytes) {
+        discard(response.body);
+        return tooLarge;
+      }
+      const body = await readCapped(response.body, options.maxBytes);
+      return body ? { ok: true, page: { ...page, body, bytes: body.length } } : tooLarge;
+    } finally {
+      void agent.destroy().catch(() => {});
+    }
+  }
+}

@@ -1,0 +1,88 @@
+import type { Candidate } from "../../pipeline/domain/candidate.ts";
+import type { Rubric } from "../../pipeline/domain/rubric.ts";
+import { compileRubric, scoreWith } from "../../pipeline/domain/scorer.ts";
+import {
+  type LeaderboardEntry,
+  newSubmission,
+  rankBoard,
+  type SubmissionRecord,
+  type SubstrateSubmission,
+} from "../../pipeline/domain/submission.ts";
+import { loadRubric } from "../../pipeline/rubric-file.ts";
+import type { Store } from "../store/types.ts";
+import { type HostLookup, systemLookup } from "./checked-address.ts";
+import { createBoardCache } from "./leaderboard-cache.ts";
+import {
+  isoNow,
+  openKey,
+  recordKey,
+  SUBMISSION_QUEUE,
+  SUBMISSION_SEQUENCE,
+  type SubmissionDeps,
+  type SubmissionScorer,
+} from "./submission-records.ts";
+import { DEFAULT_SUBMISSION_SETTINGS, type SubmissionSettings } from "./submission-settings.ts";
+
+export interface SubmissionService {
+  readonly deps: SubmissionDeps;
+  /** Accepts a valid submission: a new id, a queued record, and a place in the queue. */
+  submit(input: SubstrateSubmission): Promise<SubmissionRecord>;
+  find(id: number): Promise<SubmissionRecord | null>;
+  leaderboard(limit: number): Promise<{ total: number; entries: LeaderboardEntry[] }>;
+  /** Calls `listener` after each accepted submission, so a worker in this process starts at once. */
+  onQueued(listener: () => void): () => void;
+}
+
+export interface SubmissionServiceOptions {
+  settings?: Partial<SubmissionSettings>;
+  score?: SubmissionScorer;
+  lookup?: HostLookup;
+}
+
+/** The deterministic rules scorer over the published rubric, loaded on first use. */
+export function rulesScorer(load: () => Promise<Rubric> = loadRubric): SubmissionScorer {
+  let compiled: Promise<ReturnType<typeof compileRubric>> | null = null;
+  return async (candidate: Candidate) => {
+    compiled ??= load().then(compileRubric);
+    return scoreWith(await compiled, candidate);
+  };
+}
+
+export function createSubmissionService(
+  base: { store: Store; now: () => number; log: (message: string) => void },
+  options: SubmissionServiceOptions = {},
+): SubmissionService {
+  const deps: SubmissionDeps = {
+    ...base,
+    settings: { ...DEFAULT_SUBMISSION_SETTINGS, ...options.settings },
+    score: options.score ?? rulesScorer(),
+    lookup: options.lookup ?? systemLookup,
+  };
+  const { store } = deps;
+  const queue = store.queue(SUBMISSION_QUEUE);
+  const board = createBoardCache(store);
+  const listeners = new Set<() => void>();
+
+  return {
+    deps,
+    async submit(input) {
+      const id = await store.next(SUBMISSION_SEQUENCE);
+      const record = newSubmission(id, input, isoNow(deps));
+      // The open mark first: whatever crash follows, a worker's sweep finds the id and finishes it.
+      await store.setItem(openKey(id), 1);
+      await store.setItem(recordKey(id), record);
+      await queue.push(String(id));
+      for (const listener of listeners) listener();
+      return record;
+    },
+    find: (id) => store.getItem<SubmissionRecord>(recordKey(id)),
+    async leaderboard(limit) {
+      const rows = await board.rows();
+      return { total: rows.length, entries: rankBoard(rows, limit) };
+    },
+    onQueued(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}

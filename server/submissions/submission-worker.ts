@@ -1,0 +1,122 @@
+import pLimit from "p-limit";
+import type { Claim, WorkQueue } from "../store/types.ts";
+import { processSubmission } from "./process-submission.ts";
+import { idOfKey, OPEN_PREFIX, SUBMISSION_QUEUE, type SubmissionDeps } from "./submission-records.ts";
+import type { SubmissionService } from "./submission-service.ts";
+
+export interface SubmissionWorker {
+  /** Recovers what a crash left behind, then works until stopped. */
+  start(): Promise<void>;
+  /** Looks for work now instead of at the next tick. */
+  wake(): void;
+  /** Takes no new work and resolves once the submissions in hand are finished. */
+  stop(): Promise<void>;
+}
+
+class LeaseLost extends Error {
+  override name = "LeaseLost";
+}
+
+/** Renews a claim's lease a few times per lease while the work runs; aborts the work when it is lost. */
+function keepLease(queue: WorkQueue, claim: Claim, leaseMs: number) {
+  const controller = new AbortController();
+  let held = true;
+  const renew = async (): Promise<boolean> => {
+    if (held && !(await queue.extend(claim, leaseMs))) {
+      held = false;
+      controller.abort(new LeaseLost(`lost the lease on submission ${claim.id}`));
+    }
+    return held;
+  };
+  const timer = setInterval(() => void renew().catch(() => {}), Math.max(50, Math.floor(leaseMs / 3)));
+  return { signal: controller.signal, holds: renew, stop: () => clearInterval(timer) };
+}
+
+/**
+ * Claims queued submissions and works on up to `concurrency` at once. Crash safety is the queue's: an
+ * id is acknowledged only after its outcome is in the store, and ids whose lease ran out (their worker
+ * died) are put back, on start and at every poll. Each start of work is counted, so a submission that
+ * keeps killing its worker ends as failed instead of looping.
+ */
+export function createSubmissionWorker(
+  service: Pick<SubmissionService, "deps" | "onQueued">,
+): SubmissionWorker {
+  const deps: SubmissionDeps = service.deps;
+  const { store, settings, log } = deps;
+  const queue = store.queue(SUBMISSION_QUEUE);
+  const limit = pLimit(settings.concurrency);
+  const working = new Set<Promise<void>>();
+  let stopping = false;
+  let pumping = false;
+  let again = false;
+  let lastSweep = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let unsubscribe = () => {};
+
+  const work = async (claim: Claim): Promise<void> => {
+    const lease = keepLease(queue, claim, settings.leaseMs);
+    try {
+      const outcome = await processSubmission(deps, Number(claim.id), lease);
+      if (outcome !== "lease-lost") await queue.ack(claim);
+    } catch (error) {
+      // The id stays in flight; when its lease runs out it is tried again (attempts are counted).
+      if (!(error instanceof LeaseLost)) log(`submission ${claim.id}: ${(error as Error).stack ?? error}`);
+    } finally {
+      lease.stop();
+    }
+  };
+
+  /** Queues the ids of accepted, unfinished submissions that are neither pending nor in flight. */
+  const sweep = async () => {
+    lastSweep = deps.now();
+    for (const key of await store.getKeys(OPEN_PREFIX)) await queue.push(String(idOfKey(key)));
+  };
+
+  const pump = async (): Promise<void> => {
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = true;
+    try {
+      do {
+        again = false;
+        await queue.requeueExpired();
+        if (deps.now() - lastSweep >= settings.sweepIntervalMs) await sweep();
+        while (!stopping && limit.activeCount + limit.pendingCount < settings.concurrency) {
+          const claim = await queue.claim(settings.leaseMs);
+          if (!claim) break;
+          const job: Promise<void> = limit(() => work(claim)).finally(() => {
+            working.delete(job);
+            if (!stopping) void pump();
+          });
+          working.add(job);
+        }
+      } while (again && !stopping);
+    } catch (error) {
+      log(`submission worker: ${(error as Error).message}`);
+    } finally {
+      pumping = false;
+    }
+  };
+
+  return {
+    async start() {
+      stopping = false;
+      await sweep();
+      unsubscribe = service.onQueued(() => void pump());
+      timer = setInterval(() => void pump(), settings.pollIntervalMs);
+      await pump();
+    },
+    wake: () => void pump(),
+    async stop() {
+      stopping = true;
+      unsubscribe();
+      clearInterval(timer);
+      while (working.size > 0 || pumping) {
+        await Promise.allSettled([...working]);
+        if (pumping) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+  };
+}
