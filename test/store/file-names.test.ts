@@ -25,12 +25,18 @@ describe("record file names", () => {
     expect(() => keyToFileName("é".repeat(50))).toThrow(/255 bytes/);
   });
 
-  it.each([".lock", ".tmp-1-ab-2", "a.txt", ".json", "a%2e.json", "A.json", "a~~b.json", "a%zz.json"])(
-    "does not read %j as a record",
-    (name) => {
-      expect(fileNameToKey(name)).toBeNull();
-    },
-  );
+  it.each([
+    ".lock",
+    ".tmp-1-ab-2",
+    "a.txt",
+    ".json",
+    "a%2e.json",
+    "A.json",
+    "a~~b.json",
+    "a%zz.json",
+  ])("does not read %j as a record", (name) => {
+    expect(fileNameToKey(name)).toBeNull();
+  });
 
   // At most 20 code points of up to 12 encoded bytes each, so that every name fits in 255 bytes.
   const key = fc

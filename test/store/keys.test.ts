@@ -2,12 +2,16 @@ import { describe, expect, it } from "vitest";
 import { assertKey, hashKeyPart, queueKey, sequenceKey } from "../../server/store/keys.ts";
 
 describe("store keys", () => {
-  it.each(["a", "usage:ab12:2026-11-22", "ip:0f:1700000000000", "a.b_c-d", "x:y.z", "0"])(
-    "accepts %j",
-    (key) => {
-      expect(assertKey(key)).toBe(key);
-    },
-  );
+  it.each([
+    "a",
+    "usage:ab12:2026-11-22",
+    "ip:0f:1700000000000",
+    "a.b_c-d",
+    "x:y.z",
+    "0",
+  ])("accepts %j", (key) => {
+    expect(assertKey(key)).toBe(key);
+  });
 
   it.each([
     ["", /Expected a store key/],
