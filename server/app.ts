@@ -1,6 +1,7 @@
 import { H3, type HTTPError } from "h3";
 import { detail, notFound } from "./answers.ts";
 import type { AppContext } from "./context.ts";
+import { registerDocsRoutes } from "./routes/docs-routes.ts";
 import { registerKeyRoutes } from "./routes/key-routes.ts";
 import { registerPapersRoutes } from "./routes/papers-routes.ts";
 import { registerReadRoutes } from "./routes/read-routes.ts";
@@ -15,6 +16,8 @@ export function createApp(context: AppContext): H3 {
   const app = new H3({
     // Starlette routes a malformed percent-escape as written instead of refusing the request.
     allowMalformedURL: true,
+    // onError below logs what deserves it; h3's own console output would duplicate it.
+    silent: true,
     async onError(error: HTTPError) {
       const status = Math.min(error.status, 500);
       if (status < 500) return detail(status, error.message);
@@ -34,6 +37,7 @@ export function createApp(context: AppContext): H3 {
   registerPapersRoutes(app, context);
   registerVerifyRoutes(app, context);
   registerSubmissionRoutes(app, context);
+  registerDocsRoutes(app);
   app.all("/**", () => notFound());
   return app;
 }
