@@ -57,8 +57,32 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
   await rename(temp, path);
 }
 
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Removes temporary files that a killed run left behind in `dir` (their names carry the writer's
+ * pid; a live writer's files are left alone), so they never reach a static host.
+ */
+export async function removeStaleTemps(dir: string): Promise<string[]> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const stale = names.filter((name) => {
+    const pid = /\.(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name)?.[1];
+    return pid !== undefined && !isRunning(Number(pid));
+  });
+  await Promise.all(stale.map((name) => rm(join(dir, name), { force: true })));
+  return stale;
+}
+
 /** Validates every planned file first, then writes them one by one; a failed check writes nothing. */
 export async function publishFiles(files: readonly PlannedFile[]): Promise<void> {
+  for (const dir of new Set(files.map((file) => dirname(file.path)))) await removeStaleTemps(dir);
   const contents = files.map((file) => {
     assertValidFile(file.kind, file.value, file.path);
     // Snapshots are served to machines: compact. Run records are read by the operator: indented.
