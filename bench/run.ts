@@ -2,15 +2,18 @@
 // measured in the same run, because absolute numbers on these small shared machines drift.
 // BENCH_SECONDS sets the length of each load (default 6 s); BENCH_ONLY=snapshot,papers,... picks sections.
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { PICKS_BIN, startPicksServer, startProcess } from "../test/helpers/processes.ts";
 import { redisSkipReason, startRedis } from "../test/helpers/redis.ts";
+import { publishYear } from "../test/mcp/year-site.ts";
 import { type LoadResult, load } from "./load.ts";
+import { runMcpBench } from "./mcp.ts";
 import { runScorerBench } from "./scorer.ts";
+import { runSourcesBench } from "./sources.ts";
 import { runVerifyBench } from "./verify.ts";
 
 const run = promisify(execFile);
@@ -98,6 +101,31 @@ async function papersLoad(env: Record<string, string>, name: string, target: str
   }
 }
 
+/** The server's resident memory after a sustained mixed load over a year of published days. */
+async function memoryAfterLoad(): Promise<void> {
+  const yearDir = join(root, "year");
+  await publishYear({ publicDir: yearDir, days: 365, lastDate: "2026-11-20" });
+  const env = { STATE_DIR: join(root, "state-memory"), VERIFY_RATE_LIMIT: "100000000" };
+  const key = await enterpriseKey(env);
+  const server = await startPicksServer(yearDir, env);
+  try {
+    const keyed = { headers: { "x-api-key": key } };
+    await Promise.all([
+      load(`${server.url}/v1/papers?days=365&limit=500`, { seconds, connections: 10, ...keyed }),
+      load(`${server.url}/v1/papers?days=30&axis=A6&min_score=2`, { seconds, connections: 10, ...keyed }),
+      load(`${server.url}/v1/daily/2026-03-14`, { seconds, connections: 10 }),
+      load(`${server.url}/v1/recent`, { seconds, connections: 10 }),
+    ]);
+    const status = await readFile(`/proc/${server.child.pid}/status`, "utf8");
+    const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+    console.log(
+      `server RSS after a sustained mixed load over 365 days: ${(rssKb / 1024).toFixed(0)} MB  (target < 150 MB)`,
+    );
+  } finally {
+    await server.stop();
+  }
+}
+
 const root = await mkdtemp(join(tmpdir(), "picks-bench-"));
 const publicDir = join(root, "public");
 try {
@@ -159,6 +187,31 @@ try {
       ">= 0.20, p99 < 30 ms",
     );
     await server.stop();
+  }
+  if (wanted("memory")) await memoryAfterLoad();
+  if (wanted("mcp")) {
+    const mcp = await runMcpBench();
+    console.log(
+      `picks mcp cold start to tools/list: median ${mcp.coldStartMs.median.toFixed(0)} ms ` +
+        `(bare node start ${mcp.bareNodeMs.median.toFixed(0)} ms)  (target < 500 ms)`,
+    );
+    console.log(
+      `labs_papers over 365 days: mean ${mcp.papersCallMs.inMemory.mean.toFixed(1)} ms in memory, ` +
+        `${mcp.papersCallMs.stdio.mean.toFixed(1)} ms over stdio, p95 ${mcp.papersCallMs.stdio.p95.toFixed(1)} ms  (target < 20 ms)`,
+    );
+  }
+  if (wanted("sources")) {
+    const sources = await runSourcesBench();
+    for (const row of sources.citationRequests) {
+      console.log(
+        `citation enrichment of ${row.picks} picks: ${row.requests} requests  (target ${row.target})`,
+      );
+    }
+    const { curate } = sources;
+    console.log(
+      `curate against fake upstreams, ${curate.candidates} candidates: ${(curate.wallMs / 1000).toFixed(1)} s wall, ` +
+        `${(curate.politenessMs / 1000).toFixed(1)} s of it arXiv politeness, ${curate.outsideDelayMs.toFixed(0)} ms outside it  (target < 1 s)`,
+    );
   }
 } finally {
   await rm(root, { recursive: true, force: true });

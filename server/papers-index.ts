@@ -6,8 +6,8 @@ export interface IndexedPick {
   pick: Pick;
   /** JSON of the compact list item (scores without evidence). */
   compactJson: string;
-  /** JSON of the full pick, as `/v1/papers/{arxiv_id}` sends it. */
-  fullJson: string;
+  /** JSON of the full pick, as `/v1/papers/{arxiv_id}` sends it (made on first use: most are never asked for). */
+  readonly fullJson: string;
 }
 
 export interface PapersIndex {
