@@ -9,6 +9,7 @@ import type { Scores } from "./domain/score.ts";
 import { compileRubric, scoreWith } from "./domain/scorer.ts";
 import { type SelectionPolicy, selectPicks } from "./domain/selection.ts";
 import { buildDailySnapshot, buildRecent, buildStats, type DailySnapshot } from "./domain/snapshot.ts";
+import { planFeeds, siteUrlFromEnv, writeFeeds } from "./feeds.ts";
 import { type PlannedFile, publishFiles, readDailySnapshots } from "./publish.ts";
 import type { CandidateSource } from "./sources/source.ts";
 
@@ -55,6 +56,8 @@ export interface CurateOptions {
   citationsSkipped?: string;
   /** The outbound HTTP client's counts, copied into the run record. */
   httpCounts?: () => HttpCounts;
+  /** The site's base URL for the feeds' links (no trailing slash); absent: PUBLIC_BASE_URL or the default. */
+  siteUrl?: string;
 }
 
 export type CurateStage = "gather" | "score" | "select" | "enrich" | "publish";
@@ -179,6 +182,13 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     { path: join(v1, "stats.json"), kind: "stats", value: buildStats(days, generatedAt, rubric.version) },
     { path: join(v1, "axes.json"), kind: "axes", value: rubric },
   ];
+  // Built and checked before anything is written, so a bad feed fails the run like a bad snapshot.
+  const feeds = planFeeds({
+    days,
+    outDir: options.outDir,
+    baseUrl: options.siteUrl ?? siteUrlFromEnv(process.env),
+    rubric,
+  });
   const record: RunRecord = {
     date,
     started_at: startedAt,
@@ -190,16 +200,18 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     counts,
     skipped: batch.skipped,
     candidates: screened,
-    files: planned.map((file) => file.path),
+    files: [...planned.map((file) => file.path), ...feeds.map((feed) => feed.path)],
     source_notes: batch.notes ?? [],
     scoring,
     citations: enriched.run,
     http: options.httpCounts?.() ?? NO_HTTP,
   };
-  progress("publish", `writing ${planned.length} files to ${v1}`);
+  progress("publish", `writing ${planned.length} files to ${v1}, then the feeds`);
   await publishFiles([
     ...planned,
     { path: join(options.runsDir, `${date}.json`), kind: "run", value: record },
   ]);
+  // After the snapshots: a reader that follows a feed entry finds its day already published.
+  await writeFeeds(feeds);
   return { snapshot, record, files: record.files, unreadable: existing.unreadable };
 }

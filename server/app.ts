@@ -7,6 +7,7 @@ import { registerPapersRoutes } from "./routes/papers-routes.ts";
 import { registerReadRoutes } from "./routes/read-routes.ts";
 import { registerSubmissionRoutes } from "./routes/submission-routes.ts";
 import { registerVerifyRoutes } from "./routes/verify-routes.ts";
+import { registerSiteRoutes } from "./static-site.ts";
 
 /**
  * Builds the HTTP app without listening. Every route answers FastAPI's shapes; anything unexpected
@@ -38,6 +39,7 @@ export function createApp(context: AppContext): H3 {
   registerVerifyRoutes(app, context);
   registerSubmissionRoutes(app, context);
   registerDocsRoutes(app);
+  registerSiteRoutes(app, context);
   app.all("/**", () => notFound());
   return app;
 }

@@ -3,6 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type DailySnapshot, DailySnapshotSchema } from "../pipeline/domain/snapshot.ts";
 import { type PreparedResponse, prepare } from "./prepared.ts";
+import { loadStaticSite } from "./static-site.ts";
 
 // Dated days can still change (a rerun, refreshed citation figures), so even they are cached for
 // an hour rather than forever; the moving files for five minutes.
@@ -11,7 +12,10 @@ const CACHE_DATED = "public, max-age=3600";
 
 /** The published snapshot files held in memory, ready to serve, and reloaded when they change. */
 export interface SnapshotCache {
-  /** The prepared answer for an API path such as `/v1/daily/2026-11-20`, if that file exists. */
+  /**
+   * The prepared answer for an API path such as `/v1/daily/2026-11-20`, or a static site path (`/`,
+   * `/assets/app.js`, `/feed.xml`), if that file exists.
+   */
   lookup(pathname: string): PreparedResponse | undefined;
   /** Published days, newest first. */
   days(): readonly DailySnapshot[];
@@ -35,8 +39,9 @@ async function readOptional(path: string): Promise<Buffer | undefined> {
   }
 }
 
-async function load(v1: string, log: (message: string) => void) {
-  const responses = new Map<string, PreparedResponse>();
+async function load(publicDir: string, log: (message: string) => void) {
+  const v1 = join(publicDir, "v1");
+  const responses = await loadStaticSite(publicDir, log);
   for (const [route, file] of FIXED_FILES) {
     const body = await readOptional(join(v1, file));
     if (body) responses.set(route, prepare(body, CACHE_MOVING));
@@ -67,8 +72,9 @@ function safeJson(body: Buffer): unknown {
 }
 
 /**
- * Loads `{publicDir}/v1` and, with `watch`, reloads it shortly after any file there changes. Readers
- * always see a complete generation: the maps are swapped whole, never mutated in place.
+ * Loads `{publicDir}/v1` and the static site beside it and, with `watch`, reloads them shortly after a
+ * file in the site root, `v1` or `v1/daily` changes (assets are read at start and at each reload).
+ * Readers always see a complete generation: the maps are swapped whole, never mutated in place.
  */
 export async function createSnapshotCache(options: {
   publicDir: string;
@@ -77,14 +83,14 @@ export async function createSnapshotCache(options: {
 }): Promise<SnapshotCache> {
   const v1 = join(options.publicDir, "v1");
   const log = options.log ?? (() => {});
-  let state = await load(v1, log);
+  let state = await load(options.publicDir, log);
   let watchers: FSWatcher[] = [];
   let timer: NodeJS.Timeout | undefined;
   let reloading: Promise<void> = Promise.resolve();
 
   const reload = (): Promise<void> => {
     reloading = reloading.then(async () => {
-      state = await load(v1, log);
+      state = await load(options.publicDir, log);
     });
     return reloading;
   };
@@ -92,8 +98,10 @@ export async function createSnapshotCache(options: {
     clearTimeout(timer);
     timer = setTimeout(() => void reload().catch((error) => log(`reload failed: ${error}`)), 50);
   };
+  // The site root too: the feeds are written there, after the snapshots.
+  const watched = [options.publicDir, v1, join(v1, "daily")];
   const startWatching = () => {
-    for (const dir of [v1, join(v1, "daily")]) {
+    for (const dir of watched) {
       try {
         const watcher = watch(dir, { persistent: false }, schedule);
         watcher.on("error", () => watcher.close());
@@ -109,7 +117,7 @@ export async function createSnapshotCache(options: {
     // fs.watch misses events on some file systems and cannot watch a folder created later: a slow
     // poll of the folder list covers both.
     poll = setInterval(() => {
-      if (watchers.length < 2) {
+      if (watchers.length < watched.length) {
         for (const watcher of watchers) watcher.close();
         watchers = [];
         startWatching();

@@ -1,0 +1,108 @@
+import { join } from "node:path";
+import { XMLParser, XMLValidator } from "fast-xml-parser";
+import {
+  buildAtomFeed,
+  buildJsonFeed,
+  type FeedSite,
+  feedItems,
+  feedUpdated,
+  JsonFeedSchema,
+} from "./domain/feeds.ts";
+import type { Rubric } from "./domain/rubric.ts";
+import type { DailySnapshot } from "./domain/snapshot.ts";
+import { writeFileAtomic } from "./publish.ts";
+
+/** Where `picks serve` listens by default: the feeds link there unless PUBLIC_BASE_URL says otherwise. */
+export const DEFAULT_SITE_URL = "http://127.0.0.1:8787";
+
+/** The site's base URL from PUBLIC_BASE_URL, without a trailing slash; throws on anything but http(s). */
+export function siteUrlFromEnv(env: NodeJS.ProcessEnv): string {
+  const raw = env.PUBLIC_BASE_URL?.trim() || DEFAULT_SITE_URL;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(
+      `Expected PUBLIC_BASE_URL to be an http(s) URL such as https://picks.example.org, got \`${raw}\``,
+    );
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search || url.hash) {
+    throw new Error(
+      `Expected PUBLIC_BASE_URL to be an http(s) URL without query or fragment, got \`${raw}\``,
+    );
+  }
+  return url.href.replace(/\/+$/, "");
+}
+
+/** A feed file ready to write: its path and its checked content. */
+export interface FeedFile {
+  path: string;
+  content: string;
+}
+
+/**
+ * Parses the Atom document back and checks it holds what was meant: a malformed feed (a bug in the
+ * escaping) must stop the run before anything is written, as an invalid JSON snapshot does.
+ */
+export function assertAtomFeed(xml: string, expectedIds: readonly string[], path: string): void {
+  const valid = XMLValidator.validate(xml);
+  if (valid !== true) {
+    throw new Error(
+      `refusing to write ${path}: not well-formed XML (${valid.err.msg}, line ${valid.err.line})`,
+    );
+  }
+  const parser = new XMLParser({
+    ignoreAttributes: false,
+    parseTagValue: false,
+    isArray: (name) => name === "entry",
+  });
+  const parsed = parser.parse(xml);
+  const feed = parsed?.feed;
+  if (feed?.["@_xmlns"] !== "http://www.w3.org/2005/Atom") {
+    throw new Error(`refusing to write ${path}: the root is not an Atom <feed>`);
+  }
+  const ids = ((feed.entry ?? []) as Array<{ id?: unknown }>).map((entry) => String(entry.id));
+  // The parser decodes the predefined entities, so each id must read back exactly as it was meant.
+  if (ids.length !== expectedIds.length || ids.some((id, i) => id !== expectedIds[i])) {
+    throw new Error(`refusing to write ${path}: the entries read back do not match the picks`);
+  }
+}
+
+/** Builds both feeds of the newest days and checks them; nothing is written here. */
+export function planFeeds(input: {
+  days: readonly DailySnapshot[];
+  outDir: string;
+  baseUrl: string;
+  rubric?: Rubric;
+}): FeedFile[] {
+  const regFitNames = Object.fromEntries(
+    (input.rubric?.reg_fit.levels ?? []).map((level) => [level.score, level.name]),
+  );
+  const site: FeedSite = { baseUrl: input.baseUrl, regFitNames };
+  const items = feedItems(input.days, site);
+  const atomPath = join(input.outDir, "feed.xml");
+  const jsonPath = join(input.outDir, "feed.json");
+  const atom = buildAtomFeed(items, site, feedUpdated(input.days));
+  assertAtomFeed(
+    atom,
+    items.map((item) => item.id),
+    atomPath,
+  );
+  const jsonFeed = buildJsonFeed(items, site);
+  const checked = JsonFeedSchema.safeParse(jsonFeed);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    throw new Error(
+      `refusing to write ${jsonPath}: /${issue?.path.join("/") ?? ""} ${issue?.message ?? "is invalid"}`,
+    );
+  }
+  return [
+    { path: atomPath, content: atom },
+    { path: jsonPath, content: JSON.stringify(jsonFeed) },
+  ];
+}
+
+/** Writes each feed atomically (temporary file, flush, rename). */
+export async function writeFeeds(files: readonly FeedFile[]): Promise<void> {
+  for (const file of files) await writeFileAtomic(file.path, file.content);
+}

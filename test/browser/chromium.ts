@@ -1,0 +1,57 @@
+import { accessSync, constants } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { type Browser, chromium } from "playwright-core";
+
+/** Debian's Chromium (`apt-get install chromium`; `.ci/run` installs it when missing). */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+/** Where screenshots are kept as test artifacts (git-ignored). */
+export const ARTIFACTS = fileURLToPath(new URL("../../test-results/browser/", import.meta.url));
+
+// On a machine without network access Chromium's background services would only collect refused
+// connections; these flags keep it to the page under test.
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+const inCI = (): boolean => {
+  const value = process.env.CI?.trim().toLowerCase();
+  return value !== undefined && value !== "" && value !== "0" && value !== "false";
+};
+
+function missingReason(): string | null {
+  try {
+    accessSync(CHROMIUM_PATH, constants.X_OK);
+    return null;
+  } catch {
+    return `Chromium is not at ${CHROMIUM_PATH} (apt-get install -y chromium, or set CHROMIUM_PATH)`;
+  }
+}
+
+/**
+ * Whether the browser tests run here. Without Chromium they are skipped on a developer machine, with
+ * the reason printed; in CI they run anyway and fail on the missing browser, so CI can never go green
+ * without having driven the page.
+ */
+export function browserPlan(): { skip: boolean; missing: string | null } {
+  const missing = missingReason();
+  const skip = missing !== null && !inCI();
+  if (skip) process.stderr.write(`browser tests skipped: ${missing}\n`);
+  return { skip, missing };
+}
+
+/** Launches headless Chromium with a fresh profile; throws when it is not installed. */
+export async function launchChromium(): Promise<Browser> {
+  const missing = missingReason();
+  if (missing) throw new Error(`${missing}; CI requires the browser tests to run`);
+  await mkdir(ARTIFACTS, { recursive: true });
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS });
+}

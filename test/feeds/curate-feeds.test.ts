@@ -1,0 +1,102 @@
+import { access, mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { XMLParser } from "fast-xml-parser";
+import { beforeAll, describe, expect, it } from "vitest";
+import { curate } from "../../pipeline/curate.ts";
+import { JsonFeedSchema } from "../../pipeline/domain/feeds.ts";
+import type { Rubric } from "../../pipeline/domain/rubric.ts";
+import { DEFAULT_SELECTION } from "../../pipeline/domain/selection.ts";
+import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
+import { loadRubric } from "../../pipeline/rubric-file.ts";
+import { createSampleSource, sampleDays } from "../../pipeline/sources/sample-source.ts";
+
+let rubric: Rubric;
+let days: string[];
+beforeAll(async () => {
+  rubric = await loadRubric();
+  days = await sampleDays();
+});
+
+async function site() {
+  const root = await mkdtemp(join(tmpdir(), "picks-feeds-"));
+  return { outDir: join(root, "public"), runsDir: join(root, "runs") };
+}
+
+const run = (dirs: { outDir: string; runsDir: string }, date: string, siteUrl?: string) =>
+  curate({
+    date,
+    source: createSampleSource(),
+    ...dirs,
+    rubric,
+    selection: DEFAULT_SELECTION,
+    now: () => new Date("2026-11-21T06:00:00Z"),
+    ...(siteUrl === undefined ? {} : { siteUrl }),
+  });
+
+const readJson = async <T>(path: string): Promise<T> => JSON.parse(await readFile(path, "utf8")) as T;
+
+describe("picks curate writes the feeds", () => {
+  it("publishes Atom and JSON Feed entries for every pick of the published days, newest first", async () => {
+    const dirs = await site();
+    let result: Awaited<ReturnType<typeof run>> | undefined;
+    for (const date of days) result = await run(dirs, date, "https://picks.example.org");
+    const published = await Promise.all(
+      days.map((date) => readJson<DailySnapshot>(join(dirs.outDir, "v1", "daily", `${date}.json`))),
+    );
+    const expectedIds = published
+      .sort((a, b) => (a.date < b.date ? 1 : -1))
+      .flatMap((day) => day.picks.map((pick) => `https://arxiv.org/abs/${pick.arxiv_id}#pick-${day.date}`));
+    expect(expectedIds.length).toBeGreaterThan(10);
+
+    const xml = await readFile(join(dirs.outDir, "feed.xml"), "utf8");
+    const atom = new XMLParser({
+      ignoreAttributes: false,
+      parseTagValue: false,
+      isArray: (n) => n === "entry",
+    }).parse(xml);
+    expect(atom.feed.entry.map((entry: { id: string }) => entry.id)).toEqual(expectedIds);
+    expect(atom.feed.title["#text"]).toBe("Research-Picks (sample data)");
+    expect(atom.feed.entry[0].summary["#text"]).toMatch(
+      /^Sample data\. Pick #1 of 2026-11-20: total \d+\/45/,
+    );
+    expect(atom.feed.entry[0].summary["#text"]).toMatch(
+      /REG FIT \d\/3 \((would not pass as is|passes|likely)/,
+    );
+
+    const json = JsonFeedSchema.parse(await readJson(join(dirs.outDir, "feed.json")));
+    expect(json.items.map((item) => item.id)).toEqual(expectedIds);
+    expect(json.feed_url).toBe("https://picks.example.org/feed.json");
+    expect(result?.files).toEqual(
+      expect.arrayContaining([join(dirs.outDir, "feed.xml"), join(dirs.outDir, "feed.json")]),
+    );
+  });
+
+  it("points the links at PUBLIC_BASE_URL when no site URL is passed", async () => {
+    const dirs = await site();
+    const before = process.env.PUBLIC_BASE_URL;
+    process.env.PUBLIC_BASE_URL = "https://mirror.example.net/picks/";
+    try {
+      await run(dirs, days.at(-1) as string);
+    } finally {
+      if (before === undefined) delete process.env.PUBLIC_BASE_URL;
+      else process.env.PUBLIC_BASE_URL = before;
+    }
+    const json = await readJson<{
+      home_page_url: string;
+      items: Array<{ _research_picks: { day_url: string } }>;
+    }>(join(dirs.outDir, "feed.json"));
+    expect(json.home_page_url).toBe("https://mirror.example.net/picks/");
+    expect(json.items[0]?._research_picks.day_url).toBe(
+      `https://mirror.example.net/picks/?date=${days.at(-1)}`,
+    );
+  });
+
+  it("writes nothing at all when a feed fails its check", async () => {
+    const dirs = await site();
+    await expect(run(dirs, days[0] as string, "not a url")).rejects.toThrow(/refusing to write .*feed\.json/);
+    for (const path of [join(dirs.outDir, "v1", "daily", `${days[0]}.json`), join(dirs.outDir, "feed.xml")]) {
+      await expect(access(path)).rejects.toThrow(/ENOENT/);
+    }
+  });
+});
