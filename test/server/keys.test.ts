@@ -14,6 +14,9 @@ afterAll(() => snapshots.close());
 
 const KEY_FORM = /^rp_labs_[0-9A-Za-z]{36}$/;
 
+/** The key with its last checksum character changed (to another one, always: "0" becomes "1"). */
+const withWrongChecksum = (key: string) => `${key.slice(0, -1)}${key.endsWith("0") ? "1" : "0"}`;
+
 describe.each(MODES)("POST /v1/keys and authentication (%s)", (mode) => {
   let call: Call;
   let close: () => Promise<void>;
@@ -114,7 +117,7 @@ describe.each(MODES)("POST /v1/keys and authentication (%s)", (mode) => {
   it.each([
     ["no key", {}, "Missing API key."],
     ["a malformed key", { "x-api-key": "rp_labs_short" }, "Malformed API key"],
-    ["a key with a wrong checksum", { "x-api-key": `${generateKey().slice(0, -1)}0` }, "Malformed API key"],
+    ["a key with a wrong checksum", { "x-api-key": withWrongChecksum(generateKey()) }, "Malformed API key"],
     ["a well-formed unknown key", { "x-api-key": generateKey() }, "Unknown API key."],
   ])("answers %s with 401 and how to get a key", async (_name, headers, start) => {
     for (const path of ["/v1/papers", "/v1/papers/2210.03629", "/v1/me"]) {
@@ -132,5 +135,29 @@ describe.each(MODES)("POST /v1/keys and authentication (%s)", (mode) => {
     expect(((await response.json()) as { detail: string }).detail).toContain(
       "not accepted in the query string",
     );
+  });
+});
+
+describe("revocation and rotation", () => {
+  it("refuses a revoked key at once, and a rotated key's replacement works", async () => {
+    const context = await testContext(snapshots);
+    const { call } = await clientFor("in-process", context);
+    const { key, record } = await context.keys.issue({
+      tier: "pro",
+      email: "r@example.org",
+      label: "rotating",
+    });
+    const me = () => call("/v1/me", { headers: { "x-api-key": key } });
+    expect((await me()).status).toBe(200);
+    const rotated = await context.keys.rotate(record.id);
+    expect(rotated?.old.replaced_by).toBe(rotated?.record.id);
+    const refused = await me();
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(/^This API key has been revoked\./);
+    const fresh = await call("/v1/me", { headers: { "x-api-key": rotated?.key ?? "" } });
+    expect(fresh.status).toBe(200);
+    expect(await fresh.json()).toMatchObject({ tier: "pro", label: "rotating" });
+    await context.keys.revoke(rotated?.key ?? "");
+    expect((await call("/v1/me", { headers: { "x-api-key": rotated?.key ?? "" } })).status).toBe(401);
   });
 });
