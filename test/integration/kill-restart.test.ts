@@ -15,7 +15,16 @@ function usedOf(response: Response): number | undefined {
   return match ? 5000 - Number(match[1]) : undefined;
 }
 
-describe("a server killed with SIGKILL under load, then restarted on the same file store", () => {
+const SUBMISSION = {
+  runtime_name: "Loadtest Runtime",
+  vendor: "Example Labs",
+  url: "https://runtime.invalid/docs",
+  description:
+    "An agent runtime with sandboxed tool calls, human approval gates and an audit log of every action.",
+  contact_email: "owner@example.org",
+};
+
+describe("a server killed with SIGKILL under mixed load, then restarted on the same file store", () => {
   let publicDir: string;
   let stateDir: string;
   const keys: string[] = [];
@@ -44,8 +53,9 @@ describe("a server killed with SIGKILL under load, then restarted on the same fi
     }
   });
 
-  it("keeps every issued key and never lets a count go down", async () => {
-    const server = await startPicksServer(publicDir, { STATE_DIR: stateDir });
+  it("keeps every issued key and accepted submission, and never lets a count go down", async () => {
+    const env = { STATE_DIR: stateDir, VERIFY_RATE_LIMIT: "1000000", SUBMIT_RATE_LIMIT: "1000000" };
+    const server = await startPicksServer(publicDir, env);
     const highest = new Map<string, number>();
     let stop = false;
     const worker = async (key: string) => {
@@ -62,7 +72,38 @@ describe("a server killed with SIGKILL under load, then restarted on the same fi
         }
       }
     };
-    const load = keys.flatMap((key) => [worker(key), worker(key), worker(key)]);
+    const accepted: number[] = [];
+    let verifyUsed = 0;
+    const others = async () => {
+      while (!stop) {
+        try {
+          await fetch(`${server.url}/v1/daily/latest`);
+          const verify = await fetch(`${server.url}/v1/verify`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({
+              subject: "Hello",
+              body: "A short note.",
+              recipient: "a@example.org",
+              options: { llm_check: false },
+            }),
+          });
+          const remaining = /r=(\d+)/.exec(verify.headers.get("ratelimit") ?? "")?.[1];
+          if (verify.status === 200 && remaining)
+            verifyUsed = Math.max(verifyUsed, 1_000_000 - Number(remaining));
+          const submitted = await fetch(`${server.url}/v1/score/submit`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(SUBMISSION),
+          });
+          if (submitted.status === 202)
+            accepted.push(((await submitted.json()) as { submission_id: number }).submission_id);
+        } catch {
+          return;
+        }
+      }
+    };
+    const load = [...keys.flatMap((key) => [worker(key), worker(key)]), others(), others()];
     // A key issued over HTTP during the load must survive the kill too.
     const issued = await fetch(`${server.url}/v1/keys`, {
       method: "POST",
@@ -77,7 +118,10 @@ describe("a server killed with SIGKILL under load, then restarted on the same fi
     await Promise.all(load);
     expect([...highest.values()].every((used) => used > 0)).toBe(true);
 
-    const again = await startPicksServer(publicDir, { STATE_DIR: stateDir });
+    expect(accepted.length).toBeGreaterThan(0);
+    expect(verifyUsed).toBeGreaterThan(0);
+
+    const again = await startPicksServer(publicDir, env);
     try {
       for (const key of keys) {
         const me = await fetch(`${again.url}/v1/me`, { headers: { "x-api-key": key } });
@@ -86,6 +130,21 @@ describe("a server killed with SIGKILL under load, then restarted on the same fi
         expect(usage.used).toBeGreaterThanOrEqual(highest.get(key) ?? 0);
       }
       expect((await fetch(`${again.url}/v1/me`, { headers: { "x-api-key": fresh } })).status).toBe(200);
+      for (const id of accepted) {
+        expect((await fetch(`${again.url}/v1/score/submission/${id}`)).status, `submission ${id}`).toBe(200);
+      }
+      const verify = await fetch(`${again.url}/v1/verify`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          subject: "Hello",
+          body: "A short note.",
+          recipient: "a@example.org",
+          options: { llm_check: false },
+        }),
+      });
+      const remaining = Number(/r=(\d+)/.exec(verify.headers.get("ratelimit") ?? "")?.[1]);
+      expect(1_000_000 - remaining).toBeGreaterThan(verifyUsed);
     } finally {
       await again.stop();
     }
