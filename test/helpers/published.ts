@@ -6,39 +6,19 @@ import { DEFAULT_SELECTION } from "../../pipeline/domain/selection.ts";
 import { loadRubric } from "../../pipeline/rubric-file.ts";
 import { createFileSource } from "../../pipeline/sources/file-source.ts";
 import { createSampleSource, sampleDays } from "../../pipeline/sources/sample-source.ts";
+import type { CandidateSource } from "../../pipeline/sources/source.ts";
 import { LISTING_250, LISTING_PARTIAL } from "./fixtures.ts";
 
-/** A temporary site with two real days published from the recorded listings. */
-export async function publishFixtureDays(): Promise<{ publicDir: string; runsDir: string }> {
-  const root = await mkdtemp(join(tmpdir(), "picks-site-"));
+/** Curates each day from its source into a new temporary site, at a fixed instant. */
+async function publishDays(
+  prefix: string,
+  days: ReadonlyArray<readonly [date: string, source: CandidateSource]>,
+): Promise<{ publicDir: string; runsDir: string }> {
+  const root = await mkdtemp(join(tmpdir(), prefix));
   const publicDir = join(root, "public");
   const runsDir = join(root, "runs");
   const rubric = await loadRubric();
-  for (const [date, file] of [
-    ["2026-06-12", LISTING_250],
-    ["2026-06-25", LISTING_PARTIAL],
-  ] as const) {
-    await curate({
-      date,
-      source: createFileSource(file),
-      outDir: publicDir,
-      runsDir,
-      rubric,
-      selection: DEFAULT_SELECTION,
-      now: () => new Date("2026-11-21T06:00:00Z"),
-    });
-  }
-  return { publicDir, runsDir };
-}
-
-/** A temporary site with the three embedded sample days published. */
-export async function publishSampleDays(): Promise<{ publicDir: string; runsDir: string }> {
-  const root = await mkdtemp(join(tmpdir(), "picks-sample-"));
-  const publicDir = join(root, "public");
-  const runsDir = join(root, "runs");
-  const rubric = await loadRubric();
-  const source = createSampleSource();
-  for (const date of await sampleDays()) {
+  for (const [date, source] of days) {
     await curate({
       date,
       source,
@@ -50,4 +30,21 @@ export async function publishSampleDays(): Promise<{ publicDir: string; runsDir:
     });
   }
   return { publicDir, runsDir };
+}
+
+/** A temporary site with two real days published from the recorded listings. */
+export function publishFixtureDays(): Promise<{ publicDir: string; runsDir: string }> {
+  return publishDays("picks-site-", [
+    ["2026-06-12", createFileSource(LISTING_250)],
+    ["2026-06-25", createFileSource(LISTING_PARTIAL)],
+  ]);
+}
+
+/** A temporary site with the three embedded sample days published. */
+export async function publishSampleDays(): Promise<{ publicDir: string; runsDir: string }> {
+  const source = createSampleSource();
+  return publishDays(
+    "picks-sample-",
+    (await sampleDays()).map((date) => [date, source] as const),
+  );
 }
