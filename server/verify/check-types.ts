@@ -35,36 +35,41 @@ export interface Findings {
   result(id: string, name: string, passMessage: string, advice: string): CheckResult;
 }
 
+// A class, not a closure per method: every check of every request makes one, and most add nothing.
+class FindingsList implements Findings {
+  count = 0;
+  private notes: Set<string> | undefined;
+  private evidence: Span[] | undefined;
+  private status: "warn" | "fail" = "warn";
+  private severity: Severity = "info";
+
+  add(status: "warn" | "fail", severity: Severity, note: string, span?: () => Span): void {
+    this.count += 1;
+    this.notes ??= new Set();
+    this.notes.add(note);
+    if (status === "fail" && this.status === "warn") {
+      this.status = "fail";
+      this.severity = severity;
+    } else if (status === this.status && SEVERITY_RANK[severity] > SEVERITY_RANK[this.severity]) {
+      this.severity = severity;
+    }
+    this.evidence ??= [];
+    if (span && this.evidence.length < MAX_EVIDENCE) this.evidence.push(span());
+  }
+
+  result(id: string, name: string, passMessage: string, advice: string): CheckResult {
+    if (this.count === 0 || !this.notes || !this.evidence) return passed(id, name, passMessage);
+    const list = [...this.notes];
+    const shown = list.slice(0, MAX_NOTES).join("; ");
+    const more = list.length > MAX_NOTES ? ` and ${list.length - MAX_NOTES} more` : "";
+    const sentence = `${shown.charAt(0).toUpperCase()}${shown.slice(1)}${more}.`;
+    const { status, severity, evidence } = this;
+    return { id, name, status, severity, message: `${sentence} ${advice}`, evidence };
+  }
+}
+
 export function createFindings(): Findings {
-  const notes = new Set<string>();
-  const evidence: Span[] = [];
-  let count = 0;
-  let status: "warn" | "fail" = "warn";
-  let severity: Severity = "info";
-  return {
-    add(findingStatus, findingSeverity, note, span) {
-      count += 1;
-      notes.add(note);
-      if (findingStatus === "fail" && status === "warn") {
-        status = "fail";
-        severity = findingSeverity;
-      } else if (findingStatus === status && SEVERITY_RANK[findingSeverity] > SEVERITY_RANK[severity]) {
-        severity = findingSeverity;
-      }
-      if (span && evidence.length < MAX_EVIDENCE) evidence.push(span());
-    },
-    get count() {
-      return count;
-    },
-    result(id, name, passMessage, advice) {
-      if (count === 0) return passed(id, name, passMessage);
-      const list = [...notes];
-      const shown = list.slice(0, MAX_NOTES).join("; ");
-      const more = list.length > MAX_NOTES ? ` and ${list.length - MAX_NOTES} more` : "";
-      const sentence = `${shown.charAt(0).toUpperCase()}${shown.slice(1)}${more}.`;
-      return { id, name, status, severity, message: `${sentence} ${advice}`, evidence };
-    },
-  };
+  return new FindingsList();
 }
 
 /** A one-line, bounded rendering of user text for messages. */

@@ -12,6 +12,8 @@ function isDigit(code: number): boolean {
 
 // 15 digits (E.164) with a separator between each pair still fits.
 const MAX_PHONE_LENGTH = 32;
+const MIN_PHONE_DIGITS = 8;
+const MAX_PHONE_DIGITS = 15;
 const SEPARATORS = new Set([" ", "-", ".", "/", "(", ")", ") ", " (", ")-"]);
 const DATE = /^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}$/;
 const THOUSANDS = /^[1-9]\d{0,2}(?:[.,]\d{3})+$/;
@@ -33,7 +35,7 @@ function isPhoneChar(code: number): boolean {
 function looksLikePhone(run: string): boolean {
   const groups = run.match(/\d{1,20}/g) ?? [];
   const digits = groups.join("").length;
-  if (digits < 8 || digits > 15 || run.lastIndexOf("+") > 0) return false;
+  if (digits < MIN_PHONE_DIGITS || digits > MAX_PHONE_DIGITS || run.lastIndexOf("+") > 0) return false;
   const separators = run.replace(/^\+/, "").match(/[^\d]{1,20}/g) ?? [];
   if (separators.some((separator) => !SEPARATORS.has(separator))) return false;
   if (separators.length === 0 && !run.startsWith("+")) return false;
@@ -88,17 +90,35 @@ function scanCards(
   return found;
 }
 
-/** Runs of digits and phone punctuation, each read once: card numbers first, then phone numbers. */
+const DIGITS = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
+
+/** True when `text` holds an ASCII digit: ten native searches beat one pass in JavaScript. */
+export function hasDigit(text: string): boolean {
+  return DIGITS.some((digit) => text.includes(digit));
+}
+
+const RUN_START = /[0-9+(]/g;
+
+/**
+ * Runs of digits and phone punctuation, each read once: card numbers first, then phone numbers. A
+ * run without digits holds neither, so texts without digits are skipped.
+ */
 export function scanNumbers(text: string, field: MessageField, views: TextViews, findings: Findings) {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (!isDigit(code) && code !== 43 && code !== 40) continue;
+  if (!hasDigit(text)) return;
+  RUN_START.lastIndex = 0;
+  for (let found = RUN_START.exec(text); found; found = RUN_START.exec(text)) {
+    const i = found.index;
     let end = i;
-    while (end < text.length && isPhoneChar(text.charCodeAt(end))) end += 1;
+    let digits = 0;
+    while (end < text.length && isPhoneChar(text.charCodeAt(end))) {
+      if (isDigit(text.charCodeAt(end))) digits += 1;
+      end += 1;
+    }
     const runEnd = end;
     while (end > i && !isDigit(text.charCodeAt(end - 1)) && text.charCodeAt(end - 1) !== 41) end -= 1;
     const glued = isWordAt(text, i - 1) || isWordAt(text, end) || /[/=#_:]/.test(text.charAt(i - 1));
-    if (!glued && end > i) {
+    // With fewer digits than a phone number has (a card number has more) there is nothing to find.
+    if (digits >= MIN_PHONE_DIGITS && !glued && end > i) {
       const groups: Group[] = [];
       for (let k = i; k < end; k++) {
         if (!isDigit(text.charCodeAt(k))) continue;
@@ -107,12 +127,15 @@ export function scanNumbers(text: string, field: MessageField, views: TextViews,
         groups.push({ start, end: k });
       }
       const cards = scanCards(text, groups, field, views, findings);
-      if (cards === 0 && end - i <= MAX_PHONE_LENGTH && looksLikePhone(text.slice(i, end))) {
+      // The digit count is looksLikePhone's first test, asked here before it builds any string.
+      const phoneSized = digits <= MAX_PHONE_DIGITS && end - i <= MAX_PHONE_LENGTH;
+      if (cards === 0 && phoneSized && looksLikePhone(text.slice(i, end))) {
         const start = i;
         const stop = end;
         findings.add("warn", "low", `a phone number in ${field}`, () => views.span(field, start, stop));
       }
     }
-    i = runEnd;
+    // The unit at runEnd is no phone character, so no run starts there.
+    RUN_START.lastIndex = runEnd + 1;
   }
 }

@@ -1,4 +1,5 @@
 import type { MessageField, Severity } from "../../pipeline/domain/verify-request.ts";
+import { isAscii } from "./ascii.ts";
 import { type Check, createFindings } from "./check-types.ts";
 
 const FIELDS: readonly MessageField[] = ["subject", "body", "recipient", "campaign"];
@@ -21,39 +22,75 @@ const PICTOGRAPHIC = /\p{Extended_Pictographic}|[\u{1F3FB}-\u{1F3FF}]|\uFE0F/u;
 const JOINING_LETTER = /^[\p{L}\p{M}]$/u;
 const LATIN = /\p{Script=Latin}/u;
 
+type Range = readonly [from: number, to: number];
+
+const VARIATION_SELECTORS: readonly Range[] = [
+  [0xfe00, 0xfe0f],
+  [0xe0100, 0xe01ef],
+];
+const TAGS: Range = [0xe0000, 0xe007f];
+
+const KINDS: readonly (readonly [Range, Kind])[] = [
+  ...(
+    [
+      [0x202a, 0x202e],
+      [0x2066, 0x2069],
+    ] as const
+  ).map((range) => [range, REORDERING] as const),
+  [TAGS, HIDDEN_TEXT],
+  ...(
+    [
+      [0x00ad, 0x00ad],
+      [0x034f, 0x034f],
+      [0x061c, 0x061c],
+      [0x115f, 0x1160],
+      [0x17b4, 0x17b5],
+      [0x180e, 0x180e],
+      [0x200b, 0x200f],
+      [0x2060, 0x2064],
+      [0x206a, 0x206f],
+      [0x3164, 0x3164],
+      [0xfeff, 0xfeff],
+      [0xffa0, 0xffa0],
+    ] as const
+  ).map((range) => [range, INVISIBLE] as const),
+];
+
+function within([from, to]: Range, codePoint: number): boolean {
+  return codePoint >= from && codePoint <= to;
+}
+
 function isVariationSelector(codePoint: number): boolean {
-  return (codePoint >= 0xfe00 && codePoint <= 0xfe0f) || (codePoint >= 0xe0100 && codePoint <= 0xe01ef);
+  return VARIATION_SELECTORS.some((range) => within(range, codePoint));
 }
 
 function isTag(codePoint: number): boolean {
-  return codePoint >= 0xe0000 && codePoint <= 0xe007f;
+  return within(TAGS, codePoint);
+}
+
+// The code points of the ranges below U+10000, looked up rather than searched.
+const BMP_KINDS = new Map<number, Kind>();
+for (const [[from, to], kind] of KINDS) {
+  for (let codePoint = from; codePoint <= Math.min(to, 0xffff); codePoint++) BMP_KINDS.set(codePoint, kind);
 }
 
 function kindOf(codePoint: number): Kind | undefined {
-  if ((codePoint >= 0x202a && codePoint <= 0x202e) || (codePoint >= 0x2066 && codePoint <= 0x2069)) {
-    return REORDERING;
-  }
-  if (isTag(codePoint)) return HIDDEN_TEXT;
-  if (
-    codePoint === 0x00ad ||
-    codePoint === 0x034f ||
-    codePoint === 0x061c ||
-    codePoint === 0x115f ||
-    codePoint === 0x1160 ||
-    codePoint === 0x17b4 ||
-    codePoint === 0x17b5 ||
-    codePoint === 0x180e ||
-    (codePoint >= 0x200b && codePoint <= 0x200f) ||
-    (codePoint >= 0x2060 && codePoint <= 0x2064) ||
-    (codePoint >= 0x206a && codePoint <= 0x206f) ||
-    codePoint === 0x3164 ||
-    codePoint === 0xfeff ||
-    codePoint === 0xffa0
-  ) {
-    return INVISIBLE;
-  }
-  return undefined;
+  if (codePoint <= 0xffff) return BMP_KINDS.get(codePoint);
+  return KINDS.find(([range]) => within(range, codePoint))?.[1];
 }
+
+/** A class of the UTF-16 units that can start one of `ranges`: astral ranges by their high surrogates. */
+function unitClass(ranges: readonly Range[]): RegExp {
+  const hex = (unit: number) => `\\u${unit.toString(16).padStart(4, "0")}`;
+  const parts = ranges.map(([from, to]) => {
+    const [low, high] = from > 0xffff ? [from, to].map((cp) => 0xd800 + ((cp - 0x10000) >> 10)) : [from, to];
+    return `${hex(low ?? 0)}-${hex(high ?? 0)}`;
+  });
+  return new RegExp(`[${parts.join("")}]`, "g");
+}
+
+// Every other unit is ordinary: the scan jumps from candidate to candidate in native code.
+const CANDIDATE = unitClass([...KINDS.map(([range]) => range), ...VARIATION_SELECTORS]);
 
 function at(text: string, index: number): string {
   const codePoint = text.codePointAt(index);
@@ -115,14 +152,16 @@ export const checkInvisibleCharacters: Check = (_message, { views }) => {
       runKind = undefined;
       runPoints = [];
     };
-    for (let i = 0; i < text.length; i++) {
-      const unit = text.charCodeAt(i);
-      // Everything below U+00AD is visible or ordinary whitespace: skip it without further work.
-      if (unit < 0xad) {
-        flush(i);
-        continue;
-      }
-      const codePoint = text.codePointAt(i) ?? unit;
+    // Nothing below U+00AD is invisible, and most messages hold nothing above U+007F.
+    if (isAscii(text)) continue;
+    // Just past the last candidate: everything from there up to the next candidate is ordinary.
+    let next = 0;
+    CANDIDATE.lastIndex = 0;
+    // test() moves lastIndex past the one-unit match without building a match array.
+    while (CANDIDATE.test(text)) {
+      const i = CANDIDATE.lastIndex - 1;
+      if (i > next) flush(next);
+      const codePoint = text.codePointAt(i) ?? 0;
       const width = codePoint > 0xffff ? 2 : 1;
       let kind = kindOf(codePoint);
       if (kind === INVISIBLE && isLegitimateJoiner(text, i, codePoint)) kind = undefined;
@@ -139,9 +178,10 @@ export const checkInvisibleCharacters: Check = (_message, { views }) => {
         }
         runPoints.push(codePoint);
       }
-      i += width - 1;
+      next = i + width;
+      CANDIDATE.lastIndex = next;
     }
-    flush(text.length);
+    flush(next);
   }
   return findings.result(
     "invisible_characters",

@@ -7,7 +7,8 @@ const ID = "links";
 const NAME = "Links";
 const FIELDS: readonly MessageField[] = ["subject", "body"];
 
-// Bounded, and each repeated class excludes the delimiter that ends it: one pass over the text.
+// Bounded, and each repeated class excludes the delimiter that ends it: one pass over the text. The
+// scans below first ask natively for a literal every match holds, which most text lacks.
 const URL_PATTERN = /\b(?:https?:\/\/(?:\[[0-9A-Fa-f:.]{2,45}\])?|www\.)[^\s<>"'`)\]]{0,2048}/gi;
 const SCRIPT_SCHEME = /\b(?:javascript|vbscript):(?=\S)|\bdata:[a-z]{1,20}\/[a-z0-9.+-]{1,60}[;,]/gi;
 const MARKDOWN_LINK = /\[([^[\]\r\n]{1,300})\]\(([^()\s]{1,2048})\)/g;
@@ -61,7 +62,17 @@ function scanUrls(text: string, field: MessageField, views: TextViews, findings:
   }
 }
 
+/** Every SCRIPT_SCHEME match has a colon right after "ipt" or "ata", in any case; colons are few. */
+function mayHoldScheme(text: string): boolean {
+  for (let at = text.indexOf(":", 3); at >= 0; at = text.indexOf(":", at + 1)) {
+    const before = text.slice(at - 3, at).toLowerCase();
+    if (before === "ipt" || before === "ata") return true;
+  }
+  return false;
+}
+
 function scanSchemes(text: string, field: MessageField, views: TextViews, findings: Findings): void {
+  if (!mayHoldScheme(text)) return;
   SCRIPT_SCHEME.lastIndex = 0;
   for (let match = SCRIPT_SCHEME.exec(text); match; match = SCRIPT_SCHEME.exec(text)) {
     const start = match.index;
@@ -94,6 +105,7 @@ function compareShownAndTarget(
 }
 
 function scanMarkdownLinks(text: string, field: MessageField, views: TextViews, findings: Findings): void {
+  if (!text.includes("](")) return;
   MARKDOWN_LINK.lastIndex = 0;
   for (let match = MARKDOWN_LINK.exec(text); match; match = MARKDOWN_LINK.exec(text)) {
     const start = match.index;
@@ -109,6 +121,7 @@ function scanMarkdownLinks(text: string, field: MessageField, views: TextViews, 
 }
 
 function scanAnchors(text: string, field: MessageField, views: TextViews, findings: Findings): void {
+  if (!text.includes("<")) return;
   ANCHOR_TAG.lastIndex = 0;
   // Position of the next "</a" at or after the current anchor; it only moves forward: linear.
   let close = -2;

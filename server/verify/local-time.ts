@@ -2,14 +2,14 @@
 
 export interface LocalTime {
   /** The zone as the request named it; Intl's canonical name can surprise ("Asia/Kolkata" -> "Asia/Calcutta"). */
-  timezone: string;
+  readonly timezone: string;
   /** ISO 8601 with offset, e.g. 2026-11-20T23:30:00-05:00. */
-  iso: string;
+  readonly iso: string;
   /** English weekday name, e.g. Friday. */
-  weekday: string;
+  readonly weekday: string;
   /** HH:MM, for messages. */
-  clock: string;
-  isWeekend: boolean;
+  readonly clock: string;
+  readonly isWeekend: boolean;
 }
 
 // Building a formatter costs far more than using one; zone names are few, but the cap keeps spelling
@@ -38,8 +38,20 @@ function formatterFor(timezone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
+// The answer depends only on the zone and the second (offsets change on whole seconds), and a busy
+// server asks for the same second many times: formatToParts costs more than all of a request's checks.
+let last: { timezone: string; second: number; value: LocalTime } | undefined;
+
 /** Throws a RangeError for an unknown zone; requests are validated before they get here. */
 export function localTime(now: Date, timezone: string): LocalTime {
+  const second = Math.floor(now.getTime() / 1000);
+  if (last?.timezone === timezone && last.second === second) return last.value;
+  const value = computeLocalTime(now, timezone);
+  last = { timezone, second, value };
+  return value;
+}
+
+function computeLocalTime(now: Date, timezone: string): LocalTime {
   const formatter = formatterFor(timezone);
   const parts: Record<string, string> = {};
   for (const part of formatter.formatToParts(now)) parts[part.type] = part.value;

@@ -1,67 +1,12 @@
 // The view of a text that phrase and term matching runs on, mapped back to the original text.
 
+import { fold, IGNORED, infoOf, SPACING, widthOf } from "./code-point-info.ts";
+
 /** Text folded for matching, with every unit's origin in the original (UTF-16 indices, end exclusive). */
 export interface NormalizedText {
   text: string;
   start: Int32Array;
   end: Int32Array;
-}
-
-const IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
-const SPACE = /^\s$/u;
-const MARK = /^\p{M}$/u;
-
-// Typographic variants an author types without noticing; folding them keeps "Here’s" equal to "Here's".
-const FOLD: Record<string, string> = {
-  "\u2018": "'",
-  "\u2019": "'",
-  "\u201b": "'",
-  "\u02bc": "'",
-  "\u201c": '"',
-  "\u201d": '"',
-  "\u2010": "-",
-  "\u2011": "-",
-  "\u2012": "-",
-  "\u2013": "-",
-  "\u2014": "-",
-  "\u2212": "-",
-};
-
-function fold(segment: string): string {
-  const lowered = segment.normalize("NFKC").toLowerCase();
-  return FOLD[lowered] ?? lowered;
-}
-
-const ORDINARY = 0;
-const IGNORED = 1;
-const SPACING = 2;
-
-interface CodePointInfo {
-  kind: typeof ORDINARY | typeof IGNORED | typeof SPACING;
-  mark: boolean;
-  /** The folding of the code point standing alone. */
-  folded: string;
-}
-
-// Text repeats its code points; the Unicode property tests and NFKC cost far more than a lookup. The
-// cap bounds memory however many distinct code points requests bring.
-const infoCache = new Map<number, CodePointInfo>();
-const MAX_CACHED = 8192;
-
-function infoOf(codePoint: number): CodePointInfo {
-  let info = infoCache.get(codePoint);
-  if (info === undefined) {
-    const char = String.fromCodePoint(codePoint);
-    const kind = IGNORABLE.test(char) ? IGNORED : SPACE.test(char) ? SPACING : ORDINARY;
-    info = { kind, mark: MARK.test(char), folded: fold(char) };
-    if (infoCache.size >= MAX_CACHED) infoCache.clear();
-    infoCache.set(codePoint, info);
-  }
-  return info;
-}
-
-function widthOf(codePoint: number): number {
-  return codePoint > 0xffff ? 2 : 1;
 }
 
 /** Growable output: folded UTF-16 units and, per unit, its origin in the original text. */
@@ -163,12 +108,6 @@ export function normalizeForMatch(original: string): NormalizedText {
     i = j;
   }
   return out.finish();
-}
-
-/** The text of `normalizeForMatch` alone, with a shortcut for plain ASCII (terms, phrase lists). */
-export function foldForMatch(text: string): string {
-  if (/^[\x20-\x7e]*$/.test(text) && !text.includes("  ")) return text.toLowerCase();
-  return normalizeForMatch(text).text;
 }
 
 const WORD = /[\p{L}\p{N}\p{M}]/uy;

@@ -60,15 +60,21 @@ function isScreamingSnake(content: string): boolean {
 
 type Classifier = (content: string) => boolean;
 
-const PATTERNS: readonly [RegExp, Classifier][] = [
-  [DOUBLE_BRACE, () => true],
-  [MERGE_TAG, () => true],
-  [PAREN_INSTRUCTION, () => true],
-  [SINGLE_BRACE, (content) => !content.includes(" ") || isVocabulary(content)],
-  [SQUARE, (content) => isVocabulary(content.trim()) || isScreamingSnake(content.trim())],
-  [PERCENT, (content) => content === content.toUpperCase() || isVocabulary(content)],
+/** A pattern, the literal every match starts with, and the test its content must pass. */
+type Pattern = readonly [RegExp, string, Classifier];
+
+// The opening literal lets the search start at its first occurrence, and skip a text without it, in
+// native code: most messages hold none of these characters.
+const PATTERNS: readonly Pattern[] = [
+  [DOUBLE_BRACE, "{", () => true],
+  [MERGE_TAG, "*|", () => true],
+  [PAREN_INSTRUCTION, "(", () => true],
+  [SINGLE_BRACE, "{", (content) => !content.includes(" ") || isVocabulary(content)],
+  [SQUARE, "[", (content) => isVocabulary(content.trim()) || isScreamingSnake(content.trim())],
+  [PERCENT, "%", (content) => content === content.toUpperCase() || isVocabulary(content)],
   [
     ANGLE,
+    "<",
     (content) =>
       isScreamingSnake(content) ||
       (/^[A-Z0-9]+$/.test(content) && !HTML_TAGS.has(content.toLowerCase())) ||
@@ -83,8 +89,10 @@ interface Hit {
 
 function findPlaceholders(text: string): Hit[] {
   const hits: Hit[] = [];
-  for (const [pattern, accepts] of PATTERNS) {
-    pattern.lastIndex = 0;
+  for (const [pattern, opening, accepts] of PATTERNS) {
+    const first = text.indexOf(opening);
+    if (first < 0) continue;
+    pattern.lastIndex = first;
     for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
       if (accepts(match[1] ?? match[0]))
         hits.push({ start: match.index, end: match.index + match[0].length });

@@ -1,6 +1,7 @@
 import type { MessageField } from "../../pipeline/domain/verify-request.ts";
 import { type Check, createFindings, quoteText, skipped } from "./check-types.ts";
-import { foldForMatch, isWholeWord, isWordEnd } from "./normalize.ts";
+import { foldText } from "./fold-text.ts";
+import { isWholeWord, isWordEnd } from "./normalize.ts";
 import { createPhraseMatcher, type PhraseMatcher } from "./phrase-matcher.ts";
 
 const ID = "redlist";
@@ -24,9 +25,7 @@ function compile(redlist: readonly string[]): CompiledRedlist {
   const key = redlist.join("\u0000");
   const cached = compiled.get(key);
   if (cached) return cached;
-  const terms = [
-    ...new Set(redlist.map((term) => foldForMatch(term).trim()).filter((term) => term.length > 0)),
-  ];
+  const terms = [...new Set(redlist.map((term) => foldText(term).trim()).filter((term) => term.length > 0))];
   const entry = { terms, matcher: createPhraseMatcher(terms) };
   if (key.length <= MAX_KEY_LENGTH) {
     if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value ?? "");
@@ -51,7 +50,7 @@ function containsWord(text: string, term: string): boolean {
 export const checkRedlist: Check = (message, { views }) => {
   const { terms, matcher } = compile(message.options.redlist);
   if (terms.length === 0) return skipped(ID, NAME, "No redlist terms were given.");
-  const recipient = views.normalized("recipient").text;
+  const recipient = views.folded("recipient");
   const exempt = new Set(
     terms.filter(
       (term) => containsWord(recipient, term) || containsWord(recipient, term.replaceAll(" ", "")),
@@ -60,19 +59,19 @@ export const checkRedlist: Check = (message, { views }) => {
   const findings = createFindings();
   let stopped = false;
   for (const field of FIELDS) {
-    const view = views.normalized(field);
+    const text = views.folded(field);
     matcher.scan(
-      view.text,
+      text,
       (phrase, start, end) => {
         const term = terms[phrase] ?? "";
-        if (exempt.has(term) || !isWholeWord(view.text, start, end)) return true;
+        if (exempt.has(term) || !isWholeWord(text, start, end)) return true;
         findings.add("fail", "high", `redlisted term ${quoteText(term)} in ${field}`, () =>
-          views.normalizedSpan(field, start, end),
+          views.foldedSpan(field, start, end),
         );
         stopped = findings.count >= MAX_MATCHES;
         return !stopped;
       },
-      (end) => isWordEnd(view.text, end),
+      (end) => isWordEnd(text, end),
     );
     if (stopped) break;
   }

@@ -1,7 +1,9 @@
-// Per-request views of the message fields, built once and shared by the checks: code point offsets for
-// evidence and the normalized text that phrase matching runs on.
+// Per-request views of the message fields, shared by the checks and each computed on first use: the
+// folded text that phrase matching runs on, the phrases found in it, and code point offsets for evidence.
 
 import type { MessageField, Span, VerifyRequest } from "../../pipeline/domain/verify-request.ts";
+import { foldText } from "./fold-text.ts";
+import { findKnownPhrases, type KnownPhraseHits } from "./known-phrases.ts";
 import { type NormalizedText, normalizeForMatch } from "./normalize.ts";
 
 /** Longest evidence text echoed back; the offsets still cover the whole span. */
@@ -9,12 +11,14 @@ const MAX_SPAN_TEXT = 200;
 
 export interface TextViews {
   text(field: MessageField): string;
-  /** The field folded for matching (see `normalizeForMatch`), computed on first use. */
-  normalized(field: MessageField): NormalizedText;
+  /** The field folded for matching: the text of `normalizeForMatch`. */
+  folded(field: MessageField): string;
+  /** The checks' fixed phrase lists in the folded field, all found in one pass. */
+  knownPhrases(field: MessageField): KnownPhraseHits;
   /** Evidence for `[start, end)` of a field in UTF-16 indices; `shown` replaces the echoed text. */
   span(field: MessageField, start: number, end: number, shown?: string): Span;
-  /** Evidence for `[start, end)` of the normalized view of a field. */
-  normalizedSpan(field: MessageField, start: number, end: number): Span;
+  /** Evidence for `[start, end)` of the folded view of a field. */
+  foldedSpan(field: MessageField, start: number, end: number): Span;
 }
 
 function codePointIndex(text: string): (index: number) => number {
@@ -39,6 +43,19 @@ function clip(text: string): string {
   return `${text.slice(0, MAX_SPAN_TEXT - 1)}…`;
 }
 
+/** A per-field cache: one slot per field, filled on first use. */
+function perField<T>(compute: (field: MessageField) => T): (field: MessageField) => T {
+  const slots: Partial<Record<MessageField, T>> = {};
+  return (field) => {
+    let value = slots[field];
+    if (value === undefined) {
+      value = compute(field);
+      slots[field] = value;
+    }
+    return value;
+  };
+}
+
 export function createTextViews(message: VerifyRequest): TextViews {
   const fields: Record<MessageField, string> = {
     subject: message.subject,
@@ -46,32 +63,22 @@ export function createTextViews(message: VerifyRequest): TextViews {
     recipient: message.recipient,
     campaign: message.campaign,
   };
-  const normalizedCache = new Map<MessageField, NormalizedText>();
-  const indexCache = new Map<MessageField, (index: number) => number>();
-  const toCodePoint = (field: MessageField, index: number): number => {
-    let convert = indexCache.get(field);
-    if (!convert) {
-      convert = codePointIndex(fields[field]);
-      indexCache.set(field, convert);
-    }
-    return convert(index);
-  };
+  const folded = perField((field) => foldText(fields[field]));
+  const knownPhrases = perField((field) => findKnownPhrases(folded(field)));
+  // The offset tables cost several times the folding: only evidence from the folded view needs them.
+  const normalized = perField<NormalizedText>((field) => normalizeForMatch(fields[field]));
+  const toCodePoint = perField((field) => codePointIndex(fields[field]));
   const views: TextViews = {
     text: (field) => fields[field],
-    normalized(field) {
-      let view = normalizedCache.get(field);
-      if (!view) {
-        view = normalizeForMatch(fields[field]);
-        normalizedCache.set(field, view);
-      }
-      return view;
-    },
+    folded,
+    knownPhrases,
     span(field, start, end, shown) {
       const text = shown ?? clip(fields[field].slice(start, end));
-      return { field, start: toCodePoint(field, start), end: toCodePoint(field, end), text };
+      const convert = toCodePoint(field);
+      return { field, start: convert(start), end: convert(end), text };
     },
-    normalizedSpan(field, start, end) {
-      const view = views.normalized(field);
+    foldedSpan(field, start, end) {
+      const view = normalized(field);
       const from = view.start[start] ?? 0;
       const to = view.end[end - 1] ?? from;
       return views.span(field, from, to);

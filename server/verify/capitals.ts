@@ -1,0 +1,105 @@
+// Counts of cased and capital letters, by code point, each counting its UTF-16 length: the numbers that
+// removing everything but /[\p{Lu}\p{Ll}\p{Lt}]/u and /[\p{Lu}\p{Lt}]/u leaves, without building strings.
+
+import { Buffer } from "node:buffer";
+import { isAscii } from "./ascii.ts";
+
+const CAPITAL = /^[\p{Lu}\p{Lt}]$/u;
+const LOWER = /^\p{Ll}$/u;
+
+// Bit 0: a cased letter; bit 1: a capital.
+function classify(codePoint: number): number {
+  const char = String.fromCodePoint(codePoint);
+  return CAPITAL.test(char) ? 3 : LOWER.test(char) ? 1 : 0;
+}
+
+const LATIN1 = Uint8Array.from({ length: 256 }, (_, unit) => classify(unit));
+// Beyond Latin-1 text repeats its code points too; the cap bounds memory.
+const others = new Map<number, number>();
+const MAX_CACHED = 4096;
+
+function classOf(codePoint: number): number {
+  if (codePoint < 256) return LATIN1[codePoint] as number;
+  let value = others.get(codePoint);
+  if (value === undefined) {
+    value = classify(codePoint);
+    if (others.size >= MAX_CACHED) others.clear();
+    others.set(codePoint, value);
+  }
+  return value;
+}
+
+export interface LetterCounts {
+  letters: number;
+  capitals: number;
+}
+
+// The text is read four bytes at a time from this scratch space, grown on demand.
+let bytes = Buffer.alloc(0);
+let words = new Uint32Array(0);
+// Bit 7 of every byte of a 32-bit word.
+const HIGH_BITS = 0x80808080;
+// Per-byte counts in a word stay below 256 for this many words.
+const BLOCK = 255;
+const NON_ASCII_RUN = /[\u0080-\uffff]+/g;
+
+function byteSum(lanes: number): number {
+  return (lanes & 0xff) + ((lanes >>> 8) & 0xff) + ((lanes >>> 16) & 0xff) + (lanes >>> 24);
+}
+
+/** Adds the ASCII letters among the first `size` scratch bytes, in SWAR; every byte is below 0x80. */
+function countAsciiBytes(size: number, counts: LetterCounts): void {
+  const count = size >>> 2;
+  for (let from = 0; from < count; from += BLOCK) {
+    // One count per byte lane, summed when the block ends.
+    let upperLanes = 0;
+    let lowerLanes = 0;
+    const to = Math.min(from + BLOCK, count);
+    for (let w = from; w < to; w++) {
+      const word = words[w] as number;
+      // Adding 0x80 - t to a byte below 0x80 sets its bit 7, without a carry, exactly when it is t or more.
+      const upper = (word + 0x3f3f3f3f) & ~(word + 0x25252525) & HIGH_BITS; // 0x41 "A" to 0x5a "Z"
+      const lower = (word + 0x1f1f1f1f) & ~(word + 0x05050505) & HIGH_BITS; // 0x61 "a" to 0x7a "z"
+      upperLanes += upper >>> 7;
+      lowerLanes += lower >>> 7;
+    }
+    counts.capitals += byteSum(upperLanes);
+    counts.letters += byteSum(upperLanes) + byteSum(lowerLanes);
+  }
+}
+
+/** Adds the code points of `text[start, end)`, all beyond ASCII, one by one. */
+function countRun(text: string, start: number, end: number, counts: LetterCounts): void {
+  for (let i = start; i < end; i++) {
+    const codePoint = text.codePointAt(i) ?? 0;
+    const width = codePoint > 0xffff ? 2 : 1;
+    const value = classOf(codePoint);
+    counts.letters += (value & 1) * width;
+    counts.capitals += (value >> 1) * width;
+    i += width - 1;
+  }
+}
+
+/** UTF-16 units in cased letters (Lu, Ll, Lt) and in capitals (Lu, Lt); lone surrogates count as neither. */
+export function countLetters(text: string): LetterCounts {
+  const size = (text.length + 3) & ~3;
+  if (bytes.length < size) {
+    bytes = Buffer.alloc(Math.max(size, bytes.length * 2));
+    words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >>> 2);
+  }
+  // One byte per UTF-16 unit: the ASCII ones as they are, the others cut to their low byte.
+  bytes.write(text, 0, "latin1");
+  bytes.fill(0, text.length, size);
+  const counts = { letters: 0, capitals: 0 };
+  if (!isAscii(text)) {
+    NON_ASCII_RUN.lastIndex = 0;
+    for (let run = NON_ASCII_RUN.exec(text); run; run = NON_ASCII_RUN.exec(text)) {
+      const end = run.index + run[0].length;
+      countRun(text, run.index, end, counts);
+      // Zeroed, the cut bytes count as nothing below. Runs are short: a loop beats fill()'s checks.
+      for (let k = run.index; k < end; k++) bytes[k] = 0;
+    }
+  }
+  countAsciiBytes(size, counts);
+  return counts;
+}
