@@ -10,11 +10,21 @@ export type MethodHandlers = Partial<Record<"GET" | "POST", Handler>>;
  */
 export function route(app: H3, path: string, handlers: MethodHandlers): void {
   const allow = Object.keys(handlers).flatMap((method) => (method === "GET" ? ["GET", "HEAD"] : [method]));
-  app.all(path, (event) => {
-    const method = event.req.method === "HEAD" ? "GET" : event.req.method;
-    const handler = handlers[method as keyof MethodHandlers];
-    return handler ? handler(event) : methodNotAllowed(allow);
-  });
+  app.all(
+    path,
+    (event) => {
+      const method = event.req.method === "HEAD" ? "GET" : event.req.method;
+      const handler = handlers[method as keyof MethodHandlers];
+      return handler ? handler(event) : methodNotAllowed(allow);
+    },
+    // What the route takes, for the check that the OpenAPI document describes every route and method.
+    { meta: { methods: allow } satisfies RouteMethods },
+  );
+}
+
+/** The meta of a route registered by `route()`. */
+export interface RouteMethods {
+  methods: readonly string[];
 }
 
 /** Decodes a path segment like Starlette: a malformed escape is kept as written, never an error. */

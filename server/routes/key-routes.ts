@@ -1,9 +1,18 @@
 import type { H3 } from "h3";
 import { z } from "zod";
+import {
+  type KeyIssued,
+  KeyIssuedSchema,
+  type KeyUsage,
+  KeyUsageSchema,
+} from "../../pipeline/domain/api-answers.ts";
 import { TIERS } from "../../pipeline/domain/tiers.ts";
 import { detail, json } from "../answers.ts";
+import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { limitByIp } from "../ip-limit.ts";
+import type { PathDoc } from "../openapi/operation.ts";
+import { perAddressText } from "../openapi/rate-limits.ts";
 import { route } from "../route-table.ts";
 import { validateRequest } from "../validation/request.ts";
 import { authorize, quotaHeaders } from "./keyed.ts";
@@ -13,6 +22,59 @@ export const KeyIssueRequestSchema = z.object({
   email: z.string().min(3).max(120).describe("where to reach the key's owner"),
   label: z.string().min(1).max(80).describe("what the key is for, e.g. the application's name"),
 });
+
+/** The operations of this file, for the OpenAPI document. */
+export const keyPaths: readonly PathDoc[] = [
+  {
+    route: "/v1/keys",
+    post: {
+      operationId: "issueKey",
+      summary: "Get a free API key",
+      description:
+        "Issues a free-tier key. The key is in this answer only: the server keeps just its hash, so a lost " +
+        "key cannot be shown again.",
+      tags: ["keys"],
+      rateLimit: perAddressText(
+        DEFAULT_CONFIG.keyIssueLimit,
+        DEFAULT_CONFIG.keyIssueWindowSeconds,
+        "KEY_ISSUE_LIMIT",
+      ),
+      body: KeyIssueRequestSchema,
+      responses: {
+        201: {
+          description: "The new key.",
+          body: KeyIssuedSchema,
+          headers: { RateLimit: true, "RateLimit-Policy": true, "Cache-Control": true },
+        },
+        400: "BadRequest",
+        413: "PayloadTooLarge",
+        422: "ValidationFailed",
+        429: "TooManyRequests",
+        503: "StoreUnavailable",
+      },
+    },
+  },
+  {
+    route: "/v1/me",
+    get: {
+      operationId: "getMe",
+      summary: "Your key and its usage",
+      description: "The caller's key, its tier's limits and the current quota window.",
+      tags: ["keys"],
+      keyed: true,
+      rateLimit: "Free: reading one's own usage spends no quota.",
+      responses: {
+        200: {
+          description: "The key and its usage.",
+          body: KeyUsageSchema,
+          headers: { RateLimit: false, "RateLimit-Policy": false },
+        },
+        401: "Unauthorized",
+        503: "StoreUnavailable",
+      },
+    },
+  },
+];
 
 const failed = (result: { status: number; body: string }) =>
   new Response(result.body, { status: result.status, headers: { "content-type": "application/json" } });
@@ -43,7 +105,7 @@ export function registerKeyRoutes(app: H3, context: AppContext): void {
           limits: TIERS[record.tier],
           created_at: record.created_at,
           note: "Store this key now: it is shown only this once. Send it in the X-API-Key header.",
-        },
+        } satisfies KeyIssued,
         { ...ipLimit.headers, "cache-control": "no-store" },
       );
     },
@@ -69,7 +131,7 @@ export function registerKeyRoutes(app: H3, context: AppContext): void {
             window_start: usage.window_start,
             resets_at: usage.resets_at,
           },
-        },
+        } satisfies KeyUsage,
         quotaHeaders(record, usage),
       );
     },

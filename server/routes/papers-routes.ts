@@ -1,10 +1,15 @@
 import type { H3, H3Event } from "h3";
 import { z } from "zod";
+import { PapersListSchema } from "../../pipeline/domain/api-answers.ts";
 import { ARXIV_ID_PATTERN, baseArxivId } from "../../pipeline/domain/arxiv-id.ts";
+import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
 import { PapersQuerySchema, queryPapers, withinHistory } from "../../pipeline/domain/papers-query.ts";
+import { PickSchema } from "../../pipeline/domain/pick.ts";
 import { TIERS } from "../../pipeline/domain/tiers.ts";
 import { detail } from "../answers.ts";
 import type { AppContext } from "../context.ts";
+import type { PathDoc } from "../openapi/operation.ts";
+import { quotaText } from "../openapi/rate-limits.ts";
 import { papersIndex } from "../papers-index.ts";
 import { pathParam, route } from "../route-table.ts";
 import { validationErrorBody } from "../validation/errors.ts";
@@ -17,6 +22,63 @@ export const PaperPathSchema = z.object({
     .regex(new RegExp(ARXIV_ID_PATTERN))
     .describe("new-style 2401.12345 (vN allowed) or old-style cs/0112017"),
 });
+
+const quotaHeaderDocs = { RateLimit: false, "RateLimit-Policy": false } as const;
+
+/** The operations of this file, for the OpenAPI document. */
+export const papersPaths: readonly PathDoc[] = [
+  {
+    route: "/v1/papers",
+    get: {
+      operationId: "listPapers",
+      summary: "Query the picks",
+      description:
+        "The picks of the last `days` calendar days (counted back from the latest published day), newest " +
+        "day first, then by rank, filtered by score. `days` beyond the tier's history and `limit` above " +
+        "its maximum are lowered, and `applied.capped` says which.",
+      tags: ["papers"],
+      keyed: true,
+      rateLimit: quotaText(),
+      query: PapersQuerySchema,
+      responses: {
+        200: { description: "One page of matching picks.", body: PapersListSchema, headers: quotaHeaderDocs },
+        401: "Unauthorized",
+        422: "ValidationFailed",
+        429: "TooManyRequests",
+        503: "StoreUnavailable",
+      },
+    },
+  },
+  {
+    route: "/v1/papers/:arxiv_id",
+    // An old-style id's slash may also come unencoded: /v1/papers/cs/0112017.
+    aliases: ["/v1/papers/:archive/:number"],
+    get: {
+      operationId: "getPaper",
+      summary: "One pick in full",
+      description:
+        "The newest pick of a paper, with its scores, their evidence and its citation data. A version " +
+        "suffix (v2) is ignored. An old-style id's slash may be sent as %2F or as written.",
+      tags: ["papers"],
+      keyed: true,
+      rateLimit: quotaText(),
+      path: PaperPathSchema,
+      responses: {
+        200: { description: "The pick.", body: PickSchema, headers: quotaHeaderDocs },
+        401: "Unauthorized",
+        403: {
+          description: "The pick is older than the tier's history reaches. Spends nothing.",
+          body: HttpErrorSchema,
+          headers: quotaHeaderDocs,
+        },
+        404: { description: "No pick has this arXiv id.", body: HttpErrorSchema },
+        422: "ValidationFailed",
+        429: "TooManyRequests",
+        503: "StoreUnavailable",
+      },
+    },
+  },
+];
 
 const unprocessable = (body: string) =>
   new Response(body, { status: 422, headers: { "content-type": "application/json" } });

@@ -1,9 +1,113 @@
 import type { H3, H3Event } from "h3";
+import { z } from "zod";
+import { type Health, HealthSchema } from "../../pipeline/domain/api-answers.ts";
+import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
+import { RubricSchema } from "../../pipeline/domain/rubric.ts";
+import { DailySnapshotSchema, RecentSchema, StatsSchema } from "../../pipeline/domain/snapshot.ts";
 import { detail, json } from "../answers.ts";
 import type { AppContext } from "../context.ts";
 import { checkDateParam } from "../date-param.ts";
+import type { OperationDoc, PathDoc } from "../openapi/operation.ts";
 import { matchesIfNoneMatch, type PreparedResponse } from "../prepared.ts";
 import { pathParam, route } from "../route-table.ts";
+
+export const ConditionalHeadersSchema = z.object({
+  "If-None-Match": z
+    .string()
+    .optional()
+    .describe("the ETag of a copy the client holds: a 304 without a body when it is still current"),
+});
+
+/** The date is checked as pydantic checks `datetime.date` (../date-param.ts); this says what it takes. */
+export const DailyPathSchema = z.object({
+  date: z.iso.date().describe("an announcement day, YYYY-MM-DD"),
+});
+
+function snapshotOperation(
+  operationId: string,
+  summary: string,
+  description: string,
+  body: z.ZodType,
+  more: Partial<OperationDoc> = {},
+): OperationDoc {
+  const validators = { ETag: true, "Cache-Control": true } as const;
+  return {
+    operationId,
+    summary,
+    description: `${description} The same bytes a static host serves at this path; no key, no limit.`,
+    tags: ["snapshots"],
+    headers: ConditionalHeadersSchema,
+    ...more,
+    responses: {
+      200: { description: "The published file.", body, headers: validators },
+      304: { description: "The copy named in If-None-Match is current.", headers: validators },
+      404: { description: "Nothing is published there yet.", body: HttpErrorSchema },
+      ...more.responses,
+    },
+  };
+}
+
+/** The operations of this file, for the OpenAPI document. */
+export const readPaths: readonly PathDoc[] = [
+  {
+    route: "/health",
+    get: {
+      operationId: "getHealth",
+      summary: "Health",
+      description:
+        "Whether the instance is up and its store reachable. Still 200 when the store is down: the " +
+        "snapshot endpoints keep working, so the instance should stay in rotation.",
+      tags: ["health"],
+      responses: { 200: { description: "The instance's state.", body: HealthSchema } },
+    },
+  },
+  {
+    route: "/v1/stats",
+    get: snapshotOperation(
+      "getStats",
+      "Pipeline statistics",
+      "Counts over every published day.",
+      StatsSchema,
+    ),
+  },
+  {
+    route: "/v1/axes",
+    get: snapshotOperation(
+      "getAxes",
+      "The rubric",
+      "The nine axes (A1..A9, 0..5 each) and REG FIT (1..3), with their levels and signals.",
+      RubricSchema,
+    ),
+  },
+  {
+    route: "/v1/recent",
+    get: snapshotOperation(
+      "getRecent",
+      "Recent days",
+      "The latest days, newest first, picks in brief.",
+      RecentSchema,
+    ),
+  },
+  {
+    route: "/v1/daily/latest",
+    get: snapshotOperation(
+      "getLatestDay",
+      "The latest day's picks",
+      "The newest published day: its picks in full and the run's summary.",
+      DailySnapshotSchema,
+    ),
+  },
+  {
+    route: "/v1/daily/:date",
+    get: snapshotOperation(
+      "getDay",
+      "One day's picks",
+      "A published day: its picks in full and the run's summary.",
+      DailySnapshotSchema,
+      { path: DailyPathSchema, responses: { 422: "ValidationFailed" } },
+    ),
+  },
+];
 
 /** Serves a prepared snapshot: 304 when the client already has it, no body for HEAD. */
 export function sendPrepared(
@@ -38,7 +142,7 @@ export function registerReadRoutes(app: H3, context: AppContext): void {
         version: context.version,
         latest_snapshot: context.snapshots.latestDate(),
         store: { kind: context.store.kind, reachable: storeUp },
-      });
+      } satisfies Health);
     },
   });
   for (const path of ["/v1/stats", "/v1/axes", "/v1/recent", "/v1/daily/latest"]) {

@@ -1,13 +1,24 @@
 import type { H3 } from "h3";
 import { z } from "zod";
 import {
+  type Leaderboard,
+  LeaderboardSchema,
+  type SubmissionAccepted,
+  SubmissionAcceptedSchema,
+} from "../../pipeline/domain/api-answers.ts";
+import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
+import {
   LeaderboardQuerySchema,
+  SubmissionViewSchema,
   SubstrateSubmissionSchema,
   submissionView,
 } from "../../pipeline/domain/submission.ts";
 import { detail, json } from "../answers.ts";
+import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { limitByIp } from "../ip-limit.ts";
+import type { PathDoc } from "../openapi/operation.ts";
+import { perAddressText } from "../openapi/rate-limits.ts";
 import { pathParam, route } from "../route-table.ts";
 import { validationErrorBody } from "../validation/errors.ts";
 import { validatePath, validateQuery, validateRequest } from "../validation/request.ts";
@@ -17,6 +28,78 @@ export const SubmissionPathSchema = z.object({
 });
 
 const SUBMIT_WINDOW_SECONDS = 86_400;
+
+/** The operations of this file, for the OpenAPI document. */
+export const submissionPaths: readonly PathDoc[] = [
+  {
+    route: "/v1/score/submit",
+    post: {
+      operationId: "submitRuntime",
+      summary: "Put an agent runtime forward for scoring",
+      description:
+        "Queues a runtime for scoring on the rubric. A worker fetches the page at `url` once (public " +
+        "addresses only) and scores its text with the description; poll the submission for the result.",
+      tags: ["submissions"],
+      rateLimit: perAddressText(DEFAULT_CONFIG.submitLimit, SUBMIT_WINDOW_SECONDS, "SUBMIT_RATE_LIMIT"),
+      body: SubstrateSubmissionSchema,
+      responses: {
+        202: {
+          description: "Accepted and queued.",
+          body: SubmissionAcceptedSchema,
+          headers: { Location: true, RateLimit: true, "RateLimit-Policy": true, "Cache-Control": true },
+        },
+        400: "BadRequest",
+        413: "PayloadTooLarge",
+        422: "ValidationFailed",
+        429: "TooManyRequests",
+        503: "StoreUnavailable",
+      },
+    },
+  },
+  {
+    route: "/v1/score/submission/:submission_id",
+    get: {
+      operationId: "getSubmission",
+      summary: "A submission and its scores",
+      description:
+        "Where a submission stands (queued, fetching, scoring, scored or failed), every status change, " +
+        "and once scored its scores with their evidence. The contact email is never shown.",
+      tags: ["submissions"],
+      path: SubmissionPathSchema,
+      responses: {
+        200: {
+          description: "The submission.",
+          body: SubmissionViewSchema,
+          headers: { "Cache-Control": true },
+        },
+        404: { description: "No submission has this id.", body: HttpErrorSchema },
+        422: "ValidationFailed",
+        503: "StoreUnavailable",
+      },
+    },
+  },
+  {
+    route: "/v1/score/leaderboard",
+    get: {
+      operationId: "getLeaderboard",
+      summary: "The leaderboard",
+      description:
+        "Scored submissions, best first: total, then REG FIT, then the earlier scoring. Ties are broken, " +
+        "never shared.",
+      tags: ["submissions"],
+      query: LeaderboardQuerySchema,
+      responses: {
+        200: {
+          description: "The best entries.",
+          body: LeaderboardSchema,
+          headers: { "Cache-Control": true },
+        },
+        422: "ValidationFailed",
+        503: "StoreUnavailable",
+      },
+    },
+  },
+];
 
 const failed = (result: { status: number; body: string }) =>
   new Response(result.body, { status: result.status, headers: { "content-type": "application/json" } });
@@ -50,7 +133,7 @@ export function registerSubmissionRoutes(app: H3, context: AppContext): void {
           submitted_at: record.submitted_at,
           poll_url: pollPath(record.id),
           note: "Scoring runs in the background, usually within seconds; poll the url for the result.",
-        },
+        } satisfies SubmissionAccepted,
         { ...ipLimit.headers, location: pollPath(record.id), "cache-control": "no-store" },
       );
     },
@@ -78,11 +161,9 @@ export function registerSubmissionRoutes(app: H3, context: AppContext): void {
       if (!query.ok) return failed({ status: 422, body: validationErrorBody(query.issues) });
       const { limit } = query.value;
       const board = await context.submissions.leaderboard(limit);
-      return json(
-        200,
-        { limit, total: board.total, entries: board.entries },
-        { "cache-control": "no-cache" },
-      );
+      return json(200, { limit, total: board.total, entries: board.entries } satisfies Leaderboard, {
+        "cache-control": "no-cache",
+      });
     },
   });
 }

@@ -1,13 +1,46 @@
 import type { H3 } from "h3";
-import { VerifyRequestSchema } from "../../pipeline/domain/verify-request.ts";
+import { VerifyRequestSchema, VerifyResultSchema } from "../../pipeline/domain/verify-request.ts";
 import { detail, json } from "../answers.ts";
+import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { limitByIp } from "../ip-limit.ts";
+import type { PathDoc } from "../openapi/operation.ts";
+import { perAddressText } from "../openapi/rate-limits.ts";
 import { route } from "../route-table.ts";
 import { validateRequest } from "../validation/request.ts";
 import { verifyMessage } from "../verify/verify-message.ts";
 
 const HOUR = 3600;
+
+/** The operations of this file, for the OpenAPI document. */
+export const verifyPaths: readonly PathDoc[] = [
+  {
+    route: "/v1/verify",
+    post: {
+      operationId: "verifyMessage",
+      summary: "Check a message before sending it",
+      description:
+        "Runs the pre-send checks (placeholders, secrets, personal data, links, send window, red list, " +
+        "opt-out, ...) and, when a model is configured and `options.llm_check` is on, a semantic review. " +
+        "The verdict is allow, warn or block; every finding points at its evidence by code-point offsets.",
+      tags: ["verify"],
+      rateLimit: perAddressText(DEFAULT_CONFIG.verifyLimit, HOUR, "VERIFY_RATE_LIMIT"),
+      body: VerifyRequestSchema,
+      responses: {
+        200: {
+          description: "The verdict and every check's result.",
+          body: VerifyResultSchema,
+          headers: { RateLimit: true, "RateLimit-Policy": true },
+        },
+        400: "BadRequest",
+        413: "PayloadTooLarge",
+        422: "ValidationFailed",
+        429: "TooManyRequests",
+        503: "StoreUnavailable",
+      },
+    },
+  },
+];
 
 /** POST /v1/verify: the free pre-send check, limited per client address. */
 export function registerVerifyRoutes(app: H3, context: AppContext): void {

@@ -1,10 +1,20 @@
 import { createApp } from "../../server/app.ts";
 import type { AppContext } from "../../server/context.ts";
 import { listen, type RunningServer } from "../../server/listen.ts";
+import { checkAnswer } from "./contract.ts";
 
 /** A request; `ip` sets the socket address in-process (over a real port it is always 127.0.0.1). */
 export type CallInit = RequestInit & { ip?: string };
 export type Call = (path: string, init?: CallInit) => Promise<Response>;
+
+/** Every answer a test gets is checked against the OpenAPI document first (./contract.ts). */
+const checked =
+  (call: Call): Call =>
+  async (path, init = {}) => {
+    const response = await call(path, init);
+    await checkAnswer(init.method ?? "GET", path, response);
+    return response;
+  };
 
 /**
  * The two ways every HTTP test runs (as h3's own tests do): in-process through `app.fetch`, and over a
@@ -20,22 +30,22 @@ export async function clientFor(
   if (mode === "in-process") {
     const app = createApp(context);
     return {
-      call: async (path, init = {}) => {
+      call: checked(async (path, init = {}) => {
         const { ip = "127.0.0.1", ...rest } = init;
         const request = new Request(`http://localhost${path}`, rest);
         // srvx exposes the socket address as `request.ip`; an in-process request has none of its own.
         Object.defineProperty(request, "ip", { value: ip });
         return app.fetch(request);
-      },
+      }),
       close: async () => {},
     };
   }
   const running: RunningServer = await listen(context, { port: 0, host: "127.0.0.1" });
   return {
-    call: (path, init = {}) => {
+    call: checked((path, init = {}) => {
       const { ip: _ip, ...rest } = init;
       return fetch(`${running.url}${path}`, rest);
-    },
+    }),
     close: running.close,
     url: running.url,
   };

@@ -1,0 +1,115 @@
+import { z } from "zod";
+import { PapersQuerySchema } from "./papers-query.ts";
+import { PickSchema } from "./pick.ts";
+import { AXIS_IDS, type AxisId, RegFitSchema, ScoresSchema } from "./score.ts";
+import { LeaderboardEntrySchema, SubmissionStatusSchema } from "./submission.ts";
+import { TierLimitsSchema, TierNameSchema } from "./tiers.ts";
+
+// The HTTP answers that are not published files: their one schema, shared by the routes that build them
+// and the OpenAPI document that describes them.
+
+/** `GET /health`. */
+export const HealthSchema = z.object({
+  status: z
+    .enum(["ok", "degraded"])
+    .describe("degraded while the key and usage store is unreachable; the snapshots are still served"),
+  version: z.string(),
+  latest_snapshot: z.string().nullable().describe("the newest published day; null before the first"),
+  store: z.object({ kind: z.enum(["memory", "file", "redis"]), reachable: z.boolean() }),
+});
+export type Health = z.infer<typeof HealthSchema>;
+
+const KeyIdSchema = z
+  .string()
+  .regex(/^key_[0-9a-f]{16}$/)
+  .describe("the key's public id: safe to log, useless as a key");
+
+/** `POST /v1/keys`: the new key, shown in this answer and never again. */
+export const KeyIssuedSchema = z.object({
+  key: z.string().describe("the API key; send it in the X-API-Key header"),
+  key_id: KeyIdSchema,
+  tier: TierNameSchema,
+  limits: TierLimitsSchema,
+  created_at: z.iso.datetime(),
+  note: z.string(),
+});
+export type KeyIssued = z.infer<typeof KeyIssuedSchema>;
+
+/** `GET /v1/me`: the caller's key and its quota window. */
+export const KeyUsageSchema = z.object({
+  key_id: KeyIdSchema,
+  tier: TierNameSchema,
+  label: z.string(),
+  created_at: z.iso.datetime(),
+  limits: TierLimitsSchema,
+  usage: z.object({
+    used: z.int().min(0).describe("calls spent in the current window"),
+    remaining: z.int().min(0).nullable().describe("null on an unlimited tier"),
+    window_start: z.iso.datetime(),
+    resets_at: z.iso.datetime(),
+  }),
+});
+export type KeyUsage = z.infer<typeof KeyUsageSchema>;
+
+const AxisLevel = z.int().min(0).max(5);
+
+/** An item of `GET /v1/papers`: the pick's scores without the evidence behind them. */
+export const PaperListItemSchema = z.object({
+  ...PickSchema.pick({
+    arxiv_id: true,
+    date: true,
+    rank: true,
+    title: true,
+    authors: true,
+    categories: true,
+    abs_url: true,
+    pdf_url: true,
+  }).shape,
+  total: ScoresSchema.shape.total,
+  reg_fit: RegFitSchema.shape.score,
+  axes: z.object(
+    Object.fromEntries(AXIS_IDS.map((id) => [id, AxisLevel])) as Record<AxisId, typeof AxisLevel>,
+  ),
+  scorer: ScoresSchema.shape.scorer,
+  rubric_version: ScoresSchema.shape.rubric_version,
+});
+export type PaperListItem = z.infer<typeof PaperListItemSchema>;
+
+/** `GET /v1/papers`: the filters as applied (after the tier's caps), the count and one page. */
+export const PapersListSchema = z.object({
+  tier: TierNameSchema,
+  applied: PapersQuerySchema.extend({
+    from: z.string().nullable().describe("oldest day searched; null before the first snapshot"),
+    to: z.string().nullable().describe("newest day searched"),
+    capped: z.array(z.enum(["days", "limit"])).describe("requested values lowered to the tier's maximum"),
+  }),
+  total: z.int().min(0).describe("picks matching the filters"),
+  returned: z.int().min(0),
+  papers: z.array(PaperListItemSchema),
+});
+export type PapersList = z.infer<typeof PapersListSchema>;
+
+/** `POST /v1/score/submit`: accepted for scoring; poll `poll_url` for the result. */
+export const SubmissionAcceptedSchema = z.object({
+  submission_id: z.int().min(1),
+  status: SubmissionStatusSchema,
+  submitted_at: z.iso.datetime(),
+  poll_url: z.string(),
+  note: z.string(),
+});
+export type SubmissionAccepted = z.infer<typeof SubmissionAcceptedSchema>;
+
+/** `GET /v1/score/leaderboard`: the scored submissions, best first. */
+export const LeaderboardSchema = z.object({
+  limit: z.int().min(1),
+  total: z.int().min(0).describe("scored submissions in all"),
+  entries: z.array(LeaderboardEntrySchema),
+});
+export type Leaderboard = z.infer<typeof LeaderboardSchema>;
+
+/** `GET /v1/openapi.json`: only its frame; the OpenAPI 3.1 specification says the rest. */
+export const OpenApiDocumentSchema = z.looseObject({
+  openapi: z.string().regex(/^3\.1\.\d+$/),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.unknown()),
+});

@@ -1,0 +1,36 @@
+import { HttpErrorSchema, HttpValidationErrorSchema } from "../../pipeline/domain/http-errors.ts";
+import type { ResponseDoc } from "./operation.ts";
+
+/** Answers many operations share; the document lists them once under components.responses. */
+export const COMMON_RESPONSES = {
+  BadRequest: {
+    description: "The body could not be read: not valid text in its encoding, or JSON nested too deeply.",
+    body: HttpErrorSchema,
+  },
+  Unauthorized: {
+    description:
+      "No usable API key: missing, malformed, unknown or revoked, or sent in the query string. " +
+      "The detail says how to get one.",
+    body: HttpErrorSchema,
+  },
+  PayloadTooLarge: {
+    description: "The body is larger than 1 MiB.",
+    body: HttpErrorSchema,
+  },
+  ValidationFailed: {
+    description: "Validation Error: every problem of the request, as FastAPI reports them.",
+    body: HttpValidationErrorSchema,
+  },
+  TooManyRequests: {
+    description: "The key's quota or the client address's limit is spent; Retry-After says for how long.",
+    body: HttpErrorSchema,
+    headers: { "Retry-After": true, RateLimit: true, "RateLimit-Policy": true },
+  },
+  StoreUnavailable: {
+    description: "The key and usage store is unreachable; the snapshot endpoints keep working.",
+    body: HttpErrorSchema,
+    headers: { "Retry-After": true },
+  },
+} as const satisfies Record<string, ResponseDoc>;
+
+export type CommonResponseName = keyof typeof COMMON_RESPONSES;

@@ -1,0 +1,65 @@
+import type { z } from "zod";
+import {
+  HealthSchema,
+  KeyIssuedSchema,
+  KeyUsageSchema,
+  LeaderboardSchema,
+  OpenApiDocumentSchema,
+  PaperListItemSchema,
+  PapersListSchema,
+  SubmissionAcceptedSchema,
+} from "../../pipeline/domain/api-answers.ts";
+import { CitationsSchema } from "../../pipeline/domain/citations.ts";
+import {
+  HttpErrorSchema,
+  HttpValidationErrorSchema,
+  ValidationErrorSchema,
+} from "../../pipeline/domain/http-errors.ts";
+import { PickSchema } from "../../pipeline/domain/pick.ts";
+import { RubricSchema } from "../../pipeline/domain/rubric.ts";
+import { ScoresSchema } from "../../pipeline/domain/score.ts";
+import { DailySnapshotSchema, RecentSchema, StatsSchema } from "../../pipeline/domain/snapshot.ts";
+import {
+  LeaderboardEntrySchema,
+  SubmissionViewSchema,
+  SubstrateSubmissionSchema,
+} from "../../pipeline/domain/submission.ts";
+import { TierLimitsSchema } from "../../pipeline/domain/tiers.ts";
+import { VerifyRequestSchema, VerifyResultSchema } from "../../pipeline/domain/verify-request.ts";
+import { KeyIssueRequestSchema } from "../routes/key-routes.ts";
+
+// The names clients see for the schemas (components.schemas). A body schema missing here still gets a
+// component, named after its operation; a schema nested in others is worth a name when it recurs.
+
+/** Answers, converted as zod's output. The error names are FastAPI's. */
+export const ANSWER_SCHEMA_NAMES: Readonly<Record<string, z.ZodType>> = {
+  HTTPError: HttpErrorSchema,
+  HTTPValidationError: HttpValidationErrorSchema,
+  ValidationError: ValidationErrorSchema,
+  Health: HealthSchema,
+  DailySnapshot: DailySnapshotSchema,
+  Recent: RecentSchema,
+  Stats: StatsSchema,
+  Rubric: RubricSchema,
+  Pick: PickSchema,
+  Scores: ScoresSchema,
+  Citations: CitationsSchema,
+  TierLimits: TierLimitsSchema,
+  KeyIssued: KeyIssuedSchema,
+  KeyUsage: KeyUsageSchema,
+  PapersList: PapersListSchema,
+  PaperListItem: PaperListItemSchema,
+  VerifyResult: VerifyResultSchema,
+  SubmissionAccepted: SubmissionAcceptedSchema,
+  SubmissionView: SubmissionViewSchema,
+  Leaderboard: LeaderboardSchema,
+  LeaderboardEntry: LeaderboardEntrySchema,
+  OpenApiDocument: OpenApiDocumentSchema,
+};
+
+/** Request bodies, converted as zod's input: a field with a default may be left out. */
+export const REQUEST_SCHEMA_NAMES: Readonly<Record<string, z.ZodType>> = {
+  KeyIssueRequest: KeyIssueRequestSchema,
+  VerifyRequest: VerifyRequestSchema,
+  SubstrateSubmission: SubstrateSubmissionSchema,
+};

@@ -1,0 +1,18 @@
+import { keyPaths } from "../routes/key-routes.ts";
+import { papersPaths } from "../routes/papers-routes.ts";
+import { readPaths } from "../routes/read-routes.ts";
+import { submissionPaths } from "../routes/submission-routes.ts";
+import { verifyPaths } from "../routes/verify-routes.ts";
+import type { PathDoc } from "./operation.ts";
+
+/**
+ * The API's operations, each declared in its route file next to its handlers. A route file added later
+ * joins this list; test/openapi/coverage.test.ts fails for any registered route the document lacks.
+ */
+export const API_PATHS: readonly PathDoc[] = [
+  ...readPaths,
+  ...keyPaths,
+  ...papersPaths,
+  ...verifyPaths,
+  ...submissionPaths,
+];
