@@ -66,5 +66,6 @@ describe("picks curate killed mid-write", () => {
       date: string;
     };
     expect(latest.date).toBe("2026-06-13");
-  });
+    // Nine real runs of the program: generous for a loaded two-core machine.
+  }, 120_000);
 });
