@@ -1,5 +1,5 @@
 import type { H3, H3Event } from "h3";
-import { methodNotAllowed } from "./answers.ts";
+import { methodNotAllowed, notFound } from "./answers.ts";
 
 export type Handler = (event: H3Event) => Response | Promise<Response>;
 export type MethodHandlers = Partial<Record<"GET" | "POST", Handler>>;
@@ -13,6 +13,9 @@ export function route(app: H3, path: string, handlers: MethodHandlers): void {
   app.all(
     path,
     (event) => {
+      // The router folds a trailing slash or an empty last segment into the route; the documented
+      // paths have neither, so `/v1/papers/` is not `/v1/papers`.
+      if (path !== "/" && event.url.pathname.endsWith("/")) return notFound();
       const method = event.req.method === "HEAD" ? "GET" : event.req.method;
       const handler = handlers[method as keyof MethodHandlers];
       return handler ? handler(event) : methodNotAllowed(allow);
