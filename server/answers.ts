@@ -1,12 +1,17 @@
 // FastAPI-shaped answers. Starlette serialises JSON compactly (separators "," and ":"), which
 // JSON.stringify does too, so these bodies match the original service byte for byte.
 
+import { FastResponse } from "srvx";
+
 export const JSON_TYPE = "application/json";
 
+// srvx's FastResponse is written straight to the socket by the Node adapter; a plain Response would
+// go through a web stream per request.
 export function json(status: number, body: unknown, headers?: Record<string, string>): Response {
-  const response = new Response(JSON.stringify(body), { status, headers });
-  response.headers.set("content-type", JSON_TYPE);
-  return response;
+  return new FastResponse(JSON.stringify(body), {
+    status,
+    headers: { ...headers, "content-type": JSON_TYPE },
+  });
 }
 
 /** `{"detail": message}` with a status: FastAPI's HTTPException. */

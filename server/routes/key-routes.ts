@@ -1,4 +1,5 @@
 import type { H3 } from "h3";
+import { FastResponse } from "srvx";
 import { z } from "zod";
 import {
   type KeyIssued,
@@ -77,7 +78,7 @@ export const keyPaths: readonly PathDoc[] = [
 ];
 
 const failed = (result: { status: number; body: string }) =>
-  new Response(result.body, { status: result.status, headers: { "content-type": "application/json" } });
+  new FastResponse(result.body, { status: result.status, headers: { "content-type": "application/json" } });
 
 export function registerKeyRoutes(app: H3, context: AppContext): void {
   route(app, "/v1/keys", {

@@ -1,4 +1,5 @@
 import type { H3, H3Event } from "h3";
+import { FastResponse } from "srvx";
 import { z } from "zod";
 import { PapersListSchema } from "../../pipeline/domain/api-answers.ts";
 import { ARXIV_ID_PATTERN, baseArxivId } from "../../pipeline/domain/arxiv-id.ts";
@@ -81,10 +82,10 @@ export const papersPaths: readonly PathDoc[] = [
 ];
 
 const unprocessable = (body: string) =>
-  new Response(body, { status: 422, headers: { "content-type": "application/json" } });
+  new FastResponse(body, { status: 422, headers: { "content-type": "application/json" } });
 
 const jsonText = (body: string, headers: Record<string, string>) =>
-  new Response(body, { status: 200, headers: { ...headers, "content-type": "application/json" } });
+  new FastResponse(body, { status: 200, headers: { ...headers, "content-type": "application/json" } });
 
 /** The keyed queries over the published picks, answered from memory. */
 export function registerPapersRoutes(app: H3, context: AppContext): void {

@@ -1,4 +1,5 @@
 import type { H3, H3Event } from "h3";
+import { FastResponse } from "srvx";
 import { z } from "zod";
 import { type Health, HealthSchema } from "../../pipeline/domain/api-answers.ts";
 import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
@@ -116,13 +117,13 @@ export function sendPrepared(
   ifNoneMatch: string | null,
 ): Response {
   if (matchesIfNoneMatch(ifNoneMatch, prepared.etag)) {
-    return new Response(null, {
+    return new FastResponse(null, {
       status: 304,
       headers: { etag: prepared.etag, "cache-control": prepared.headers["cache-control"] as string },
     });
   }
   const body = method === "HEAD" ? null : new Uint8Array(prepared.body);
-  return new Response(body, { status: 200, headers: prepared.headers });
+  return new FastResponse(body, { status: 200, headers: prepared.headers });
 }
 
 /** The public, unkeyed routes: health and the snapshot files (also served by the fast path). */

@@ -1,4 +1,5 @@
 import type { H3 } from "h3";
+import { FastResponse } from "srvx";
 import { z } from "zod";
 import {
   type Leaderboard,
@@ -102,7 +103,7 @@ export const submissionPaths: readonly PathDoc[] = [
 ];
 
 const failed = (result: { status: number; body: string }) =>
-  new Response(result.body, { status: result.status, headers: { "content-type": "application/json" } });
+  new FastResponse(result.body, { status: result.status, headers: { "content-type": "application/json" } });
 
 const pollPath = (id: number) => `/v1/score/submission/${id}`;
 

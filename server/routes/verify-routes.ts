@@ -1,4 +1,5 @@
 import type { H3 } from "h3";
+import { FastResponse } from "srvx";
 import { VerifyRequestSchema, VerifyResultSchema } from "../../pipeline/domain/verify-request.ts";
 import { detail, json } from "../answers.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
@@ -52,7 +53,7 @@ export function registerVerifyRoutes(app: H3, context: AppContext): void {
         { url: event.url, maxBytes: context.config.maxBodyBytes },
       );
       if (!request.ok) {
-        return new Response(request.body, {
+        return new FastResponse(request.body, {
           status: request.status,
           headers: { "content-type": "application/json" },
         });

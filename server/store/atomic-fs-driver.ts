@@ -3,6 +3,7 @@ import { type FileHandle, mkdir, open, readdir, readFile, rename, unlink } from 
 import { join, resolve } from "node:path";
 import { defineDriver } from "unstorage";
 import { fileNameToKey, keyToFileName, TEMP_PREFIX } from "./file-names.ts";
+import { syncDir } from "./sync-dir.ts";
 import { createWriteCoalescer } from "./write-coalescer.ts";
 
 export interface AtomicFsDriverOptions {
@@ -39,14 +40,7 @@ export const createAtomicFsDriver = defineDriver((options: AtomicFsDriverOptions
     return ready;
   };
   // A rename is durable once the folder is synced; concurrent writes share one folder sync.
-  const folderSync = createWriteCoalescer(async () => {
-    const dir = await open(base, "r");
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
-  });
+  const folderSync = createWriteCoalescer(() => syncDir(base));
 
   const write = async (key: string, value: string): Promise<void> => {
     const path = pathOf(key);

@@ -8,6 +8,18 @@ const MAX_NAME_BYTES = 255;
 /** Names of the store's own files start with "."; record names never do. */
 export const TEMP_PREFIX = ".tmp-";
 export const LOCK_NAME = ".lock";
+const JOURNAL_PREFIX = ".journal-";
+
+/** The journal of generation `gen` (see journal.ts): generations only grow, so names never come back. */
+export function journalFileName(gen: number): string {
+  return `${JOURNAL_PREFIX}${gen}`;
+}
+
+/** The generation of a journal file name, or null for any other file. */
+export function journalGenOf(name: string): number | null {
+  const digits = name.startsWith(JOURNAL_PREFIX) ? name.slice(JOURNAL_PREFIX.length) : "";
+  return /^[1-9][0-9]{0,14}$/.test(digits) ? Number(digits) : null;
+}
 
 /**
  * The file name of an unstorage key: ":" becomes "~", `[a-z0-9_.-]` stays, any other byte (and a

@@ -14,8 +14,9 @@ export interface StoreEnv {
   /** Prefix of every Redis key; default "rp". */
   REDIS_PREFIX?: string;
   /**
-   * "1" to fsync every file-store write. Off by default: atomic renames already survive a killed
-   * process; fsync adds power-loss durability at about 3 ms a write on these disks.
+   * "1" to fsync the file store's journal once per batch of changes (group commit), and each record
+   * file it compacts into. Off by default: a write in the page cache already survives a killed
+   * process; fsync adds power-loss durability at a few ms a batch on these disks.
    */
   STATE_FSYNC?: string;
 }

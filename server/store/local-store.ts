@@ -1,4 +1,3 @@
-import type { Storage } from "unstorage";
 import {
   assertCount,
   assertEpochMs,
@@ -12,15 +11,24 @@ import {
   toJson,
 } from "./keys.ts";
 import { createLocalQueue } from "./local-queue.ts";
-import { encodeEnvelope, type LocalEntry } from "./record-envelope.ts";
+import type { LocalEntry } from "./record-envelope.ts";
 import type { ConsumeResult, SetOptions, Store } from "./types.ts";
-import { createWriteCoalescer } from "./write-coalescer.ts";
+
+/** Makes the changes of the Map durable: the file store's journal (journal.ts). */
+export interface ChangeLog {
+  /** Call right after `key` changed in the Map; resolves once that state (or a later one) is durable. */
+  commit(key: string): Promise<void>;
+  /** Settles (never rejects) once the latest commit of `key` has; undefined when none is pending. */
+  pending(key: string): Promise<void> | undefined;
+  /** Makes every change durable and releases the files; no commit may follow. */
+  close(): Promise<void>;
+}
 
 export interface LocalStoreOptions {
   kind: "memory" | "file";
-  /** Where every change is written through to before the operation resolves. */
-  storage: Storage;
-  /** The records already in `storage` (the file store loads them at open). */
+  /** Where every change is made durable before the operation resolves; none for the memory store. */
+  changes?: ChangeLog;
+  /** The records already durable (the file store loads them at open). */
   entries?: Map<string, LocalEntry>;
   clock?: () => number;
   /** How often expired records are deleted; 0 turns the sweep off. Default 60 s. */
@@ -29,29 +37,21 @@ export interface LocalStoreOptions {
   onClose?: () => Promise<void>;
 }
 
+const DONE: Promise<void> = Promise.resolve();
+
 /**
- * The store of one process: every record lives in a Map and is written through to unstorage. Each
- * operation checks and changes the Map synchronously, which makes it atomic in the process without a
- * lock, and then waits until unstorage holds that change (or a later one) before answering, so an
- * answered count is durable. Writes of one key never overlap and those that queue up are merged
- * (see write-coalescer.ts). Reads of a key also wait for its pending write, so nobody sees a state
- * that a crash could take back.
+ * The store of one process: every record lives in a Map. Each operation checks and changes the Map
+ * synchronously, which makes it atomic in the process without a lock, and then waits until the change
+ * log holds that change (or a later one) before answering, so an answered count is durable. Reads of
+ * a key also wait for its pending change, so nobody sees a state that a crash could take back.
  */
 export function createLocalStore(options: LocalStoreOptions): Store {
-  const { kind, storage } = options;
+  const { kind, changes } = options;
   const entries = options.entries ?? new Map<string, LocalEntry>();
   const clock = options.clock ?? Date.now;
   const onError = options.onError ?? ((error: unknown) => console.error(`[store] ${kind}:`, error));
   let closed = false;
-
-  const writes = createWriteCoalescer(async (key) => {
-    const entry = entries.get(key);
-    if (entry === undefined) {
-      await storage.removeItem(key);
-    } else {
-      await storage.setItemRaw(key, encodeEnvelope(entry));
-    }
-  });
+  const commit = (key: string): Promise<void> => (changes ? changes.commit(key) : DONE);
 
   const assertOpen = (): void => {
     if (closed) {
@@ -64,10 +64,10 @@ export function createLocalStore(options: LocalStoreOptions): Store {
   };
   const put = (key: string, entry: LocalEntry): Promise<void> => {
     entries.set(key, entry);
-    return writes.request(key);
+    return commit(key);
   };
   const settled = async <T>(key: string, value: T): Promise<T> => {
-    await writes.pending(key);
+    await changes?.pending(key);
     return value;
   };
   const expiryOf = (opts: SetOptions | undefined): number | null => {
@@ -81,7 +81,7 @@ export function createLocalStore(options: LocalStoreOptions): Store {
     await Promise.all(
       expired.map(([key]) => {
         entries.delete(key);
-        return writes.request(key).catch(onError);
+        return commit(key).catch(onError);
       }),
     );
   };
@@ -103,7 +103,7 @@ export function createLocalStore(options: LocalStoreOptions): Store {
     async removeItem(key) {
       assertOpen();
       entries.delete(assertKey(key));
-      await writes.request(key);
+      await commit(key);
     },
     async getKeys(prefix) {
       assertOpen();
@@ -171,9 +171,11 @@ export function createLocalStore(options: LocalStoreOptions): Store {
       }
       closed = true;
       clearInterval(timer);
-      await writes.drain();
-      await storage.dispose();
-      await options.onClose?.();
+      try {
+        await changes?.close();
+      } finally {
+        await options.onClose?.();
+      }
     },
   };
 }

@@ -1,5 +1,3 @@
-import { createStorage } from "unstorage";
-import memoryDriver from "unstorage/drivers/memory";
 import { createLocalStore } from "./local-store.ts";
 import type { Store } from "./types.ts";
 
@@ -10,5 +8,5 @@ export interface MemoryStoreOptions {
 
 /** A store that forgets everything when the process ends: for tests and throwaway runs. */
 export async function createMemoryStore(options: MemoryStoreOptions = {}): Promise<Store> {
-  return createLocalStore({ kind: "memory", storage: createStorage({ driver: memoryDriver() }), ...options });
+  return createLocalStore({ kind: "memory", ...options });
 }
