@@ -111,7 +111,7 @@ async function memoryAfterLoad(): Promise<void> {
   try {
     const keyed = { headers: { "x-api-key": key } };
     await Promise.all([
-      load(`${server.url}/v1/papers?days=365&limit=500`, { seconds, connections: 10, ...keyed }),
+      load(`${server.url}/v1/papers?days=365&limit=100`, { seconds, connections: 10, ...keyed }),
       load(`${server.url}/v1/papers?days=30&axis=A6&min_score=2`, { seconds, connections: 10, ...keyed }),
       load(`${server.url}/v1/daily/2026-03-14`, { seconds, connections: 10 }),
       load(`${server.url}/v1/recent`, { seconds, connections: 10 }),
