@@ -29,8 +29,10 @@ export const VerifyOptionsSchema = z.object({
     })
     .default("UTC")
     .describe("IANA time zone of the recipient, used by the send-window check"),
+  // Each term is bounded too: 200 unbounded terms would let one request build a matcher of a
+  // megabyte of text and stall the server.
   redlist: z
-    .array(z.string())
+    .array(z.string().max(200))
     .max(200)
     .default([])
     .describe("Plain-text terms that must not appear in subject or body unless in the recipient address"),

@@ -134,9 +134,15 @@ export function createKeyService(options: {
       if (!isWellFormedKey(key, options.prefix)) return { ok: false, why: "malformed" };
       // Looked up by hash: no comparison of secrets happens, so there is no timing to measure.
       const hash = hashKey(key);
-      const record = cached(hash) ?? (await store.getItem<KeyRecord>(recordKey(hash)));
-      if (!record) return { ok: false, why: "unknown" };
-      remember(record);
+      let record = cached(hash);
+      if (!record) {
+        // Only a record read from the store starts a cache period: refreshing it on every hit would
+        // keep a busy key cached forever, and a revocation elsewhere would never be seen.
+        const stored = await store.getItem<KeyRecord>(recordKey(hash));
+        if (!stored) return { ok: false, why: "unknown" };
+        remember(stored);
+        record = stored;
+      }
       if (record.revoked_at !== null) return { ok: false, why: "revoked" };
       return { ok: true, record };
     },

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKey } from "../../server/keys/key-format.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../server/snapshot-cache.ts";
+import { createMemoryStore } from "../../server/store/memory-store.ts";
 import { type Call, clientFor, MODES, postJson } from "../helpers/app-client.ts";
 import { testContext } from "../helpers/context.ts";
 import { publishSampleDays } from "../helpers/published.ts";
@@ -159,5 +160,25 @@ describe("revocation and rotation", () => {
     expect(await fresh.json()).toMatchObject({ tier: "pro", label: "rotating" });
     await context.keys.revoke(rotated?.key ?? "");
     expect((await call("/v1/me", { headers: { "x-api-key": rotated?.key ?? "" } })).status).toBe(401);
+  });
+});
+
+describe("a key revoked by another process", () => {
+  it("stops working within the cache period even while it is used all the time", async () => {
+    let now = Date.parse("2026-11-20T10:00:00Z");
+    const store = await createMemoryStore();
+    const serving = await testContext(snapshots, { store, now: () => now });
+    const operator = await testContext(snapshots, { store, now: () => now });
+    const { key } = await serving.keys.issue({ tier: "pro", email: "x@example.org", label: "busy" });
+    expect((await serving.keys.authenticate(key)).ok).toBe(true);
+    await operator.keys.revoke(key);
+    const seen: boolean[] = [];
+    for (let second = 1; second <= 8; second++) {
+      now += 1000;
+      seen.push((await serving.keys.authenticate(key)).ok);
+    }
+    expect(seen.indexOf(false)).toBeGreaterThan(-1);
+    expect(seen.indexOf(false)).toBeLessThanOrEqual(5);
+    expect(seen.slice(seen.indexOf(false)).every((ok) => !ok)).toBe(true);
   });
 });

@@ -157,3 +157,26 @@ describe("the per-address limit of 20 calls an hour", () => {
     expect((await call("/v1/verify", postJson(good, { ip: "198.51.100.2" }))).status).toBe(200);
   });
 });
+
+describe("redlist terms", () => {
+  it("refuses a term over 200 characters with FastAPI's 422 at its index", async () => {
+    const context = await testContext(snapshots);
+    const { call } = await clientFor("in-process", context);
+    const long = "字".repeat(201);
+    const response = await call("/v1/verify", postJson({ ...good, options: { redlist: ["ok", long] } }));
+    expect(response.status).toBe(422);
+    expect(await response.text()).toBe(
+      JSON.stringify({
+        detail: [
+          {
+            type: "string_too_long",
+            loc: ["body", "options", "redlist", 1],
+            msg: "String should have at most 200 characters",
+            input: long,
+            ctx: { max_length: 200 },
+          },
+        ],
+      }),
+    );
+  });
+});

@@ -111,8 +111,9 @@ describe("adversarial input", () => {
       body,
       recipient: "anna@northwind-labs.com",
       options: {
+        // Terms of 1 to 100 words, the longest 199 characters (the schema allows 200).
         redlist: Array.from({ length: 200 }, (_, index) =>
-          Array(index + 1)
+          Array((index % 100) + 1)
             .fill("a")
             .join(" "),
         ),
