@@ -67,7 +67,12 @@ export function registerServe(program: Command): void {
       const score = submissionScorerFromEnv(process.env, log);
       const submissions = { settings: submissionSettingsFromEnv(process.env), ...(score ? { score } : {}) };
       const store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
-      const snapshots = await createSnapshotCache({ publicDir: flags.public, watch: true, log });
+      const snapshots = await createSnapshotCache({
+        publicDir: flags.public,
+        watch: true,
+        log,
+        keepEvidence: false,
+      });
       const semantic = createSemanticChecker(semanticConfigFromEnv(process.env));
       const context = await createContext({
         version: VERSION,

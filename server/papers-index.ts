@@ -6,7 +6,7 @@ export interface IndexedPick {
   pick: Pick;
   /** JSON of the compact list item (scores without evidence). */
   compactJson: string;
-  /** JSON of the full pick, as `/v1/papers/{arxiv_id}` sends it (made on first use: most are never asked for). */
+  /** JSON of the full pick, as `/v1/papers/{arxiv_id}` sends it. */
   readonly fullJson: string;
 }
 
@@ -42,17 +42,24 @@ export function compactPick(pick: Pick) {
 const cache = new WeakMap<readonly DailySnapshot[], PapersIndex>();
 
 /** The index of a snapshot generation, built once: the cache swaps its days array whole on reload. */
-export function papersIndex(days: readonly DailySnapshot[]): PapersIndex {
+export function papersIndex(
+  days: readonly DailySnapshot[],
+  fullPick: (pick: Pick) => Pick = (pick) => pick,
+): PapersIndex {
   let index = cache.get(days);
   if (index) return index;
   const byPick = new WeakMap<Pick, IndexedPick>();
   const byId = new Map<string, IndexedPick>();
   for (const day of days) {
     for (const pick of day.picks) {
-      const indexed = {
+      const indexed: IndexedPick = {
         pick,
         compactJson: JSON.stringify(compactPick(pick)),
-        fullJson: JSON.stringify(pick),
+        // Made when asked for and not kept: the full form is rare, and keeping it would double what
+        // a day weighs in memory.
+        get fullJson() {
+          return JSON.stringify(fullPick(pick));
+        },
       };
       byPick.set(pick, indexed);
       if (!byId.has(pick.arxiv_id)) byId.set(pick.arxiv_id, indexed);

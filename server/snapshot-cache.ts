@@ -1,6 +1,7 @@
 import { type FSWatcher, watch } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { Pick } from "../pipeline/domain/pick.ts";
 import { type DailySnapshot, DailySnapshotSchema } from "../pipeline/domain/snapshot.ts";
 import { type PreparedResponse, prepare } from "./prepared.ts";
 import { loadStaticSite } from "./static-site.ts";
@@ -19,6 +20,8 @@ export interface SnapshotCache {
   lookup(pathname: string): PreparedResponse | undefined;
   /** Published days, newest first. */
   days(): readonly DailySnapshot[];
+  /** A pick with its evidence, whichever way the days are held. */
+  fullPick(pick: Pick): Pick;
   latestDate(): string | null;
   reload(): Promise<void>;
   close(): void;
@@ -39,7 +42,11 @@ async function readOptional(path: string): Promise<Buffer | undefined> {
   }
 }
 
-async function load(publicDir: string, log: (message: string) => void) {
+// Evidence is most of a snapshot's weight, and only a full pick (`/v1/papers/{id}`) shows it: a
+// server can hold the days without it and read one pick back from the day's bytes when asked.
+const withoutEvidence = (key: string, value: unknown) => (key === "evidence" ? [] : value);
+
+async function load(publicDir: string, log: (message: string) => void, keepEvidence: boolean) {
   const v1 = join(publicDir, "v1");
   const responses = await loadStaticSite(publicDir, log);
   for (const [route, file] of FIXED_FILES) {
@@ -51,7 +58,7 @@ async function load(publicDir: string, log: (message: string) => void) {
   for (const name of names.filter((entry) => /^\d{4}-\d{2}-\d{2}\.json$/.test(entry))) {
     const body = await readOptional(join(v1, "daily", name));
     if (!body) continue;
-    const parsed = DailySnapshotSchema.safeParse(safeJson(body));
+    const parsed = DailySnapshotSchema.safeParse(safeJson(body, keepEvidence ? undefined : withoutEvidence));
     if (!parsed.success) {
       log(`ignoring ${name}: not a valid daily snapshot`);
       continue;
@@ -63,9 +70,9 @@ async function load(publicDir: string, log: (message: string) => void) {
   return { responses, days };
 }
 
-function safeJson(body: Buffer): unknown {
+function safeJson(body: Buffer, reviver?: (key: string, value: unknown) => unknown): unknown {
   try {
-    return JSON.parse(body.toString("utf8"));
+    return JSON.parse(body.toString("utf8"), reviver);
   } catch {
     return undefined;
   }
@@ -80,17 +87,20 @@ export async function createSnapshotCache(options: {
   publicDir: string;
   watch?: boolean;
   log?: (message: string) => void;
+  /** Hold the days with their evidence (default). Without, `fullPick` reads a pick back from its file. */
+  keepEvidence?: boolean;
 }): Promise<SnapshotCache> {
+  const keepEvidence = options.keepEvidence ?? true;
   const v1 = join(options.publicDir, "v1");
   const log = options.log ?? (() => {});
-  let state = await load(options.publicDir, log);
+  let state = await load(options.publicDir, log, keepEvidence);
   let watchers: FSWatcher[] = [];
   let timer: NodeJS.Timeout | undefined;
   let reloading: Promise<void> = Promise.resolve();
 
   const reload = (): Promise<void> => {
     reloading = reloading.then(async () => {
-      state = await load(options.publicDir, log);
+      state = await load(options.publicDir, log, keepEvidence);
     });
     return reloading;
   };
@@ -130,6 +140,12 @@ export async function createSnapshotCache(options: {
   return {
     lookup: (pathname) => state.responses.get(pathname),
     days: () => state.days,
+    fullPick(pick) {
+      if (keepEvidence) return pick;
+      const body = state.responses.get(`/v1/daily/${pick.date}`)?.body;
+      const day = body ? (safeJson(body) as DailySnapshot | undefined) : undefined;
+      return day?.picks.find((candidate) => candidate.arxiv_id === pick.arxiv_id) ?? pick;
+    },
     latestDate: () => state.days[0]?.date ?? null,
     reload,
     close() {

@@ -98,7 +98,7 @@ export function registerPapersRoutes(app: H3, context: AppContext): void {
       const spent = await spendOrRefuse(context, record);
       if (spent instanceof Response) return spent;
       const limits = TIERS[record.tier];
-      const index = papersIndex(context.snapshots.days());
+      const index = papersIndex(context.snapshots.days(), context.snapshots.fullPick);
       const page = queryPapers(index.days, query.value, {
         historyDays: limits.history_days,
         maxLimit: limits.max_limit,
@@ -116,7 +116,7 @@ export function registerPapersRoutes(app: H3, context: AppContext): void {
     if (record instanceof Response) return record;
     const path = validatePath(PaperPathSchema, { arxiv_id: id });
     if (!path.ok) return unprocessable(validationErrorBody(path.issues));
-    const index = papersIndex(context.snapshots.days());
+    const index = papersIndex(context.snapshots.days(), context.snapshots.fullPick);
     const found = index.byId.get(baseArxivId(path.value.arxiv_id));
     const latest = context.snapshots.latestDate();
     if (!found || latest === null) return detail(404, `No pick with arXiv id ${path.value.arxiv_id}`);

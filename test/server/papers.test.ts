@@ -204,3 +204,22 @@ describe("history window", () => {
     await close();
   });
 });
+
+describe("a server holding the days without their evidence", () => {
+  it("still sends a pick in full, evidence included", async () => {
+    const publicDir = (await publishSampleDays()).publicDir;
+    const slim = await createSnapshotCache({ publicDir, keepEvidence: false });
+    const context = await testContext(slim);
+    const { call } = await clientFor("in-process", context);
+    const { key } = await context.keys.issue({ tier: "pro", email: "s@example.org", label: "slim" });
+    const held = slim.days()[0]?.picks[0];
+    expect(held?.scores.axes.A1.evidence).toEqual([]);
+    const full = days
+      .find((day) => day.date === held?.date)
+      ?.picks.find((pick) => pick.arxiv_id === held?.arxiv_id);
+    expect(full?.scores.axes.A1.evidence.length).toBeGreaterThan(0);
+    const answer = await call(`/v1/papers/${held?.arxiv_id}`, { headers: { "x-api-key": key } });
+    expect(await answer.json()).toEqual(full);
+    slim.close();
+  });
+});
