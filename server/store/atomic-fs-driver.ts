@@ -24,8 +24,8 @@ let tempCounter = 0;
  * writing a temp file in the same folder, fsyncing it and renaming it over the old one: a process
  * killed at any instant leaves the old or the new record, never a torn one (unstorage's fs driver
  * writes in place). Temp files of a killed writer remain; removeTempFiles() clears them at open.
- * Two writes of one key must not overlap (last rename wins, not last call): the local store
- * serializes them per key.
+ * Two writes of one key must not overlap (last rename wins, not last call): the file store writes
+ * records only in compactions, one at a time, each key once (journal-compaction.ts).
  */
 export const createAtomicFsDriver = defineDriver((options: AtomicFsDriverOptions) => {
   if (!options?.base) {

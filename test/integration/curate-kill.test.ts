@@ -46,11 +46,13 @@ describe("picks curate killed mid-write", () => {
     const original = await readFile(join(publicDir, "v1", "daily", "2026-06-12.json"), "utf8");
 
     // Kill runs for another day at spread-out moments, from start-up to the writes at the end.
-    for (const delay of [150, 300, 450, 600, 750, 900, 1100]) {
+    for (const delay of [100, 200, 300, 400, 500, 650, 800]) {
       const child = spawn(process.execPath, args("2026-06-13"), { stdio: "ignore" });
+      // Listen before the kill: a fast run may have finished by then.
+      const exited = new Promise((resolve) => child.once("exit", resolve));
       await new Promise((resolve) => setTimeout(resolve, delay));
       child.kill("SIGKILL");
-      await new Promise((resolve) => child.once("exit", resolve));
+      await exited;
       const names = await assertSiteValid(publicDir, "allowed");
       expect(names).toEqual(expect.arrayContaining(before));
       expect(await readFile(join(publicDir, "v1", "daily", "2026-06-12.json"), "utf8")).toBe(original);

@@ -1,5 +1,11 @@
-// Measures Store.consume: `node --import tsx test/store/consume-bench.ts` (Redis rows need redis-server).
-// "sequential" awaits each call (latency); "100 in flight" keeps 100 calls pending (cost per call).
+// Measures the hot-path operations of each store: `node --import tsx test/store/consume-bench.ts [calls]`
+// (Redis rows need redis-server). "sequential" awaits each call (latency); "50 in flight" keeps 50
+// calls pending at all times, like 50 connections (cost per call). "many keys" spreads consume and
+// setItem over 1,000 keys; setIfAbsent there creates a new key every call.
+// Before the journal (a temp file and a rename per write, coalesced per key), the file store with fsync
+// off cost, in µs/op with 50 in flight on 1 key / many keys: consume 28-35 / 490-990, next 22-46 /
+// 630-880, setIfAbsent 2-6 / 240-250, setItem 15-21 / 210-225; sequential 370-1200. With the journal
+// (server/store/journal.ts): 1-7 µs/op in flight, 50-130 sequential.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,45 +15,72 @@ import { createRedisStore } from "../../server/store/redis-store.ts";
 import type { Store } from "../../server/store/types.ts";
 import { redisSkipReason, startRedis } from "../helpers/redis.ts";
 
+const IN_FLIGHT = 50;
+const MANY = 1_000;
 const expiresAt = Date.now() + 3_600_000;
+const record = { tier: "free", label: "bench", created: "2026-11-22T00:00:00Z" };
+
+type Op = (store: Store, i: number) => Promise<unknown>;
+const ops: Record<string, { one: Op; many: Op }> = {
+  consume: {
+    one: (store) => store.consume("quota:one", 1e12, expiresAt),
+    many: (store, i) => store.consume(`quota:${i % MANY}`, 1e12, expiresAt),
+  },
+  next: {
+    one: (store) => store.next("one"),
+    many: (store, i) => store.next(`seq-${i % MANY}`),
+  },
+  setIfAbsent: {
+    one: (store, i) => store.setIfAbsent("nx:one", { ...record, i }),
+    many: (store, i) => store.setIfAbsent(`nx:${i}`, { ...record, i }),
+  },
+  setItem: {
+    one: (store, i) => store.setItem("item:one", { ...record, i }),
+    many: (store, i) => store.setItem(`item:${i % MANY}`, { ...record, i }),
+  },
+};
+
+/** µs per call with `width` calls in flight; each of `width` workers starts its next call when one ends. */
+async function perCall(width: number, calls: number, call: (i: number) => Promise<unknown>): Promise<number> {
+  let issued = 0;
+  const worker = async (): Promise<void> => {
+    while (issued < calls) {
+      await call(issued++);
+    }
+  };
+  const start = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: width }, worker));
+  return Number(process.hrtime.bigint() - start) / 1e3 / calls;
+}
 
 async function measure(store: Store, label: string, calls: number): Promise<void> {
-  const sequential = async (n: number, key: string): Promise<number> => {
-    const start = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) {
-      await store.consume(key, 1e12, expiresAt);
-    }
-    return Number(process.hrtime.bigint() - start) / 1e3 / n;
-  };
-  const inFlight = async (n: number, keys: number): Promise<number> => {
-    const start = process.hrtime.bigint();
-    for (let done = 0; done < n; done += 100) {
-      await Promise.all(
-        Array.from({ length: 100 }, (_, i) => store.consume(`k:${i % keys}`, 1e12, expiresAt)),
-      );
-    }
-    return Number(process.hrtime.bigint() - start) / 1e3 / n;
-  };
-  await sequential(Math.min(calls, 2_000), "warm");
-  const rows = {
-    sequential: await sequential(calls, "seq"),
-    "100 in flight, 1 key": await inFlight(calls, 1),
-    "100 in flight, 100 keys": await inFlight(calls, 100),
-  };
-  for (const [mode, micros] of Object.entries(rows)) {
-    console.log(`${label.padEnd(22)} ${mode.padEnd(24)} ${micros.toFixed(2).padStart(9)} µs/consume`);
+  await perCall(IN_FLIGHT, Math.min(calls, 2_000), (i) => store.consume(`warm:${i % 10}`, 1e12, expiresAt));
+  for (const [name, op] of Object.entries(ops)) {
+    const rows = {
+      sequential: await perCall(1, Math.ceil(calls / 5), (i) => op.one(store, i)),
+      [`${IN_FLIGHT} in flight, 1 key`]: await perCall(IN_FLIGHT, calls, (i) => op.one(store, i)),
+      [`${IN_FLIGHT} in flight, many keys`]: await perCall(IN_FLIGHT, calls, (i) => op.many(store, i)),
+    };
+    const cells = Object.entries(rows).map(([mode, micros]) => `${mode} ${micros.toFixed(2).padStart(8)}`);
+    console.log(`${label.padEnd(18)} ${name.padEnd(12)} µs/op: ${cells.join("  ")}`);
   }
 }
 
+const calls = Number(process.argv[2] ?? 20_000);
+
 const memory = await createMemoryStore();
-await measure(memory, "memory", 100_000);
+await measure(memory, "memory", calls * 5);
 await memory.close();
 
-for (const fsync of [true, false]) {
+for (const fsync of [false, true]) {
   const dir = await mkdtemp(join(tmpdir(), "rp-bench-"));
   const file = await createFileStore({ dir, fsync });
-  await measure(file, `file (fsync ${fsync ? "on" : "off"})`, fsync ? 2_000 : 20_000);
+  await measure(file, `file (fsync ${fsync ? "on" : "off"})`, fsync ? Math.ceil(calls / 10) : calls);
+  const start = process.hrtime.bigint();
   await file.close();
+  console.log(
+    `${"".padEnd(18)} close (final compaction): ${Number(process.hrtime.bigint() - start) / 1e6} ms`,
+  );
   await rm(dir, { recursive: true, force: true });
 }
 
@@ -57,7 +90,7 @@ if (skip) {
 } else {
   const redis = await startRedis();
   const store = await createRedisStore({ url: redis.url });
-  await measure(store, "redis (loopback)", 20_000);
+  await measure(store, "redis (loopback)", calls);
   await store.close();
   await redis.stop();
 }

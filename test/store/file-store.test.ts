@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createFileStore } from "../../server/store/file-store.ts";
 import { collectLines, spawnFixture } from "./child.ts";
 
@@ -53,12 +53,15 @@ describe("file store", () => {
     await second.close();
   });
 
-  it("deletes expired records from disk in the periodic sweep", async () => {
-    const store = await createFileStore({ dir, sweepIntervalMs: 100 });
-    await store.setItem("brief", 1, { ttlSeconds: 1 });
+  it("deletes expired records from disk after the periodic sweep, at the next compaction", async () => {
+    const first = await createFileStore({ dir });
+    await first.setItem("brief", 1, { ttlSeconds: 1 });
+    await first.close();
     expect(await readdir(dir)).toContain("brief.json");
+    // A 1-byte journal limit compacts after every batch, here the sweep's removal.
+    const store = await createFileStore({ dir, sweepIntervalMs: 100, journalMaxBytes: 1 });
     await sleep(1_300);
-    expect(await readdir(dir)).not.toContain("brief.json");
+    await vi.waitFor(async () => expect(await readdir(dir)).not.toContain("brief.json"));
     await store.close();
   });
 
