@@ -11,6 +11,23 @@ export interface IpLimitResult {
   resetsAt: number;
 }
 
+// Both caches are per process and bounded: a hashed address is the same forever, and a window's
+// end, once known, does not move until it passes. They save an HMAC and a store read per request.
+const CACHE_SIZE = 10_000;
+const hashedAddresses = new Map<string, string>();
+const windowEnds = new Map<string, number>();
+
+function remember<V>(map: Map<string, V>, key: string, value: V): V {
+  if (map.size >= CACHE_SIZE) map.delete(map.keys().next().value as string);
+  map.set(key, value);
+  return value;
+}
+
+function hashedAddress(address: string, secret: string): string {
+  const key = `${secret}|${address}`;
+  return hashedAddresses.get(key) ?? remember(hashedAddresses, key, hashKeyPart(address, secret));
+}
+
 /**
  * Counts one call of a client address against `limit` calls per window. The window opens with the
  * address's first call and lasts `windowSeconds` (a key per 24 hours means 24 hours after the first
@@ -23,15 +40,23 @@ export async function limitByIp(
   limit: number,
   windowSeconds: number,
 ): Promise<IpLimitResult> {
-  const ip = hashKeyPart(requestIp(event, context.config.trustProxy), context.ipSecret);
+  const ip = hashedAddress(requestIp(event, context.config.trustProxy), context.ipSecret);
   const now = context.now();
   const opensNow = now + windowSeconds * 1000;
+  const endsKey = `iplimit-ends:${name}:${ip}`;
   const spent = await context.store.consume(`iplimit:${name}:${ip}`, limit, opensNow);
   let resetsAt = opensNow;
   if (spent.allowed && spent.count === 1) {
-    await context.store.setItem(`iplimit-ends:${name}:${ip}`, opensNow, { ttlSeconds: windowSeconds });
+    await context.store.setItem(endsKey, opensNow, { ttlSeconds: windowSeconds });
+    remember(windowEnds, endsKey, opensNow);
   } else {
-    resetsAt = (await context.store.getItem<number>(`iplimit-ends:${name}:${ip}`)) ?? opensNow;
+    const known = windowEnds.get(endsKey);
+    if (known !== undefined && known > now) resetsAt = known;
+    else {
+      const stored = await context.store.getItem<number>(endsKey);
+      resetsAt = stored ?? opensNow;
+      if (stored !== null) remember(windowEnds, endsKey, stored);
+    }
   }
   const resetSeconds = Math.max(1, Math.ceil((resetsAt - now) / 1000));
   const headers = rateLimitHeaders(name, limit, windowSeconds, limit - spent.count, resetSeconds);
