@@ -8,8 +8,7 @@ import {
   compileString,
   type Def,
   defOf,
-  maxOf,
-  minOf,
+  foldLengthCheck,
   refinements,
 } from "./scalar-plans.ts";
 
@@ -103,13 +102,7 @@ function compileArray(def: Def): Plan {
   const plan: ArrayPlan = { kind: "array", item: planOf(def.element) };
   const extra: $ZodCheck<never>[] = [];
   for (const check of def.checks ?? []) {
-    const c = checkDef(check);
-    if (c.check === "min_length" && c.minimum !== undefined) plan.min = maxOf(plan.min, c.minimum);
-    else if (c.check === "max_length" && c.maximum !== undefined) plan.max = minOf(plan.max, c.maximum);
-    else if (c.check === "length_equals" && c.length !== undefined) {
-      plan.min = maxOf(plan.min, c.length);
-      plan.max = minOf(plan.max, c.length);
-    } else extra.push(check);
+    if (!foldLengthCheck(plan, checkDef(check))) extra.push(check);
   }
   plan.extra = refinements(extra);
   return plan;

@@ -60,6 +60,20 @@ function patternSource(regex: RegExp): string {
 export const minOf = (a: number | undefined, b: number) => (a === undefined ? b : Math.min(a, b));
 export const maxOf = (a: number | undefined, b: number) => (a === undefined ? b : Math.max(a, b));
 
+/**
+ * Folds a zod length check (min, max, exact) into a plan's bounds; false when `c` is another check.
+ * Strings and lists share it: pydantic bounds both the same way.
+ */
+export function foldLengthCheck(plan: { min?: number; max?: number }, c: Def): boolean {
+  if (c.check === "min_length" && c.minimum !== undefined) plan.min = maxOf(plan.min, c.minimum);
+  else if (c.check === "max_length" && c.maximum !== undefined) plan.max = minOf(plan.max, c.maximum);
+  else if (c.check === "length_equals" && c.length !== undefined) {
+    plan.min = maxOf(plan.min, c.length);
+    plan.max = minOf(plan.max, c.length);
+  } else return false;
+  return true;
+}
+
 export function compileString(schema: $ZodType, def: Def): StringPlan {
   const plan: StringPlan = { kind: "string", patterns: [], rewrites: [] };
   const extra: $ZodCheck<never>[] = [];
@@ -67,12 +81,8 @@ export function compileString(schema: $ZodType, def: Def): StringPlan {
   if (def.check === "string_format") extra.push(schema as unknown as $ZodCheck<never>);
   for (const check of def.checks ?? []) {
     const c = checkDef(check);
-    if (c.check === "min_length" && c.minimum !== undefined) plan.min = maxOf(plan.min, c.minimum);
-    else if (c.check === "max_length" && c.maximum !== undefined) plan.max = minOf(plan.max, c.maximum);
-    else if (c.check === "length_equals" && c.length !== undefined) {
-      plan.min = maxOf(plan.min, c.length);
-      plan.max = minOf(plan.max, c.length);
-    } else if (c.check === "string_format" && c.format === "regex" && c.pattern) {
+    if (foldLengthCheck(plan, c)) continue;
+    if (c.check === "string_format" && c.format === "regex" && c.pattern) {
       plan.patterns.push({ regex: c.pattern, source: patternSource(c.pattern) });
     } else if (c.check === "overwrite" && c.tx) plan.rewrites.push(c.tx);
     else extra.push(check);
