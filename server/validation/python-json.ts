@@ -2,22 +2,20 @@
 // succeeds; otherwise the CPython scanner port gives Python's verdict.
 import { MAX_JSON_DEPTH, type PythonJsonResult, scanPythonJson } from "./python-json-scanner.ts";
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
 // JSON.parse has no depth limit, so a document it accepted is checked for Python's.
-function exceedsDepth(text: string): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > MAX_JSON_DEPTH) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
+/**
+ * Whether the parsed value nests deeper than Python's decoder would go. Walks the values, not the
+ * characters (a 10 kB string is one value), with an explicit stack: a deep value must not overflow ours.
+ */
+function exceedsDepth(root: unknown): boolean {
+  const stack: Array<[unknown, number]> = [[root, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop() as [unknown, number];
+    if (typeof value !== "object" || value === null) continue;
+    if (depth + 1 > MAX_JSON_DEPTH) return true;
+    for (const child of Array.isArray(value) ? value : Object.values(value)) {
+      if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+    }
   }
   return false;
 }
@@ -30,6 +28,6 @@ export function parsePythonJson(text: string): PythonJsonResult {
   } catch {
     return scanPythonJson(text);
   }
-  if (text.length > 2 * MAX_JSON_DEPTH && exceedsDepth(text)) return { ok: false, reason: "too_deep" };
+  if (text.length > 2 * MAX_JSON_DEPTH && exceedsDepth(value)) return { ok: false, reason: "too_deep" };
   return { ok: true, value };
 }

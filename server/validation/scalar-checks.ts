@@ -46,7 +46,11 @@ export function checkString(plan: StringPlan, input: unknown): string | Rejected
   let text = input;
   for (const rewrite of plan.rewrites) text = rewrite(text);
   const { min, max } = plan;
-  if (min !== undefined || max !== undefined) {
+  // A string of n UTF-16 units has between n/2 and n code points: count only when that range
+  // straddles a bound (a 10,000-unit body under a 10,000 maximum needs no counting).
+  const undecided =
+    (max !== undefined && text.length > max) || (min !== undefined && Math.ceil(text.length / 2) < min);
+  if (undecided) {
     const length = codePointLength(text);
     if (min !== undefined && length < min) return new Rejected((loc) => stringTooShort(loc, input, min));
     if (max !== undefined && length > max) return new Rejected((loc) => stringTooLong(loc, input, max));
