@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { open, readFile, unlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { LOCK_NAME } from "./file-names.ts";
@@ -63,10 +64,21 @@ async function createLockFile(folder: string, path: string): Promise<void> {
   }
 }
 
+/** A killed process whose parent has not reaped it yet still answers signal 0: a zombie holds nothing. */
+function isZombie(pid: number): boolean {
+  try {
+    // /proc/<pid>/stat: "pid (name) state ..."; the name may hold spaces and parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+  } catch {
+    return false;
+  }
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+    return !isZombie(pid);
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
