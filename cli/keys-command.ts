@@ -1,28 +1,32 @@
 import type { Command } from "commander";
 import { TIERS, type TierName, TierNameSchema } from "../pipeline/domain/tiers.ts";
 import { configFromEnv } from "../server/config.ts";
-import { createKeyService, type KeyRecord, type KeyService } from "../server/keys/key-service.ts";
-import { createStoreFromEnv } from "../server/store/from-env.ts";
+import { createKeyService, type KeyRecord } from "../server/keys/key-service.ts";
+import { createStoreFromEnv, fileStoreDir } from "../server/store/from-env.ts";
+import { type KeyAdmin, type PublicKeyRecord, remoteKeyAdmin } from "./admin-channel.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { PROJECT_ROOT } from "./paths.ts";
 
 const PAID_TIERS = TierNameSchema.options.filter((tier) => tier !== "free");
 
-/** Opens the configured store for one operator command, and closes it afterwards. */
-async function withKeys<T>(fn: (keys: KeyService) => Promise<T>): Promise<T> {
+/**
+ * Runs one operator command on the configured store, or, when a running `picks serve` owns the
+ * embedded file store, through that server's loopback channel.
+ */
+async function withKeys<T>(fn: (keys: KeyAdmin) => Promise<T>): Promise<T> {
   const config = configFromEnv(process.env);
   let store: Awaited<ReturnType<typeof createStoreFromEnv>>;
   try {
     store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
   } catch (error) {
     const message = (error as Error).message;
-    if (/lock|in use|already open/i.test(message)) {
-      throw new Error(
-        `${message}. The embedded file store serves one process: stop \`picks serve\` first, ` +
-          "or run the service on Redis (REDIS_URL) so that several processes share the state.",
-      );
-    }
-    throw error;
+    if (!/lock|in use|already open/i.test(message)) throw error;
+    const remote = await remoteKeyAdmin(fileStoreDir(process.env, PROJECT_ROOT));
+    if (remote) return fn(remote);
+    throw new Error(
+      `${message}. The embedded file store serves one process: stop \`picks serve\` first, ` +
+        "or run the service on Redis (REDIS_URL) so that several processes share the state.",
+    );
   }
   try {
     return await fn(createKeyService({ store, prefix: config.keyPrefix }));
@@ -31,15 +35,18 @@ async function withKeys<T>(fn: (keys: KeyService) => Promise<T>): Promise<T> {
   }
 }
 
-function describe(record: KeyRecord): string {
+function describe(record: PublicKeyRecord): string {
   const state = record.revoked_at === null ? "active" : `revoked ${record.revoked_at}`;
   return `${record.id}  ${record.tier.padEnd(10)}  ${state.padEnd(32)}  ${record.created_at}  ${record.email}  ${record.label}`;
 }
 
 /** Without secrets: the hash stays in the store. */
-const publicView = ({ hash: _hash, ...record }: KeyRecord) => record;
+const publicView = (record: PublicKeyRecord): PublicKeyRecord => {
+  const { hash: _hash, ...rest } = record as KeyRecord;
+  return rest;
+};
 
-function printIssued(out: Output, key: string, record: KeyRecord, note: string) {
+function printIssued(out: Output, key: string, record: PublicKeyRecord, note: string) {
   out.line(key);
   out.line(`${note} ${record.id} (${record.tier}). Store the key now: it is shown only this once.`);
   out.json({ key, ...publicView(record), limits: TIERS[record.tier] });

@@ -29,6 +29,11 @@ export interface StoreFromEnvOptions {
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
+/** The file store's folder: STATE_DIR (default `.state`) relative to `rootDir`. */
+export function fileStoreDir(env: StoreEnv, rootDir = REPO_ROOT): string {
+  return resolve(rootDir, env.STATE_DIR?.trim() || ".state");
+}
+
 /** Picks and opens the store that the environment asks for. */
 export async function createStoreFromEnv(env: StoreEnv, options: StoreFromEnvOptions = {}): Promise<Store> {
   const redisUrl = env.REDIS_URL?.trim() || undefined;
@@ -38,7 +43,7 @@ export async function createStoreFromEnv(env: StoreEnv, options: StoreFromEnvOpt
       return createMemoryStore({ clock: options.clock });
     case "file":
       return createFileStore({
-        dir: resolve(options.rootDir ?? REPO_ROOT, env.STATE_DIR?.trim() || ".state"),
+        dir: fileStoreDir(env, options.rootDir),
         clock: options.clock,
         fsync: env.STATE_FSYNC?.trim() === "1" || env.STATE_FSYNC?.trim() === "true",
       });

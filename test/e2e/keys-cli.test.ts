@@ -1,10 +1,11 @@
 import { execFile } from "node:child_process";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, readFile, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { PICKS_BIN } from "../helpers/processes.ts";
+import { PICKS_BIN, startPicksServer } from "../helpers/processes.ts";
+import { publishSampleDays } from "../helpers/published.ts";
 
 const run = promisify(execFile);
 let env: NodeJS.ProcessEnv;
@@ -80,5 +81,61 @@ describe("picks keys", () => {
     const result = await picks(args);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
+  });
+});
+
+describe("picks keys while picks serve owns the file store", () => {
+  it("goes through the running server: issued keys work at once, revoked ones stop at once", async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), "picks-keys-live-"));
+    env = { ...process.env, STATE_DIR: stateDir };
+    const { publicDir } = await publishSampleDays();
+    const server = await startPicksServer(publicDir, { STATE_DIR: stateDir });
+    try {
+      const issued = await picks([
+        "issue",
+        "--tier",
+        "pro",
+        "--email",
+        "live@example.org",
+        "--label",
+        "live",
+        "--json",
+      ]);
+      expect(issued.code, issued.stderr).toBe(0);
+      const { key, id } = JSON.parse(issued.stdout) as { key: string; id: string };
+      const me = () => fetch(`${server.url}/v1/me`, { headers: { "x-api-key": key } });
+      expect((await me()).status).toBe(200);
+
+      const listed = JSON.parse((await picks(["list", "--json"])).stdout) as Array<Record<string, unknown>>;
+      expect(listed.map((record) => record.id)).toContain(id);
+      expect(listed.every((record) => !("hash" in record))).toBe(true);
+
+      expect((await picks(["revoke", id])).code).toBe(0);
+      expect((await me()).status).toBe(401);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("is not reachable without the token, or as a public route", async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), "picks-keys-closed-"));
+    const { publicDir } = await publishSampleDays();
+    const server = await startPicksServer(publicDir, { STATE_DIR: stateDir });
+    try {
+      const channel = JSON.parse(await readFile(join(stateDir, "admin.json"), "utf8")) as { token: string };
+      expect((await stat(join(stateDir, "admin.json"))).mode & 0o077).toBe(0);
+      const list = (authorization?: string) =>
+        fetch(`${server.url}/_admin/keys`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) },
+          body: '{"action":"list"}',
+        });
+      expect((await list()).status).toBe(404);
+      expect((await list(`Bearer ${"0".repeat(64)}`)).status).toBe(404);
+      expect((await list(`Bearer ${channel.token}`)).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+    await expect(stat(join(stateDir, "admin.json"))).rejects.toThrow();
   });
 });
