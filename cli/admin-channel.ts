@@ -9,7 +9,8 @@ import type { AdminKeyCommand } from "../server/routes/admin-routes.ts";
 // store through the server instead: the server leaves its address and a fresh token in the state
 // folder, readable by the operator's user only, and answers on loopback alone.
 
-const FILE = "admin.json";
+// A dot file: the file store takes every other `*.json` in its folder for a record.
+const FILE = ".admin-channel.json";
 
 interface Channel {
   pid: number;

@@ -122,8 +122,10 @@ describe("picks keys while picks serve owns the file store", () => {
     const { publicDir } = await publishSampleDays();
     const server = await startPicksServer(publicDir, { STATE_DIR: stateDir });
     try {
-      const channel = JSON.parse(await readFile(join(stateDir, "admin.json"), "utf8")) as { token: string };
-      expect((await stat(join(stateDir, "admin.json"))).mode & 0o077).toBe(0);
+      const channel = JSON.parse(await readFile(join(stateDir, ".admin-channel.json"), "utf8")) as {
+        token: string;
+      };
+      expect((await stat(join(stateDir, ".admin-channel.json"))).mode & 0o077).toBe(0);
       const list = (authorization?: string) =>
         fetch(`${server.url}/_admin/keys`, {
           method: "POST",
@@ -136,6 +138,20 @@ describe("picks keys while picks serve owns the file store", () => {
     } finally {
       await server.stop();
     }
-    await expect(stat(join(stateDir, "admin.json"))).rejects.toThrow();
+    await expect(stat(join(stateDir, ".admin-channel.json"))).rejects.toThrow();
+  });
+});
+
+describe("a server killed while its operator channel is open", () => {
+  it("restarts on the same state folder", async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), "picks-keys-killed-"));
+    const { publicDir } = await publishSampleDays();
+    const first = await startPicksServer(publicDir, { STATE_DIR: stateDir });
+    const exited = new Promise((resolve) => first.child.once("exit", resolve));
+    first.child.kill("SIGKILL");
+    await exited;
+    const again = await startPicksServer(publicDir, { STATE_DIR: stateDir });
+    expect((await fetch(`${again.url}/health`)).status).toBe(200);
+    await again.stop();
   });
 });
