@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import type { Candidate } from "../pipeline/domain/candidate.ts";
 import { parseRubric } from "../pipeline/domain/rubric.ts";
 import { type CompiledRubric, compileRubric, scoreWith } from "../pipeline/domain/scorer.ts";
+import { readListing } from "../test/helpers/fixtures.ts";
 
 const LISTING = fileURLToPath(
   new URL("../../shared/fixtures/candidates/listing-2026-06-12-314-rows-250-unique.jsonl", import.meta.url),
@@ -22,17 +23,7 @@ export interface ScorerFigure {
 }
 
 function loadDay(): Candidate[] {
-  const seen = new Set<string>();
-  const day: Candidate[] = [];
-  for (const line of readFileSync(LISTING, "utf8").split("\n")) {
-    if (line.trim() === "") continue;
-    const row = JSON.parse(line) as Candidate & { comment: string | null };
-    if (seen.has(row.id)) continue;
-    seen.add(row.id);
-    const { id, title, summary, authors, categories, comment } = row;
-    day.push({ id, title, summary, authors, categories, ...(comment ? { comment } : {}) });
-  }
-  return day;
+  return readListing(LISTING);
 }
 
 function cycle(day: readonly Candidate[], count: number): Candidate[] {

@@ -12,7 +12,7 @@ import {
   SelectionPolicySchema,
   selectPicks,
 } from "../../pipeline/domain/selection.ts";
-import { LISTING_250 } from "../helpers/fixtures.ts";
+import { LISTING_250, readListing } from "../helpers/fixtures.ts";
 
 interface Shape {
   id: string;
@@ -184,17 +184,7 @@ const scoreAll = (candidates: readonly Candidate[]) =>
 
 // The listing repeats cross-listed papers; a day counts each id once, as the sources do.
 function realDay(): Candidate[] {
-  const seen = new Set<string>();
-  const day: Candidate[] = [];
-  for (const line of readFileSync(LISTING_250, "utf8").split("\n")) {
-    if (line.trim() === "") continue;
-    const row = JSON.parse(line) as Candidate & { comment: string | null };
-    if (seen.has(row.id)) continue;
-    seen.add(row.id);
-    const { id, title, summary, authors, categories, comment } = row;
-    day.push({ id, title, summary, authors, categories, ...(comment ? { comment } : {}) });
-  }
-  return day;
+  return readListing(LISTING_250);
 }
 
 describe("calibration on a real announcement day (2026-06-12: 314 rows, 250 papers)", () => {

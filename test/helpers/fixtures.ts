@@ -1,4 +1,8 @@
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import type { Candidate } from "../../pipeline/domain/candidate.ts";
+import { collectCandidates } from "../../pipeline/domain/candidate-rows.ts";
+import { parseListing } from "../../pipeline/sources/file-source.ts";
 
 /** The recorded upstream data beside the checkout (`../shared/fixtures`); never copied into the project. */
 export const fixture = (path: string): string =>
@@ -6,3 +10,9 @@ export const fixture = (path: string): string =>
 
 export const LISTING_250 = fixture("candidates/listing-2026-06-12-314-rows-250-unique.jsonl");
 export const LISTING_PARTIAL = fixture("candidates/listing-2026-06-25-partial-day-26-rows.jsonl");
+
+/** A listing file's candidates as the file source reads them (repeated ids once), synchronously. */
+export function readListing(path: string): Candidate[] {
+  return collectCandidates(parseListing(readFileSync(path, "utf8"), path), { source: "test", sample: false })
+    .candidates;
+}
