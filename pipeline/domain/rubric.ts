@@ -2,7 +2,7 @@ import { z } from "zod";
 import { AXIS_GROUP, AXIS_IDS, AxisGroupSchema, AxisIdSchema } from "./score.ts";
 import { parseTerm } from "./text-signals.ts";
 
-const SIGNAL_ID = /^(?:A[1-9]|REG)\.[a-z0-9]+(?:[.-][a-z0-9]+)*$/;
+const SIGNAL_ID = /^(?:A[1-9]|REG|FOCUS)\.[a-z0-9]+(?:[.-][a-z0-9]+)*$/;
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 const TermSchema = z
@@ -85,6 +85,31 @@ export const RegFitRubricSchema = z.object({
 });
 export type RegFitRubric = z.infer<typeof RegFitRubricSchema>;
 
+export const FocusLevelSchema = z.object({
+  name: z.string().regex(SLUG),
+  min_points: z.number().describe("focus points needed; the lowest level also takes everything below it"),
+  factor: z.number().min(0).max(1).describe("what the gated groups' points are multiplied by"),
+});
+
+export const FocusRubricSchema = z.object({
+  name: z.string().min(1),
+  question: z.string().min(1),
+  method: z.string().min(1),
+  signals: z.array(SignalSchema).min(1),
+  primary_category: z
+    .record(z.string().regex(/^[a-z-]+(?:\.[A-Za-z-]+)?$/), z.int().min(-5).max(5))
+    .describe("points added for the paper's primary (first listed) arXiv category"),
+  levels: z
+    .array(FocusLevelSchema)
+    .min(1)
+    .refine(
+      (levels) => new Set(levels.map((level) => level.name)).size === levels.length,
+      "level names must differ",
+    ),
+  groups: z.array(AxisGroupSchema).describe("the axis groups whose points the focus factor scales"),
+});
+export type FocusRubric = z.infer<typeof FocusRubricSchema>;
+
 /** The published rubric (DESIGN §3): nine axes scored 0..5 and REG FIT scored 1..3, with their signals. */
 export const RubricSchema = z
   .object({
@@ -112,6 +137,7 @@ export const RubricSchema = z
       limits: z.string().min(1),
     }),
     axes: z.array(RubricAxisSchema).length(AXIS_IDS.length),
+    focus: FocusRubricSchema.optional().describe("absent: every paper counts as in focus"),
     reg_fit: RegFitRubricSchema,
   })
   .superRefine((rubric, ctx) => {
@@ -183,6 +209,7 @@ export const RubricSchema = z
       }
     }
     checkSignals(rubric.reg_fit.personal_data.signals, "REG", ["reg_fit", "personal_data", "signals"]);
+    if (rubric.focus) checkSignals(rubric.focus.signals, "FOCUS", ["focus", "signals"]);
   });
 export type Rubric = z.infer<typeof RubricSchema>;
 

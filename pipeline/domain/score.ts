@@ -41,6 +41,15 @@ export const RegFitSchema = z.object({
 });
 export type RegFit = z.infer<typeof RegFitSchema>;
 
+/** How squarely the paper is about the mission, and the factor its substrate and governance points got. */
+export const FocusSchema = z.object({
+  level: z.string().describe("the rubric's focus level, e.g. core, adjacent or off-mission"),
+  points: z.number().describe("focus signals and the primary category's prior, summed"),
+  factor: z.number().min(0).max(1).describe("what the gated groups' points were multiplied by"),
+  evidence: z.array(EvidenceSchema),
+});
+export type Focus = z.infer<typeof FocusSchema>;
+
 export const ScorerNameSchema = z.enum(["rules", "llm"]);
 export type ScorerName = z.infer<typeof ScorerNameSchema>;
 
@@ -66,6 +75,7 @@ export const ScoresSchema = z.object({
   }),
   total: z.int().min(0).max(45),
   reg_fit: RegFitSchema,
+  focus: FocusSchema.optional().describe("absent in scores made before rubric 2026.11.2 and by the judge"),
 });
 export type Scores = z.infer<typeof ScoresSchema>;
 

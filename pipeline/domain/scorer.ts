@@ -3,6 +3,7 @@
 
 import type { Candidate } from "./candidate.ts";
 import { createExcerpter } from "./excerpt.ts";
+import { type CompiledFocus, compileFocus, decideFocus } from "./focus.ts";
 import { type CompiledRegFit, compileRegFit, decideRegFit } from "./reg-fit.ts";
 import type { Rubric } from "./rubric.ts";
 import { AXIS_GROUP, type AxisId, type AxisScore, type Scores, totals } from "./score.ts";
@@ -29,6 +30,7 @@ export interface CompiledRubric {
   emphasis: Emphasis;
   lengthNorm: Rubric["scoring"]["length_norm"];
   regFit: CompiledRegFit;
+  focus: CompiledFocus | undefined;
 }
 
 /** Prepares a validated rubric for `scoreWith`: one matcher over every signal's terms. */
@@ -40,6 +42,7 @@ export function compileRubric(rubric: Rubric): CompiledRubric {
     signals: registry.add(axis.signals),
   }));
   const regFit = compileRegFit(rubric.reg_fit, registry);
+  const focus = rubric.focus && compileFocus(rubric.focus, registry);
   const matcher = compileTerms(registry.terms(), registry.size());
   return {
     version: rubric.version,
@@ -48,6 +51,7 @@ export function compileRubric(rubric: Rubric): CompiledRubric {
     emphasis: rubric.scoring.emphasis,
     lengthNorm: rubric.scoring.length_norm,
     regFit,
+    focus,
   };
 }
 
@@ -79,11 +83,15 @@ export function scoreWith(compiled: CompiledRubric, candidate: Candidate): Score
   const { hits, tokenCount } = findTerms(compiled.matcher, fields);
   const factor = lengthFactor(tokenCount, compiled.lengthNorm);
   const quote = createExcerpter(EVIDENCE_MAX_CHARS);
+  const focus =
+    compiled.focus && decideFocus(compiled.focus, hits, quote, compiled.emphasis, candidate.categories);
   // The rubric schema keeps axes in A1..A9 order, so insertion order is the published key order.
   const axes = {} as Record<AxisId, AxisScore>;
   for (const axis of compiled.axes) {
     const { points, evidence } = collectSignals(axis.signals, hits, quote, compiled.emphasis);
-    const scaled = compiled.lengthNorm.groups.includes(AXIS_GROUP[axis.id]) ? points * factor : points;
+    const group = AXIS_GROUP[axis.id];
+    let scaled = compiled.lengthNorm.groups.includes(group) ? points * factor : points;
+    if (focus && compiled.focus?.groups.includes(group)) scaled *= focus.factor;
     axes[axis.id] = { score: levelFor(scaled, axis.thresholds), evidence };
   }
   return {
@@ -92,6 +100,7 @@ export function scoreWith(compiled: CompiledRubric, candidate: Candidate): Score
     axes,
     ...totals(axes),
     reg_fit: decideRegFit(compiled.regFit, hits, quote),
+    ...(focus ? { focus } : {}),
   };
 }
 

@@ -11,7 +11,7 @@ export const SelectionPolicySchema = z.object({
 export type SelectionPolicy = z.infer<typeof SelectionPolicySchema>;
 
 /** Calibrated on real announcement days (250 candidates) to keep about five. */
-export const DEFAULT_SELECTION: SelectionPolicy = { min_total: 11, min_reg_fit: 2, max_picks: 6 };
+export const DEFAULT_SELECTION: SelectionPolicy = { min_total: 13, min_reg_fit: 2, max_picks: 6 };
 
 /** What selection decided for one candidate, and why. */
 export const DecisionSchema = z.object({
@@ -36,6 +36,7 @@ function compareIds(a: string, b: string): number {
 export function compareScored(a: ScoredCandidate, b: ScoredCandidate): number {
   return (
     b.scores.total - a.scores.total ||
+    (b.scores.focus?.points ?? 0) - (a.scores.focus?.points ?? 0) ||
     b.scores.reg_fit.score - a.scores.reg_fit.score ||
     b.scores.groups.research - a.scores.groups.research ||
     b.scores.groups.governance - a.scores.groups.governance ||

@@ -20,6 +20,9 @@ const rubric = parseRubric(
   JSON.parse(readFileSync(new URL("../../data/rubric.json", import.meta.url), "utf8")),
 );
 const compiled = compileRubric(rubric);
+// The axes alone, every paper in focus: what each axis's signals do, apart from the mission-focus factor.
+const { focus: _focus, ...axesOnly } = rubric;
+const unfocused = compileRubric(axesOnly);
 
 const candidate = (summary: string, extra: Partial<Candidate> = {}): Candidate => ({
   id: "2611.00001",
@@ -160,7 +163,7 @@ describe("each axis sees its signals", () => {
   ];
 
   it.each(cases)("%s from %j", (axis, summary, signal, atLeast) => {
-    const scores = scoreWith(compiled, candidate(summary));
+    const scores = scoreWith(unfocused, candidate(summary));
     expect(scores.axes[axis].score).toBeGreaterThanOrEqual(atLeast);
     expect(scores.axes[axis].evidence).toContainEqual({ signal, text: summary });
   });
@@ -200,6 +203,57 @@ describe("each axis sees its signals", () => {
       candidate("An agent. The agent acts. Agents win.", { title: "Agents" }),
     ).axes.A1.score;
     expect(central).toBeGreaterThan(once);
+  });
+});
+
+describe("mission focus", () => {
+  const focusOf = (summary: string, extra: Partial<Candidate> = {}) => {
+    const scores = scoreWith(compiled, candidate(summary, extra));
+    if (!scores.focus) throw new Error("the published rubric has a focus section");
+    return { scores, focus: scores.focus };
+  };
+  const safety =
+    "We study hallucination and safety failures. It outperforms baselines on benchmarks; ablations over seeds.";
+
+  it("keeps the full points of an LLM-agent paper and names what put it in focus", () => {
+    const { focus } = focusOf(`LLM agents call tools over MCP. ${safety}`, { title: "Safe LLM agents" });
+    expect(focus).toMatchObject({ level: "core", factor: 1 });
+    expect(focus.evidence.map((e) => e.signal)).toEqual(
+      expect.arrayContaining(["FOCUS.agents", "FOCUS.llm", "FOCUS.primary-category"]),
+    );
+  });
+
+  it("scales down a vision paper whose safety words are only context (regression: 2025-11-19 picks)", () => {
+    const vision = focusOf(`Video segmentation of driving scenes from camera images. ${safety}`, {
+      title: "Robust video segmentation",
+      categories: ["cs.CV", "cs.AI"],
+    });
+    const agents = focusOf(`LLM agents call tools over MCP. ${safety}`, { title: "Safe LLM agents" });
+    expect(vision.focus.level).toBe("off-mission");
+    expect(vision.focus.factor).toBeLessThan(0.5);
+    expect(vision.focus.evidence).toContainEqual({ signal: "FOCUS.primary-category", text: "cs.CV (-3)" });
+    expect(vision.scores.total).toBeLessThan(agents.scores.total / 2);
+  });
+
+  it("reads the prior of the primary (first) category only", () => {
+    const summary = "LLM agents call tools over MCP.";
+    const primaryCv = focusOf(summary, { categories: ["cs.CV", "cs.MA"] }).focus.points;
+    const crossListedCv = focusOf(summary, { categories: ["cs.MA", "cs.CV"] }).focus.points;
+    expect(crossListedCv - primaryCv).toBe(2 - -3);
+    expect(focusOf(summary, { categories: [] }).focus.evidence.map((e) => e.signal)).not.toContain(
+      "FOCUS.primary-category",
+    );
+  });
+
+  it("ranks an agent built for one field below the same work on the agent system", () => {
+    const system = "A multi-agent LLM framework orchestrates tool calling; it outperforms baselines.";
+    const applied = `${system} We apply it to clinical medical records of patients.`;
+    expect(focusOf(applied).focus.points).toBeLessThan(focusOf(system).focus.points);
+  });
+
+  it("leaves scores as they were when a rubric has no focus section", () => {
+    const scores = scoreWith(unfocused, candidate("Video segmentation.", { categories: ["cs.CV"] }));
+    expect(scores.focus).toBeUndefined();
   });
 });
 
