@@ -3,7 +3,7 @@ import type { Rubric } from "../domain/rubric.ts";
 import { JUDGE_RESPONSE_FORMAT } from "./judge-answer.ts";
 
 /** Bumped whenever the instructions change, so cached answers to the old wording are not reused. */
-export const JUDGE_PROMPT_VERSION = "1";
+export const JUDGE_PROMPT_VERSION = "2";
 
 /** The instructions: the whole rubric, the same for every candidate of a run. */
 export function judgeInstructions(rubric: Rubric): string {
@@ -14,12 +14,22 @@ export function judgeInstructions(rubric: Rubric): string {
     ].join("\n"),
   );
   const regFit = rubric.reg_fit;
+  // The rules scorer scales every axis by mission focus; the judge is asked the same question in words.
+  const focus = rubric.focus
+    ? [
+        `Mission focus: ${rubric.focus.question} Score every axis for what the paper contributes to that`,
+        "mission: a paper whose agent, safety or benchmark words are only context scores low on every axis,",
+        "and an agent built for one field (medicine, science) scores below work on the agent system itself.",
+        "",
+      ]
+    : [];
   return [
     `You score arXiv papers on the Research-Picks rubric ${rubric.version}. Read only the title, abstract`,
     "and author comment given; do not assume what they do not say. Score each axis 0..5 by the level",
     "descriptions, and REG FIT 1..3. For each score give up to three pieces of evidence: the rubric signal",
     "or criterion, and a verbatim quote from the given text (quotes not found in the text are discarded).",
     "",
+    ...focus,
     "Axes:",
     ...axes,
     "",
