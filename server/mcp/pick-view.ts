@@ -5,6 +5,7 @@ import {
   AXIS_IDS,
   type AxisId,
   AxisScoreSchema,
+  FocusSchema,
   RegFitSchema,
   ScoresSchema,
 } from "../../pipeline/domain/score.ts";
@@ -20,14 +21,19 @@ export const ExternalContentSchema = z
 
 // The nine axes share one score shape. With an id, the JSON Schema in tools/list defines it once and
 // refers to it nine times instead of spelling it out nine times per tool.
-function pickSchema<A extends z.ZodObject, R extends z.ZodObject, C extends z.ZodType>(
+function pickSchema<A extends z.ZodObject, R extends z.ZodObject, F extends z.ZodObject, C extends z.ZodType>(
   axisScore: A,
   regFit: R,
+  focus: F,
   citations: C,
 ) {
   const axes = Object.fromEntries(AXIS_IDS.map((id) => [id, axisScore])) as Record<AxisId, A>;
   return PickSchema.extend({
-    scores: ScoresSchema.extend({ axes: z.object(axes), reg_fit: regFit }),
+    scores: ScoresSchema.extend({
+      axes: z.object(axes),
+      reg_fit: regFit,
+      focus: focus.optional().describe(ScoresSchema.shape.focus.description ?? ""),
+    }),
     citations: citations
       .nullable()
       .optional()
@@ -39,6 +45,7 @@ function pickSchema<A extends z.ZodObject, R extends z.ZodObject, C extends z.Zo
 export const FullPickSchema = pickSchema(
   AxisScoreSchema.meta({ id: "AxisScoreWithEvidence" }),
   RegFitSchema,
+  FocusSchema,
   z.discriminatedUnion("status", [CitationsFoundSchema, CitationsMissingSchema]),
 );
 
@@ -46,6 +53,7 @@ export const FullPickSchema = pickSchema(
 export const PickViewSchema = pickSchema(
   AxisScoreSchema.partial({ evidence: true }).meta({ id: "AxisScore" }),
   RegFitSchema.partial({ evidence: true, rationale: true }),
+  FocusSchema.partial({ evidence: true }),
   z.discriminatedUnion("status", [
     CitationsFoundSchema.partial({ top_references: true, top_citing: true }),
     CitationsMissingSchema,
@@ -62,10 +70,16 @@ export function compactPick(pick: Pick): PickView {
   const axes = {} as Record<AxisId, { score: number }>;
   for (const id of AXIS_IDS) axes[id] = { score: pick.scores.axes[id].score };
   const regFit = { score: pick.scores.reg_fit.score };
+  const { focus, ...scores } = pick.scores;
+  const compactFocus = focus && { level: focus.level, points: focus.points, factor: focus.factor };
   let citations: PickView["citations"] = pick.citations;
   if (citations?.status === "found") {
     const { top_references: _references, top_citing: _citing, ...counts } = citations;
     citations = counts;
   }
-  return { ...pick, scores: { ...pick.scores, axes, reg_fit: regFit }, citations };
+  return {
+    ...pick,
+    scores: { ...scores, axes, reg_fit: regFit, ...(compactFocus ? { focus: compactFocus } : {}) },
+    citations,
+  };
 }
