@@ -1,30 +1,35 @@
 import { basename } from "node:path";
 import type { Command } from "commander";
 import type { CitationLookup } from "../pipeline/citations/citation-lookup.ts";
-import { type CandidateScorer, type CurateResult, curate } from "../pipeline/curate.ts";
+import { type CurateResult, curate } from "../pipeline/curate.ts";
 import { dayOf } from "../pipeline/domain/calendar.ts";
 import type { HttpCounts } from "../pipeline/domain/run-record.ts";
-import { DEFAULT_SELECTION, type SelectionPolicy } from "../pipeline/domain/selection.ts";
+import type { SelectionPolicy } from "../pipeline/domain/selection.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
+import type { CandidateScorer } from "../pipeline/screen.ts";
 import { DEFAULT_CATEGORIES } from "../pipeline/sources/arxiv-source.ts";
 import { createFileSource } from "../pipeline/sources/file-source.ts";
 import { createSampleSource, sampleDays } from "../pipeline/sources/sample-source.ts";
 import type { CandidateSource } from "../pipeline/sources/source.ts";
 import { createLiveSetup, type LiveSetup } from "./curate-live.ts";
-import { parseDateOption, parseIntOption } from "./options.ts";
+import { parseDateOption } from "./options.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR } from "./paths.ts";
+import {
+  judgeOption,
+  maxPicksOption,
+  minTotalOption,
+  type ScoringFlags,
+  selectionFrom,
+} from "./scoring-options.ts";
 
-interface CurateFlags {
+interface CurateFlags extends ScoringFlags {
   date?: string;
   source: string;
   categories?: string[];
   citations: boolean;
-  judge: "rules" | "llm";
   out: string;
   runs: string;
-  minTotal?: number;
-  maxPicks?: number;
   json: boolean;
 }
 
@@ -53,11 +58,6 @@ export function parseCategories(value: string): string[] {
     );
   }
   return [...new Set(list)];
-}
-
-function parseJudge(value: string): "rules" | "llm" {
-  if (value === "rules" || value === "llm") return value;
-  throw new UsageError(`Expected \`--judge\` to be \`rules\` or \`llm\`, got \`${value}\``);
 }
 
 /** The day to curate when `--date` is absent: the newest sample day, a date in the file name, or today. */
@@ -174,20 +174,11 @@ export function registerCurate(program: Command): void {
       parseCategories,
     )
     .option("--no-citations", "do not look up citation figures")
-    .option(
-      "--judge <scorer>",
-      "score with `rules` (deterministic, offline) or `llm` (LLM_* variables)",
-      parseJudge,
-      "rules",
-    )
+    .addOption(judgeOption())
     .option("--out <dir>", "static site root; snapshots go to <dir>/v1", DEFAULT_PUBLIC_DIR)
     .option("--runs <dir>", "where run records go", DEFAULT_RUNS_DIR)
-    .option(
-      "--min-total <n>",
-      "keep candidates whose total reaches n (0-45)",
-      parseIntOption("--min-total", 0, 45),
-    )
-    .option("--max-picks <n>", "keep at most n picks a day", parseIntOption("--max-picks", 0, 100))
+    .addOption(minTotalOption())
+    .addOption(maxPicksOption())
     .option("--json", "print the result as JSON", false)
     .action(async (flags: CurateFlags) => {
       const out = createOutput({ json: flags.json });
@@ -213,11 +204,7 @@ export function registerCurate(program: Command): void {
           source,
           outDir: flags.out,
           runsDir: flags.runs,
-          selection: {
-            ...DEFAULT_SELECTION,
-            ...(flags.minTotal === undefined ? {} : { min_total: flags.minTotal }),
-            ...(flags.maxPicks === undefined ? {} : { max_picks: flags.maxPicks }),
-          },
+          selection: selectionFrom(flags),
           out,
           ...(live.scorer ? { scorer: live.scorer } : {}),
           ...(live.citations ? { citations: live.citations } : {}),

@@ -4,12 +4,12 @@
 
 import { join } from "node:path";
 import { type CitationLookup, createCitationLookup } from "../pipeline/citations/citation-lookup.ts";
-import type { CandidateScorer } from "../pipeline/curate.ts";
 import { createHttpClient, type HttpClient } from "../pipeline/http.ts";
 import { userAgent } from "../pipeline/http-rules.ts";
 import { createJudgeCache } from "../pipeline/judge/judge-cache.ts";
 import { judgeConfigFromEnv } from "../pipeline/judge/judge-config.ts";
 import { createLlmJudge } from "../pipeline/judge/llm-judge.ts";
+import type { CandidateScorer } from "../pipeline/screen.ts";
 import { DEFAULT_ARXIV_API_URL } from "../pipeline/sources/arxiv-api.ts";
 import {
   type ArxivSource,

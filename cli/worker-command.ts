@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import type { ScoringContext } from "../pipeline/curate.ts";
 import type { Candidate } from "../pipeline/domain/candidate.ts";
 import type { Scores } from "../pipeline/domain/score.ts";
 import { compileRubric, scoreWith } from "../pipeline/domain/scorer.ts";
@@ -8,6 +7,7 @@ import { userAgent } from "../pipeline/http-rules.ts";
 import { judgeConfigFromEnv } from "../pipeline/judge/judge-config.ts";
 import { createLlmJudge } from "../pipeline/judge/llm-judge.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
+import type { ScoringContext } from "../pipeline/screen.ts";
 import { createStoreFromEnv } from "../server/store/from-env.ts";
 import type { SubmissionScorer } from "../server/submissions/submission-records.ts";
 import { createSubmissionService } from "../server/submissions/submission-service.ts";

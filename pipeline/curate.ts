@@ -1,32 +1,15 @@
 import { join } from "node:path";
 import type { CitationLookup } from "./citations/citation-lookup.ts";
 import { enrichPicks } from "./citations/enrich-picks.ts";
-import type { Candidate } from "./domain/candidate.ts";
 import { toPick } from "./domain/pick.ts";
 import type { Rubric } from "./domain/rubric.ts";
-import type { HttpCounts, RunRecord, ScoringRun, Screened } from "./domain/run-record.ts";
-import type { Scores } from "./domain/score.ts";
-import { compileRubric, scoreWith } from "./domain/scorer.ts";
-import { type SelectionPolicy, selectPicks } from "./domain/selection.ts";
+import type { HttpCounts, RunRecord } from "./domain/run-record.ts";
+import type { ScoredCandidate, SelectionPolicy } from "./domain/selection.ts";
 import { buildDailySnapshot, buildRecent, buildStats, type DailySnapshot } from "./domain/snapshot.ts";
 import { planFeeds, siteUrlFromEnv, writeFeeds } from "./feeds.ts";
 import { type PlannedFile, publishFiles, readDailySnapshots } from "./publish.ts";
+import { type CandidateScorer, screenCandidates } from "./screen.ts";
 import type { CandidateSource } from "./sources/source.ts";
-
-export interface ScoringContext {
-  rubric: Rubric;
-  /** The deterministic scorer, for candidates another scorer cannot score. */
-  rules: (candidate: Candidate) => Scores;
-  progress: (detail: string) => void;
-}
-
-/** A scorer other than the rules scorer (the language-model judge): scores in candidate order. */
-export interface CandidateScorer {
-  score(
-    candidates: readonly Candidate[],
-    context: ScoringContext,
-  ): Promise<{ scores: Scores[]; run: ScoringRun }>;
-}
 
 const NO_HTTP: HttpCounts = {
   requests: 0,
@@ -87,40 +70,18 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     "score",
     `scoring ${batch.candidates.length} candidates with ${options.scorer ? "the judge" : "the rules"}`,
   );
-  const compiled = compileRubric(rubric);
-  const rules = (candidate: Candidate) => scoreWith(compiled, candidate);
-  let scoring: ScoringRun = {
-    scorer: "rules",
-    model: null,
-    llm_scored: 0,
-    cache_hits: 0,
-    fallbacks: [],
-    usage: { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: null },
-  };
-  let allScores: Scores[];
-  if (options.scorer) {
-    const context = { rubric, rules, progress: (detail: string) => progress("score", detail) };
-    ({ scores: allScores, run: scoring } = await options.scorer.score(batch.candidates, context));
-  } else {
-    allScores = batch.candidates.map(rules);
-  }
-  const scored = batch.candidates.map((candidate, index) => ({
-    candidate,
-    scores: allScores[index] as Scores,
-  }));
-
-  const decisions = selectPicks(scored, selection);
-  const byId = new Map<string, { candidate: Candidate; scores: Scores }>(
-    scored.map((entry) => [entry.candidate.id, entry]),
-  );
-  const screened: Screened[] = decisions.map((decision) => {
-    const entry = byId.get(decision.id) as { candidate: Candidate; scores: Scores };
-    return { ...decision, title: entry.candidate.title, scores: entry.scores };
+  const { scored, screened, scoring } = await screenCandidates({
+    candidates: batch.candidates,
+    rubric,
+    selection,
+    ...(options.scorer ? { scorer: options.scorer } : {}),
+    progress: (detail) => progress("score", detail),
   });
+  const byId = new Map<string, ScoredCandidate>(scored.map((entry) => [entry.candidate.id, entry]));
   const selected = screened
     .filter((entry) => entry.kept && entry.rank !== null)
     .map((entry) => {
-      const { candidate, scores } = byId.get(entry.id) as { candidate: Candidate; scores: Scores };
+      const { candidate, scores } = byId.get(entry.id) as ScoredCandidate;
       return toPick(candidate, scores, date, entry.rank as number);
     });
   progress("select", `${selected.length} kept of ${batch.candidates.length}`);

@@ -1,9 +1,9 @@
-import type { CandidateScorer } from "../curate.ts";
 import type { Candidate } from "../domain/candidate.ts";
 import type { ScoringRun } from "../domain/run-record.ts";
 import type { Scores } from "../domain/score.ts";
 import type { HttpClient } from "../http.ts";
 import { HttpError } from "../http-rules.ts";
+import type { CandidateScorer } from "../screen.ts";
 import { answerToScores, readJudgeAnswer } from "./judge-answer.ts";
 import type { JudgeCache } from "./judge-cache.ts";
 import type { JudgeConfig } from "./judge-config.ts";
