@@ -98,8 +98,12 @@ export async function readDailySnapshots(
   let names: string[];
   try {
     names = await readdir(dailyDir);
-  } catch {
-    return { days: [], unreadable: [] };
+  } catch (error) {
+    // Only a folder that does not exist means no days yet. Any other failure (permissions, a file where
+    // the folder should be) must stop the run: rebuilding recent.json and stats.json from today alone
+    // would erase the published history.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { days: [], unreadable: [] };
+    throw new Error(`Cannot read the published days in ${dailyDir}: ${(error as Error).message}`);
   }
   const days: DailySnapshot[] = [];
   const unreadable: string[] = [];
