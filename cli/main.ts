@@ -9,6 +9,7 @@ type Register = (program: Command) => void;
 // the one being run keeps `picks curate` and `picks mcp` from paying for the others at start.
 const COMMANDS: Record<string, () => Promise<Register>> = {
   curate: async () => (await import("./curate-command.ts")).registerCurate,
+  eval: async () => (await import("./eval-command.ts")).registerEval,
   serve: async () => (await import("./serve-command.ts")).registerServe,
   mcp: async () => (await import("./mcp-command.ts")).registerMcp,
   keys: async () => (await import("./keys-command.ts")).registerKeys,

@@ -25,3 +25,14 @@ export function parseIntOption(name: string, min: number, max: number) {
     return number;
   };
 }
+
+/** A share from 0 to 1, such as `0.9` or `.95`: metrics bounds. */
+export function parseFractionOption(name: string) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (!/^(?:\d+(?:\.\d*)?|\.\d+)$/.test(value) || number > 1) {
+      throw new UsageError(`Expected \`${name}\` to be a number from 0 to 1, got \`${value}\``);
+    }
+    return number;
+  };
+}

@@ -1,0 +1,87 @@
+import type { Command } from "commander";
+import { EvalInputError, evaluateLabelledDays } from "../pipeline/evaluate.ts";
+import { loadRubric } from "../pipeline/rubric-file.ts";
+import { createLiveSetup } from "./curate-live.ts";
+import { describeMiss, printEvalReport } from "./eval-report.ts";
+import { parseFractionOption } from "./options.ts";
+import { createOutput, UsageError } from "./output.ts";
+import {
+  judgeOption,
+  maxPicksOption,
+  minTotalOption,
+  type ScoringFlags,
+  selectionFrom,
+} from "./scoring-options.ts";
+
+interface EvalFlags extends ScoringFlags {
+  labels: string[];
+  listing?: string[];
+  json: boolean;
+  minPrecision?: number;
+  minAuc?: number;
+}
+
+/** A `--min-*` bound that a day missed: the report is printed, and the run exits 1 for CI. */
+class BoundMissed extends Error {
+  override name = "BoundMissed";
+}
+
+export function registerEval(program: Command): void {
+  program
+    .command("eval")
+    .description(
+      "measure the scorer against expert-labelled days: screens each day as curate would, publishes nothing",
+    )
+    .requiredOption("--labels <path...>", "labels files (labels-YYYY-MM-DD.json), one per day")
+    .option("--listing <path...>", "listings the labels files name, when they are not beside them")
+    .addOption(judgeOption())
+    .addOption(minTotalOption())
+    .addOption(maxPicksOption())
+    .option(
+      "--min-precision <x>",
+      "exit 1 if a day's precision is below x (0-1)",
+      parseFractionOption("--min-precision"),
+    )
+    .option(
+      "--min-auc <x>",
+      "exit 1 if a day's AUC (label 2 vs 0) is below x (0-1)",
+      parseFractionOption("--min-auc"),
+    )
+    .option("--json", "print the report as JSON", false)
+    .action(async (flags: EvalFlags) => {
+      const out = createOutput({ json: flags.json });
+      const live = createLiveSetup({
+        source: "file",
+        categories: [],
+        citations: false,
+        judge: flags.judge,
+        env: process.env,
+      });
+      try {
+        const report = await evaluateLabelledDays({
+          labels: flags.labels,
+          listings: flags.listing ?? [],
+          rubric: await loadRubric(),
+          selection: selectionFrom(flags),
+          ...(live.scorer ? { scorer: live.scorer } : {}),
+          bounds: {
+            ...(flags.minPrecision === undefined ? {} : { min_precision: flags.minPrecision }),
+            ...(flags.minAuc === undefined ? {} : { min_auc: flags.minAuc }),
+          },
+          progress: (detail) => out.progress(detail),
+        });
+        printEvalReport(out, report);
+        if (!report.gate.passed) {
+          const lines = report.gate.misses.map((miss) => `  ${describeMiss(miss)}`);
+          const missed = lines.length === 1 ? "a bound was missed" : `${lines.length} bounds were missed`;
+          throw new BoundMissed(`eval: ${missed}:\n${lines.join("\n")}`);
+        }
+      } catch (error) {
+        // A labels file or listing that cannot be used is a wrong call (exit 2), not a failed run.
+        if (error instanceof EvalInputError) throw new UsageError(error.message);
+        throw error;
+      } finally {
+        await live.client?.close();
+      }
+    });
+}
