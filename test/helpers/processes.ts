@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 
 export interface Started {
   url: string;
@@ -38,4 +38,20 @@ export const PICKS_BIN = new URL("../../bin/picks.js", import.meta.url).pathname
 /** Starts `picks serve` on a free loopback port with the given environment (STATE_DIR, REDIS_URL...). */
 export function startPicksServer(publicDir: string, env: Record<string, string> = {}): Promise<Started> {
   return startProcess([PICKS_BIN, "serve", "--port", "0", "--public", publicDir], { ...process.env, ...env });
+}
+
+export interface Finished {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `picks <args>` to completion as a real process; a non-zero exit is a result, not a throw. */
+export function runPicks(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Finished> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [PICKS_BIN, ...args], { env }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
 }

@@ -1,0 +1,21 @@
+import { fileURLToPath } from "node:url";
+import { LISTING_250 } from "./fixtures.ts";
+
+/** The expert-labelled days beside the checkout (`../shared/curation`); never copied into the project. */
+export const curation = (path: string): string =>
+  fileURLToPath(new URL(`../../../shared/curation/${path}`, import.meta.url));
+
+/** The released labelled days; the 2026-06-12 listing lives with the recorded fixtures. */
+export const RELEASED_DAYS = [
+  {
+    date: "2025-11-19",
+    labels: curation("labels-2025-11-19.json"),
+    listing: curation("listing-2025-11-19.jsonl"),
+  },
+  {
+    date: "2026-03-11",
+    labels: curation("labels-2026-03-11.json"),
+    listing: curation("listing-2026-03-11.jsonl"),
+  },
+  { date: "2026-06-12", labels: curation("labels-2026-06-12.json"), listing: LISTING_250 },
+] as const;
