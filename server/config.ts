@@ -1,9 +1,12 @@
 import { parseTrustProxy, type TrustProxy } from "./client-ip.ts";
+import { DEFAULT_IPV6_PREFIX } from "./ip-address.ts";
 import { DEFAULT_KEY_PREFIX } from "./keys/key-format.ts";
 
 /** Server settings, read once from the environment at the edge and passed in as a value. */
 export interface ServerConfig {
   trustProxy: TrustProxy;
+  /** Per-address limits count an IPv6 client by its network of this many bits (1..128). */
+  ipv6Prefix: number;
   keyPrefix: string;
   /** POST /v1/keys: keys per client IP per window. */
   keyIssueLimit: number;
@@ -23,6 +26,17 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   return Number(raw);
 }
 
+function ipv6Prefix(env: NodeJS.ProcessEnv): number {
+  const raw = env.IPV6_PREFIX?.trim();
+  if (!raw) return DEFAULT_IPV6_PREFIX;
+  if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > 128) {
+    throw new Error(
+      `Expected IPV6_PREFIX to be a whole number from 1 to 128 (the IPv6 prefix length counted as one client), got \`${raw}\``,
+    );
+  }
+  return Number(raw);
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
   const prefix = env.KEY_PREFIX?.trim() || DEFAULT_KEY_PREFIX;
   if (!/^[a-z][a-z0-9_]{1,30}_$/.test(prefix)) {
@@ -32,6 +46,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
   }
   return {
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    ipv6Prefix: ipv6Prefix(env),
     keyPrefix: prefix,
     keyIssueLimit: positiveInt(env, "KEY_ISSUE_LIMIT", 1),
     keyIssueWindowSeconds: 86_400,

@@ -1,5 +1,6 @@
 import type { H3Event } from "h3";
 import type { AppContext } from "./context.ts";
+import { limitAddress } from "./ip-address.ts";
 import { rateLimitHeaders } from "./rate-limit-headers.ts";
 import { requestIp } from "./request-ip.ts";
 import { hashKeyPart } from "./store/keys.ts";
@@ -29,9 +30,9 @@ function hashedAddress(address: string, secret: string): string {
 }
 
 /**
- * Counts one call of a client address against `limit` calls per window. The window opens with the
- * address's first call and lasts `windowSeconds` (a key per 24 hours means 24 hours after the first
- * one). The count is exact under concurrency: it is the store's atomic consume.
+ * Counts one call of a client address (an IPv6 one by its network, ./ip-address.ts) against `limit`
+ * calls per window. The window opens with the address's first call and lasts `windowSeconds` (a key
+ * per 24 hours means 24 hours after the first one). The count is exact under concurrency: it is the store's atomic consume.
  */
 export async function limitByIp(
   context: AppContext,
@@ -40,7 +41,8 @@ export async function limitByIp(
   limit: number,
   windowSeconds: number,
 ): Promise<IpLimitResult> {
-  const ip = hashedAddress(requestIp(event, context.config.trustProxy), context.ipSecret);
+  const { trustProxy, ipv6Prefix } = context.config;
+  const ip = hashedAddress(limitAddress(requestIp(event, trustProxy), ipv6Prefix), context.ipSecret);
   const now = context.now();
   const opensNow = now + windowSeconds * 1000;
   const endsKey = `iplimit-ends:${name}:${ip}`;
