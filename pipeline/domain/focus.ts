@@ -18,7 +18,6 @@ export interface CompiledFocus {
   categories: ReadonlyMap<string, number>;
   /** Highest `min_points` first, so the first level reached is the one that applies. */
   levels: FocusRubric["levels"];
-  groups: FocusRubric["groups"];
 }
 
 /** Registers the focus signals in the shared registry so one matcher finds every term. */
@@ -27,7 +26,6 @@ export function compileFocus(focus: FocusRubric, registry: SignalRegistry): Comp
     signals: registry.add(focus.signals),
     categories: new Map(Object.entries(focus.primary_category)),
     levels: [...focus.levels].sort((a, b) => b.min_points - a.min_points),
-    groups: focus.groups,
   };
 }
 

@@ -19,6 +19,9 @@ import { compileTerms, type Field, findTerms, type Matcher } from "./text-signal
 interface CompiledAxis {
   id: AxisId;
   thresholds: readonly number[];
+  /** Whether the length factor and the focus factor apply, decided once per rubric rather than per paper. */
+  lengthScaled: boolean;
+  focusScaled: boolean;
   signals: readonly CompiledSignal[];
 }
 
@@ -39,6 +42,8 @@ export function compileRubric(rubric: Rubric): CompiledRubric {
   const axes = rubric.axes.map((axis) => ({
     id: axis.id,
     thresholds: axis.level_thresholds ?? rubric.scoring.level_thresholds,
+    lengthScaled: rubric.scoring.length_norm.groups.includes(AXIS_GROUP[axis.id]),
+    focusScaled: rubric.focus?.groups.includes(AXIS_GROUP[axis.id]) ?? false,
     signals: registry.add(axis.signals),
   }));
   const regFit = compileRegFit(rubric.reg_fit, registry);
@@ -89,9 +94,8 @@ export function scoreWith(compiled: CompiledRubric, candidate: Candidate): Score
   const axes = {} as Record<AxisId, AxisScore>;
   for (const axis of compiled.axes) {
     const { points, evidence } = collectSignals(axis.signals, hits, quote, compiled.emphasis);
-    const group = AXIS_GROUP[axis.id];
-    let scaled = compiled.lengthNorm.groups.includes(group) ? points * factor : points;
-    if (focus && compiled.focus?.groups.includes(group)) scaled *= focus.factor;
+    let scaled = axis.lengthScaled ? points * factor : points;
+    if (focus && axis.focusScaled) scaled *= focus.factor;
     axes[axis.id] = { score: levelFor(scaled, axis.thresholds), evidence };
   }
   return {
