@@ -1,33 +1,23 @@
 import type { Command } from "commander";
 import { TIERS, type TierName, TierNameSchema } from "../pipeline/domain/tiers.ts";
 import { configFromEnv } from "../server/config.ts";
-import { createKeyService, type KeyRecord } from "../server/keys/key-service.ts";
-import { createStoreFromEnv, fileStoreDir } from "../server/store/from-env.ts";
-import { type KeyAdmin, type PublicKeyRecord, remoteKeyAdmin } from "./admin-channel.ts";
+import { createKeyService, type KeyRecord, type KeyService } from "../server/keys/key-service.ts";
+import { createStoreFromEnv } from "../server/store/from-env.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { PROJECT_ROOT } from "./paths.ts";
 
 const PAID_TIERS = TierNameSchema.options.filter((tier) => tier !== "free");
 
+type PublicKeyRecord = Omit<KeyRecord, "hash">;
+
 /**
- * Runs one operator command on the configured store, or, when a running `picks serve` owns the
- * embedded file store, through that server's loopback channel.
+ * Runs one operator command on the configured store. Servers and workers may have the same store
+ * open meanwhile (SQLite or Redis): a new key works on them at once, a revocation within their key
+ * cache's 5 seconds.
  */
-async function withKeys<T>(fn: (keys: KeyAdmin) => Promise<T>): Promise<T> {
+async function withKeys<T>(fn: (keys: KeyService) => Promise<T>): Promise<T> {
   const config = configFromEnv(process.env);
-  let store: Awaited<ReturnType<typeof createStoreFromEnv>>;
-  try {
-    store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
-  } catch (error) {
-    const message = (error as Error).message;
-    if (!/lock|in use|already open/i.test(message)) throw error;
-    const remote = await remoteKeyAdmin(fileStoreDir(process.env, PROJECT_ROOT));
-    if (remote) return fn(remote);
-    throw new Error(
-      `${message}. The embedded file store serves one process: stop \`picks serve\` first, ` +
-        "or run the service on Redis (REDIS_URL) so that several processes share the state.",
-    );
-  }
+  const store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
   try {
     return await fn(createKeyService({ store, prefix: config.keyPrefix }));
   } finally {
@@ -41,12 +31,9 @@ function describe(record: PublicKeyRecord): string {
 }
 
 /** Without secrets: the hash stays in the store. */
-const publicView = (record: PublicKeyRecord): PublicKeyRecord => {
-  const { hash: _hash, ...rest } = record as KeyRecord;
-  return rest;
-};
+const publicView = ({ hash: _hash, ...rest }: KeyRecord): PublicKeyRecord => rest;
 
-function printIssued(out: Output, key: string, record: PublicKeyRecord, note: string) {
+function printIssued(out: Output, key: string, record: KeyRecord, note: string) {
   out.line(key);
   out.line(`${note} ${record.id} (${record.tier}). Store the key now: it is shown only this once.`);
   out.json({ key, ...publicView(record), limits: TIERS[record.tier] });

@@ -7,11 +7,10 @@ import { configFromEnv } from "../server/config.ts";
 import { createContext } from "../server/context.ts";
 import { listen } from "../server/listen.ts";
 import { createSnapshotCache } from "../server/snapshot-cache.ts";
-import { createStoreFromEnv, fileStoreDir } from "../server/store/from-env.ts";
+import { createStoreFromEnv } from "../server/store/from-env.ts";
 import { submissionSettingsFromEnv } from "../server/submissions/submission-settings.ts";
 import { createSemanticChecker } from "../server/verify/semantic.ts";
 import { semanticConfigFromEnv } from "../server/verify/semantic-config.ts";
-import { closeAdminChannel, openAdminChannel } from "./admin-channel.ts";
 import { runCurate } from "./curate-command.ts";
 import { parsePortOption } from "./options.ts";
 import { createOutput, type Output } from "./output.ts";
@@ -86,16 +85,12 @@ export function registerServe(program: Command): void {
       });
       const worker = withWorker ? await startSubmissionWorker(context.submissions) : null;
       const running = await listen(context, { port: flags.port, host: flags.host });
-      // The file store has one owner: `picks keys` reaches it through this server meanwhile.
-      const stateDir = store.kind === "file" ? fileStoreDir(process.env, PROJECT_ROOT) : undefined;
-      if (stateDir) context.adminToken = await openAdminChannel(stateDir, running.url);
       out.line(`Research-Picks ${VERSION} listening on ${running.url}`);
       out.line(`  try ${running.url}/v1/daily/latest`);
       const stop = async () => {
         // The worker finishes the submissions in hand first; what is queued waits in the store.
         await Promise.all([running.close(), worker?.stop()]);
         snapshots.close();
-        if (stateDir) await closeAdminChannel(stateDir);
         await store.close();
       };
       process.once("SIGTERM", () => void stop());

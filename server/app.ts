@@ -1,7 +1,6 @@
 import { H3, type HTTPError } from "h3";
 import { detail, notFound } from "./answers.ts";
 import type { AppContext } from "./context.ts";
-import { registerAdminRoutes } from "./routes/admin-routes.ts";
 import { registerDocsRoutes } from "./routes/docs-routes.ts";
 import { registerKeyRoutes } from "./routes/key-routes.ts";
 import { registerPapersRoutes } from "./routes/papers-routes.ts";
@@ -36,7 +35,6 @@ export function createApp(context: AppContext): H3 {
   });
   registerReadRoutes(app, context);
   registerKeyRoutes(app, context);
-  registerAdminRoutes(app, context);
   registerPapersRoutes(app, context);
   registerVerifyRoutes(app, context);
   registerSubmissionRoutes(app, context);

@@ -24,8 +24,6 @@ export interface AppContext {
   log: (message: string) => void;
   /** The verification playground's language-model review; "skipped" when no model is configured. */
   semantic: SemanticChecker;
-  /** The operator channel's bearer token (`picks keys` against a running server); absent: no channel. */
-  adminToken?: string;
 }
 
 /**
@@ -45,7 +43,6 @@ export async function createContext(options: {
   now?: () => number;
   log?: (message: string) => void;
   semantic?: SemanticChecker;
-  adminToken?: string;
   /** Fetch and worker settings, the scorer and the host lookup of submissions (tests inject them). */
   submissions?: SubmissionServiceOptions;
 }): Promise<AppContext> {

@@ -15,7 +15,7 @@ export const HealthSchema = z.object({
     .describe("degraded while the key and usage store is unreachable; the snapshots are still served"),
   version: z.string(),
   latest_snapshot: z.string().nullable().describe("the newest published day; null before the first"),
-  store: z.object({ kind: z.enum(["memory", "file", "redis"]), reachable: z.boolean() }),
+  store: z.object({ kind: z.enum(["memory", "sqlite", "redis"]), reachable: z.boolean() }),
 });
 export type Health = z.infer<typeof HealthSchema>;
 

@@ -1,23 +1,20 @@
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createFileStore } from "./file-store.ts";
+import { importFileStore } from "./legacy-import.ts";
 import { createMemoryStore } from "./memory-store.ts";
 import { createRedisStore } from "./redis-store.ts";
+import { createSqliteStore } from "./sqlite-store.ts";
 import type { Store, StoreKind } from "./types.ts";
 
 export interface StoreEnv {
-  /** "memory", "file" or "redis"; default: "redis" when REDIS_URL is set, else "file". */
+  /** "memory", "sqlite" or "redis" ("file", the older name, means "sqlite"); default: "redis" when REDIS_URL is set, else "sqlite". */
   STATE_STORE?: string;
-  /** Folder of the file store, relative to `rootDir`; default ".state" (git-ignored). */
+  /** Folder of the embedded store's database, relative to `rootDir`; default ".state" (git-ignored). */
   STATE_DIR?: string;
   REDIS_URL?: string;
   /** Prefix of every Redis key; default "rp". */
   REDIS_PREFIX?: string;
-  /**
-   * "1" to fsync the file store's journal once per batch of changes (group commit), and each record
-   * file it compacts into. Off by default: a write in the page cache already survives a killed
-   * process; fsync adds power-loss durability at a few ms a batch on these disks.
-   */
+  /** "1" for `synchronous=FULL`: every commit survives a power loss too, at one fsync each. */
   STATE_FSYNC?: string;
 }
 
@@ -25,28 +22,47 @@ export interface StoreFromEnvOptions {
   /** What STATE_DIR is relative to; default the repository root. */
   rootDir?: string;
   clock?: () => number;
+  /** Where the import of an older state folder is reported; default stderr. */
+  log?: (line: string) => void;
 }
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+export const DATABASE_NAME = "picks.db";
 
-/** The file store's folder: STATE_DIR (default `.state`) relative to `rootDir`. */
-export function fileStoreDir(env: StoreEnv, rootDir = REPO_ROOT): string {
+/** The embedded store's folder: STATE_DIR (default `.state`) relative to `rootDir`. */
+export function stateDir(env: StoreEnv, rootDir = REPO_ROOT): string {
   return resolve(rootDir, env.STATE_DIR?.trim() || ".state");
 }
 
 /** Picks and opens the store that the environment asks for. */
 export async function createStoreFromEnv(env: StoreEnv, options: StoreFromEnvOptions = {}): Promise<Store> {
   const redisUrl = env.REDIS_URL?.trim() || undefined;
-  const kind = parseKind(env.STATE_STORE?.trim() || (redisUrl ? "redis" : "file"));
+  const kind = parseKind(env.STATE_STORE?.trim() || (redisUrl ? "redis" : "sqlite"));
   switch (kind) {
     case "memory":
       return createMemoryStore({ clock: options.clock });
-    case "file":
-      return createFileStore({
-        dir: fileStoreDir(env, options.rootDir),
-        clock: options.clock,
-        fsync: env.STATE_FSYNC?.trim() === "1" || env.STATE_FSYNC?.trim() === "true",
+    case "sqlite": {
+      const dir = stateDir(env, options.rootDir);
+      const clock = options.clock ?? Date.now;
+      const log = options.log ?? ((line: string) => console.error(line));
+      return createSqliteStore({
+        path: join(dir, DATABASE_NAME),
+        clock,
+        fsync: ["1", "true"].includes(env.STATE_FSYNC?.trim() ?? ""),
+        // A folder of the file store that came before: copied once, when the database is created.
+        onCreate(db) {
+          const imported = importFileStore(db, dir, clock());
+          if (imported) {
+            log(
+              `[store] imported ${imported.records} records and ${imported.queued} queued submissions ` +
+                `from the file store in ${dir} into ${DATABASE_NAME}` +
+                (imported.skipped ? `; skipped ${imported.skipped} unreadable entries` : "") +
+                "; the old files are left as they were",
+            );
+          }
+        },
       });
+    }
     case "redis":
       if (!redisUrl) {
         throw new Error("Expected REDIS_URL to be set when STATE_STORE is `redis`");
@@ -56,8 +72,7 @@ export async function createStoreFromEnv(env: StoreEnv, options: StoreFromEnvOpt
 }
 
 function parseKind(value: string): StoreKind {
-  if (value === "memory" || value === "file" || value === "redis") {
-    return value;
-  }
-  throw new Error(`Expected STATE_STORE to be \`memory\`, \`file\` or \`redis\`, got \`${value}\``);
+  if (value === "memory" || value === "sqlite" || value === "redis") return value;
+  if (value === "file") return "sqlite";
+  throw new Error(`Expected STATE_STORE to be \`memory\`, \`sqlite\` or \`redis\`, got \`${value}\``);
 }

@@ -1,4 +1,4 @@
-import { createLocalStore } from "./local-store.ts";
+import { createSqliteStore } from "./sqlite-store.ts";
 import type { Store } from "./types.ts";
 
 export interface MemoryStoreOptions {
@@ -6,7 +6,10 @@ export interface MemoryStoreOptions {
   sweepIntervalMs?: number;
 }
 
-/** A store that forgets everything when the process ends: for tests and throwaway runs. */
+/**
+ * A store that forgets everything when the process ends, for tests and throwaway runs: a private
+ * in-memory SQLite database, so it runs the very statements of the embedded store.
+ */
 export async function createMemoryStore(options: MemoryStoreOptions = {}): Promise<Store> {
-  return createLocalStore({ kind: "memory", ...options });
+  return createSqliteStore({ path: ":memory:", kind: "memory", ...options });
 }

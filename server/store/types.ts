@@ -34,7 +34,7 @@ export interface WorkQueue {
   size(): Promise<{ pending: number; inFlight: number }>;
 }
 
-export type StoreKind = "memory" | "file" | "redis";
+export type StoreKind = "memory" | "sqlite" | "redis";
 
 /**
  * Key-value state. Keys are lowercase segments joined by ":" (see keys.ts); values are JSON.
@@ -57,7 +57,7 @@ export interface Store {
   peek(key: string): Promise<number>;
   /**
    * Next value of a named sequence: 1, 2, 3, ... never repeated, also across processes on Redis,
-   * and never going back after a crash on the file store.
+   * and never going back after a crash.
    */
   next(sequence: string): Promise<number>;
   /** Sets key to value only when it does not exist (or has expired); returns true when set. */

@@ -21,8 +21,6 @@ export const UNDESCRIBED_ROUTES: readonly string[] = [
   "/feed.json",
   "/assets/**",
   "/v1/docs/assets/:file",
-  // The operator's loopback channel (server/routes/admin-routes.ts): not part of the public API.
-  "/_admin/keys",
 ];
 
 /** The fallback route that answers 404 for every path nothing else takes. */

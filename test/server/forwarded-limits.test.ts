@@ -24,7 +24,7 @@ describe("picks serve with TRUST_PROXY=1, on loopback", () => {
     const stateDir = await mkdtemp(join(tmpdir(), "picks-forwarded-"));
     server = await startPicksServer(publicDir, {
       STATE_DIR: stateDir,
-      STATE_STORE: "file",
+      STATE_STORE: "sqlite",
       TRUST_PROXY: "1",
       IPV6_PREFIX: "",
       KEY_ISSUE_LIMIT: "1",

@@ -2,9 +2,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import { createFileStore } from "../../server/store/file-store.ts";
 import { createMemoryStore } from "../../server/store/memory-store.ts";
 import { createRedisStore } from "../../server/store/redis-store.ts";
+import { createSqliteStore } from "../../server/store/sqlite-store.ts";
 import type { Store, StoreKind } from "../../server/store/types.ts";
 import { type RedisServer, redisSkipReason, startRedis } from "../helpers/redis.ts";
 
@@ -48,11 +48,11 @@ export function useBackends(): Backend[] {
       },
     },
     {
-      kind: "file",
+      kind: "sqlite",
       skip: null,
       async open() {
         const dir = await mkdtemp(join(tmpdir(), "rp-store-"));
-        const store = await createFileStore({ dir });
+        const store = createSqliteStore({ path: join(dir, "picks.db") });
         return {
           store,
           async cleanup() {

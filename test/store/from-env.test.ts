@@ -14,28 +14,28 @@ afterEach(async () => {
 });
 
 describe("createStoreFromEnv", () => {
-  it("opens the file store in <root>/.state by default", async () => {
+  it("opens the SQLite database <root>/.state/picks.db by default", async () => {
     const store = await createStoreFromEnv({}, { rootDir: root });
-    expect(store.kind).toBe("file");
+    expect(store.kind).toBe("sqlite");
     await store.setItem("k", 1);
-    // Changes go to the journal first; a clean close folds them into the record files.
     await store.close();
-    expect(await readdir(join(root, ".state"))).toContain("k.json");
+    expect(await readdir(join(root, ".state"))).toContain("picks.db");
   });
 
-  it("honours STATE_DIR and STATE_STORE=memory", async () => {
-    const file = await createStoreFromEnv({ STATE_DIR: "var/state" }, { rootDir: root });
+  it("honours STATE_DIR, STATE_STORE=memory and the older name `file` for the embedded store", async () => {
+    const file = await createStoreFromEnv({ STATE_DIR: "var/state", STATE_STORE: "file" }, { rootDir: root });
+    expect(file.kind).toBe("sqlite");
     await file.setItem("k", 1);
     await file.close();
-    expect(await readdir(join(root, "var/state"))).toContain("k.json");
+    expect(await readdir(join(root, "var/state"))).toContain("picks.db");
     const memory = await createStoreFromEnv({ STATE_STORE: "memory", REDIS_URL: "" }, { rootDir: root });
     expect(memory.kind).toBe("memory");
     await memory.close();
   });
 
   it("says what it expected for a wrong STATE_STORE or a missing REDIS_URL", async () => {
-    await expect(createStoreFromEnv({ STATE_STORE: "sqlite" })).rejects.toThrow(
-      "Expected STATE_STORE to be `memory`, `file` or `redis`, got `sqlite`",
+    await expect(createStoreFromEnv({ STATE_STORE: "postgres" })).rejects.toThrow(
+      "Expected STATE_STORE to be `memory`, `sqlite` or `redis`, got `postgres`",
     );
     await expect(createStoreFromEnv({ STATE_STORE: "redis" })).rejects.toThrow(/REDIS_URL/);
   });

@@ -2,7 +2,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisStore } from "../../server/store/redis-store.ts";
 import { type RedisServer, redisSkipReason, startRedis } from "../helpers/redis.ts";
-import { collectLines, spawnFixture } from "./child.ts";
+import { expectExactAcrossProcesses } from "./child.ts";
 
 const skip = redisSkipReason();
 if (skip) {
@@ -57,44 +57,11 @@ describe.skipIf(skip !== null)(`redis store${skip ? ` (${skip})` : ""}`, () => {
   });
 
   it("keeps quotas exact, sequences unique and claims single across two processes", async () => {
-    const prefix = "cross";
-    const store = await createRedisStore({ url: redis.url, prefix });
-    const queue = store.queue("shared");
-    const ids = Array.from({ length: 200 }, (_, i) => `job-${i}`);
-    for (const id of ids) {
-      await queue.push(id);
-    }
-    const children = [
-      spawnFixture("redis-hammer.ts", [redis.url, prefix]),
-      spawnFixture("redis-hammer.ts", [redis.url, prefix]),
-    ];
-    let ready = 0;
-    const summaries: { allowed: number; sequence: number[]; claimed: string[] }[] = [];
-    const exits = children.map((child) =>
-      collectLines(child, (line) => {
-        if (line === "ready") {
-          if (++ready === children.length) {
-            for (const each of children) {
-              each.stdin?.write("go\n");
-            }
-          }
-        } else {
-          summaries.push(JSON.parse(line));
-        }
-      }),
-    );
-    for (const exit of await Promise.all(exits)) {
-      expect(exit.code, exit.stderr).toBe(0);
-    }
-    expect(summaries).toHaveLength(2);
-    expect(summaries.reduce((sum, summary) => sum + summary.allowed, 0)).toBe(300);
-    expect(summaries.every((summary) => summary.allowed > 0 && summary.claimed.length > 0)).toBe(true);
-    const sequence = summaries.flatMap((summary) => summary.sequence).sort((a, b) => a - b);
-    expect(sequence).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
-    const claimed = summaries.flatMap((summary) => summary.claimed);
-    expect(claimed).toHaveLength(200);
-    expect(new Set(claimed)).toEqual(new Set(ids));
-    expect(await store.peek("shared:quota")).toBe(300);
+    const store = await createRedisStore({ url: redis.url, prefix: "cross" });
+    await expectExactAcrossProcesses(store, [
+      ["redis", redis.url, "cross"],
+      ["redis", redis.url, "cross"],
+    ]);
     await store.close();
   }, 60_000);
 

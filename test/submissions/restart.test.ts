@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 
 const env = () => ({
-  STATE_STORE: "file",
+  STATE_STORE: "sqlite",
   STATE_DIR: stateDir,
   SUBMIT_ALLOW_LOOPBACK: "1",
   SUBMIT_LEASE_MS: "1000",

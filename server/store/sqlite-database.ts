@@ -1,0 +1,119 @@
+import { accessSync, constants, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+
+export type SqliteDatabase = Database.Database;
+
+/** The schema this code writes and reads; `PRAGMA user_version` of every database it has opened. */
+export const SCHEMA_VERSION = 1;
+/** `PRAGMA application_id`: marks a SQLite file as this service's state ("RPKS"). */
+const APPLICATION_ID = 0x52504b53;
+
+// `value` has no declared type, so SQLite keeps what it is given: JSON text for records, integers
+// for counters and sequences, which `value + 1` then updates in place.
+const SCHEMA = `
+  CREATE TABLE kv (key TEXT PRIMARY KEY NOT NULL, value NOT NULL, expires_at INTEGER) WITHOUT ROWID;
+  CREATE INDEX kv_expiry ON kv (expires_at) WHERE expires_at IS NOT NULL;
+  CREATE TABLE queue (
+    name TEXT NOT NULL, id TEXT NOT NULL, position INTEGER NOT NULL, token TEXT, lease_until INTEGER,
+    PRIMARY KEY (name, id)
+  ) WITHOUT ROWID;
+  CREATE INDEX queue_pending ON queue (name, position) WHERE token IS NULL;
+  CREATE INDEX queue_leases ON queue (name, lease_until) WHERE token IS NOT NULL;
+`;
+
+export interface OpenDatabaseOptions {
+  /** The database file, or ":memory:". */
+  path: string;
+  /** `synchronous=FULL` (fsync at every commit) instead of NORMAL; see below. */
+  fsync?: boolean;
+  /** How long a statement waits for another process's write lock before it fails. Default 5 s. */
+  busyTimeoutMs?: number;
+  /** Runs once, inside the transaction that creates the schema of a new database. */
+  onCreate?: (db: SqliteDatabase) => void;
+}
+
+/**
+ * Opens (creating when missing) the state database, shared by every process of the service on this
+ * machine. Checks before writing anything that the file is this service's database at a schema it
+ * knows, and that its folder is writable, so a wrong or unwritable file fails here, not at the
+ * first request.
+ *
+ * WAL lets readers run beside the one writer of the moment. `synchronous=NORMAL` in WAL mode syncs
+ * at checkpoints, not at each commit: a committed write survives any crash of the process (it is in
+ * the WAL, in the page cache), and a power loss can take back only the last commits, never corrupt
+ * the file. The counters here are quotas and limits, so that trade is right by default; FULL (with
+ * `fsync`) makes every answered count survive a power loss too, at one fsync per write.
+ */
+export function openDatabase(options: OpenDatabaseOptions): SqliteDatabase {
+  const { path } = options;
+  const inMemory = path === ":memory:";
+  if (!inMemory) assertWritableFolder(dirname(path));
+  let db: SqliteDatabase;
+  try {
+    db = new Database(path, { timeout: options.busyTimeoutMs ?? 5_000 });
+  } catch (error) {
+    throw new Error(`Expected to open the state database ${path}: ${reason(error)}`, { cause: error });
+  }
+  try {
+    assertOurs(db, path);
+    if (!inMemory) db.pragma("journal_mode = WAL");
+    db.pragma(`synchronous = ${options.fsync ? "FULL" : "NORMAL"}`);
+    db.transaction(() => {
+      // Read again under the write lock: another process may have created the schema meanwhile.
+      if (db.pragma("user_version", { simple: true }) !== 0) return;
+      db.exec(SCHEMA);
+      db.pragma(`application_id = ${APPLICATION_ID}`);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      options.onCreate?.(db);
+    }).immediate();
+    return db;
+  } catch (error) {
+    db.close();
+    if (error instanceof StateDatabaseError) throw error;
+    throw new Error(`Expected to open the state database ${path}: ${reason(error)}`, { cause: error });
+  }
+}
+
+/** A database file this code must not use: another program's, or a newer schema's. */
+export class StateDatabaseError extends Error {}
+
+function assertOurs(db: SqliteDatabase, path: string): void {
+  let applicationId: unknown;
+  let version: unknown;
+  let tables: unknown;
+  try {
+    applicationId = db.pragma("application_id", { simple: true });
+    version = db.pragma("user_version", { simple: true });
+    tables = db.prepare("SELECT count(*) FROM sqlite_schema").pluck().get();
+  } catch (error) {
+    throw new StateDatabaseError(`Expected ${path} to be a SQLite state database: ${reason(error)}`, {
+      cause: error,
+    });
+  }
+  if (applicationId === 0 && version === 0 && tables === 0) return; // new or empty
+  if (applicationId !== APPLICATION_ID) {
+    throw new StateDatabaseError(
+      `Expected ${path} to be this service's state database, but it is another program's SQLite file`,
+    );
+  }
+  if (typeof version !== "number" || version > SCHEMA_VERSION) {
+    throw new StateDatabaseError(
+      `Expected ${path} to have schema version ${SCHEMA_VERSION} or older, got ${String(version)}: ` +
+        "it was written by a newer version of the service; run that version",
+    );
+  }
+}
+
+function assertWritableFolder(folder: string): void {
+  try {
+    mkdirSync(folder, { recursive: true });
+    accessSync(folder, constants.W_OK);
+  } catch (error) {
+    throw new Error(`Expected the state folder ${folder} to be writable: ${reason(error)}`, { cause: error });
+  }
+}
+
+function reason(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

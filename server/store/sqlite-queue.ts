@@ -1,0 +1,87 @@
+import { randomUUID } from "node:crypto";
+import { assertLease, assertQueueId } from "./keys.ts";
+import type { SqliteDatabase } from "./sqlite-database.ts";
+import type { Claim, WorkQueue } from "./types.ts";
+
+/** The statements of the `queue` table, prepared once per database and shared by every queue. */
+export function prepareQueueStatements(db: SqliteDatabase) {
+  return {
+    // A new id goes after every id the queue holds: positions only grow, except at requeue.
+    push: db.prepare<[string, string, string]>(
+      "INSERT INTO queue (name, id, position) " +
+        "SELECT ?, ?, coalesce(max(position), 0) + 1 FROM queue WHERE name = ? ON CONFLICT DO NOTHING",
+    ),
+    claim: db.prepare<[string, number, string, string], { id: string }>(
+      "UPDATE queue SET token = ?, lease_until = ? WHERE name = ? AND id = " +
+        "(SELECT id FROM queue WHERE name = ? AND token IS NULL ORDER BY position LIMIT 1) RETURNING id",
+    ),
+    ack: db.prepare<[string, string, string]>("DELETE FROM queue WHERE name = ? AND id = ? AND token = ?"),
+    extend: db.prepare<[number, string, string, string]>(
+      "UPDATE queue SET lease_until = ? WHERE name = ? AND id = ? AND token = ?",
+    ),
+    expired: db
+      .prepare<[string, number], string>(
+        "SELECT id FROM queue WHERE name = ? AND token IS NOT NULL AND lease_until <= ? ORDER BY lease_until, id",
+      )
+      .pluck(),
+    head: db
+      .prepare<[string], number>(
+        "SELECT coalesce(min(position), 1) FROM queue WHERE name = ? AND token IS NULL",
+      )
+      .pluck(),
+    release: db.prepare<[number, string, string]>(
+      "UPDATE queue SET token = NULL, lease_until = NULL, position = ? WHERE name = ? AND id = ?",
+    ),
+    size: db.prepare<[string], { pending: number; inFlight: number }>(
+      "SELECT count(*) FILTER (WHERE token IS NULL) AS pending, " +
+        "count(*) FILTER (WHERE token IS NOT NULL) AS inFlight FROM queue WHERE name = ?",
+    ),
+  };
+}
+
+export type QueueStatements = ReturnType<typeof prepareQueueStatements>;
+
+/**
+ * A WorkQueue as rows of the `queue` table: pending rows have no token, in-flight rows hold a lease.
+ * Every move is one statement (requeueing several ids, one transaction), so it holds across every
+ * process that opens the database, and costs a few index lookups whatever the queue's length.
+ */
+export function createSqliteQueue(
+  db: SqliteDatabase,
+  sql: QueueStatements,
+  name: string,
+  clock: () => number,
+): WorkQueue {
+  const requeue = db.transaction((now: number): string[] => {
+    const ids = sql.expired.all(name, now);
+    const head = sql.head.get(name) ?? 1;
+    for (const [index, id] of ids.entries()) sql.release.run(head - ids.length + index, name, id);
+    return ids;
+  });
+  return {
+    async push(id) {
+      return sql.push.run(name, assertQueueId(id), name).changes === 1;
+    },
+    async claim(leaseMs) {
+      const token = randomUUID();
+      const leaseUntil = clock() + assertLease(leaseMs);
+      const row = sql.claim.get(token, leaseUntil, name, name);
+      return row === undefined ? null : { id: row.id, token, leaseUntil };
+    },
+    async ack(claim) {
+      return sql.ack.run(name, claim.id, claim.token).changes === 1;
+    },
+    async extend(claim, leaseMs): Promise<Claim | null> {
+      const leaseUntil = clock() + assertLease(leaseMs);
+      return sql.extend.run(leaseUntil, name, claim.id, claim.token).changes === 1
+        ? { ...claim, leaseUntil }
+        : null;
+    },
+    async requeueExpired() {
+      return requeue.immediate(clock());
+    },
+    async size() {
+      return sql.size.get(name) ?? { pending: 0, inFlight: 0 };
+    },
+  };
+}

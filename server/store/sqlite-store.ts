@@ -1,0 +1,172 @@
+import { createStorage } from "unstorage";
+import {
+  assertCount,
+  assertEpochMs,
+  assertKey,
+  assertPrefix,
+  assertTtl,
+  isReservedKey,
+  queueKey,
+  sequenceKey,
+  toCount,
+  toJson,
+} from "./keys.ts";
+import { openDatabase, type SqliteDatabase } from "./sqlite-database.ts";
+import { createSqliteDriver } from "./sqlite-driver.ts";
+import { createSqliteQueue, prepareQueueStatements } from "./sqlite-queue.ts";
+import type { Store } from "./types.ts";
+
+export interface SqliteStoreOptions {
+  /** The database file (its folder is created when missing), or ":memory:" for a private one. */
+  path: string;
+  /** Reported by `kind`: "memory" for a private in-memory database. */
+  kind?: "sqlite" | "memory";
+  /** fsync every commit (`synchronous=FULL`); see openDatabase. */
+  fsync?: boolean;
+  clock?: () => number;
+  /** How often expired rows are deleted; 0 turns the sweep off. Default 60 s. */
+  sweepIntervalMs?: number;
+  /** Fills a new database (the import of an older state folder). */
+  onCreate?: (db: SqliteDatabase) => void;
+}
+
+// A row past its expiry is absent: counting starts again at 1 with the new expiry. Every counter
+// change is this one statement, so it is exact across processes: SQLite runs one writer at a time.
+// No row comes back when the limit is reached; the caller then reads the count.
+const CONSUME = `
+  INSERT INTO kv (key, value, expires_at) SELECT :key, 1, :expiresAt WHERE :limit > 0
+  ON CONFLICT (key) DO UPDATE SET
+    value = iif(kv.expires_at <= :now, 1, kv.value + 1),
+    expires_at = iif(kv.expires_at <= :now, excluded.expires_at, kv.expires_at)
+  WHERE kv.expires_at <= :now OR (typeof(kv.value) = 'integer' AND kv.value < :limit)
+  RETURNING value`;
+const NEXT = `
+  INSERT INTO kv (key, value) VALUES (?, 1)
+  ON CONFLICT (key) DO UPDATE SET value = kv.value + 1 WHERE typeof(kv.value) = 'integer'
+  RETURNING value`;
+const SET_IF_ABSENT = `
+  INSERT INTO kv (key, value, expires_at) VALUES (:key, :value, :expiresAt)
+  ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at
+  WHERE kv.expires_at <= :now`;
+
+/**
+ * The embedded store: one SQLite database that every process of the service on this machine opens
+ * (servers, workers, the key commands). Plain records go through unstorage (sqlite-driver.ts);
+ * counters, sequences, set-if-absent and the queue are single SQL statements, atomic across those
+ * processes. better-sqlite3 is synchronous: each call takes microseconds, and waits (up to the busy
+ * timeout) only while another process commits.
+ */
+export function createSqliteStore(options: SqliteStoreOptions): Store {
+  const clock = options.clock ?? Date.now;
+  const db = openDatabase({ path: options.path, fsync: options.fsync, onCreate: options.onCreate });
+  const storage = createStorage({ driver: createSqliteDriver({ db, clock }) });
+  const sql = {
+    consume: db
+      .prepare<{ key: string; expiresAt: number; now: number; limit: number }, number>(CONSUME)
+      .pluck(),
+    value: db.prepare<[string, number], number | string>(
+      "SELECT value FROM kv WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)",
+    ),
+    next: db.prepare<[string], number>(NEXT).pluck(),
+    setIfAbsent: db.prepare<{ key: string; value: string; expiresAt: number | null; now: number }>(
+      SET_IF_ABSENT,
+    ),
+    sweep: db.prepare<[number]>("DELETE FROM kv WHERE expires_at <= ?"),
+    queue: prepareQueueStatements(db),
+  };
+  sql.value.pluck();
+  let closed = false;
+  const open = (): void => {
+    if (closed) throw new Error(`The ${options.kind ?? "sqlite"} store is closed`);
+  };
+  const countOf = (key: string): number => {
+    const value = sql.value.get(key, clock());
+    return value === undefined ? 0 : toCount(key, String(value));
+  };
+
+  const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
+  const timer =
+    sweepIntervalMs > 0
+      ? setInterval(() => {
+          try {
+            sql.sweep.run(clock());
+          } catch (error) {
+            // Busy past the timeout: the next sweep deletes them; reads skip expired rows anyway.
+            console.error("[store] sqlite: sweep:", error);
+          }
+        }, sweepIntervalMs)
+      : undefined;
+  timer?.unref();
+
+  return {
+    kind: options.kind ?? "sqlite",
+    async getItem<T>(key: string): Promise<T | null> {
+      open();
+      const text = await storage.getItemRaw<string>(assertKey(key));
+      return text === null ? null : (JSON.parse(String(text)) as T);
+    },
+    async setItem(key, value, opts) {
+      open();
+      const ttl = assertTtl(opts);
+      await storage.setItemRaw(assertKey(key), toJson(key, value), ttl === undefined ? {} : { ttl });
+    },
+    async removeItem(key) {
+      open();
+      await storage.removeItem(assertKey(key));
+    },
+    async getKeys(prefix) {
+      open();
+      const keys = await storage.getKeys(assertPrefix(prefix));
+      return prefix ? keys : keys.filter((key) => !isReservedKey(key));
+    },
+    async consume(key, limit, expiresAt) {
+      open();
+      assertKey(key);
+      const params = {
+        key,
+        limit: assertCount("limit", limit),
+        expiresAt: assertEpochMs("expiresAt", expiresAt),
+      };
+      const count = sql.consume.get({ ...params, now: clock() });
+      return count === undefined ? { allowed: false, count: countOf(key) } : { allowed: true, count };
+    },
+    async peek(key) {
+      open();
+      return countOf(assertKey(key));
+    },
+    async next(sequence) {
+      open();
+      const key = sequenceKey(sequence);
+      const value = sql.next.get(key);
+      if (value === undefined) throw new Error(`Expected ${JSON.stringify(key)} to hold a sequence`);
+      return value;
+    },
+    async setIfAbsent(key, value, opts) {
+      open();
+      const ttl = assertTtl(opts);
+      const now = clock();
+      const row = { key: assertKey(key), value: toJson(key, value), now };
+      return (
+        sql.setIfAbsent.run({ ...row, expiresAt: ttl === undefined ? null : now + ttl * 1000 }).changes === 1
+      );
+    },
+    queue(name) {
+      open();
+      return createSqliteQueue(db, sql.queue, queueKey(name), clock);
+    },
+    async ping() {
+      if (closed) return false;
+      try {
+        return db.prepare("SELECT 1").pluck().get() === 1;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(timer);
+      db.close();
+    },
+  };
+}
