@@ -12,9 +12,10 @@ import { submissionSettingsFromEnv } from "../server/submissions/submission-sett
 import { createSemanticChecker } from "../server/verify/semantic.ts";
 import { semanticConfigFromEnv } from "../server/verify/semantic-config.ts";
 import { runCurate } from "./curate-command.ts";
-import { parsePortOption } from "./options.ts";
-import { createOutput, type Output } from "./output.ts";
+import { parseIntOption, parsePortOption } from "./options.ts";
+import { createOutput, type Output, UsageError } from "./output.ts";
 import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR, PROJECT_ROOT } from "./paths.ts";
+import { isClusterWorker, reportListening, runCluster, serverIndex } from "./serve-cluster.ts";
 import { VERSION } from "./version.ts";
 import { inServerWorker, startSubmissionWorker, submissionScorerFromEnv } from "./worker-command.ts";
 
@@ -25,6 +26,7 @@ interface ServeFlags {
   runs: string;
   seed: boolean;
   worker: boolean;
+  workers: number;
 }
 
 async function hasSnapshots(publicDir: string): Promise<boolean> {
@@ -57,9 +59,15 @@ export function registerServe(program: Command): void {
     .option("--runs <dir>", "where run records go (with --seed)", DEFAULT_RUNS_DIR)
     .option("--seed", "curate the embedded sample days first when no snapshot exists", false)
     .option("--no-worker", "do not score submissions in this process (also WORKER=off); run `picks worker`")
+    .option(
+      "--workers <n>",
+      "server processes sharing the port (node:cluster)",
+      parseIntOption("--workers", 1, 64),
+      1,
+    )
     .action(async (flags: ServeFlags) => {
       const out = createOutput({ json: false });
-      if (flags.seed) await seedSample(flags.public, flags.runs, out);
+      if (flags.seed && !isClusterWorker()) await seedSample(flags.public, flags.runs, out);
       const log = (message: string) => process.stderr.write(`${message}\n`);
       const config = configFromEnv(process.env);
       // Settings are checked before the store is opened, so a wrong one leaves no state behind.
@@ -67,6 +75,22 @@ export function registerServe(program: Command): void {
       const score = submissionScorerFromEnv(process.env, log);
       const submissions = { settings: submissionSettingsFromEnv(process.env), ...(score ? { score } : {}) };
       const store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
+      if (flags.workers > 1 && !isClusterWorker()) {
+        // The primary opened the store only to fail early, once, on a bad one; the workers share it.
+        const kind = store.kind;
+        await store.close();
+        if (kind === "memory") {
+          throw new UsageError(
+            "Expected STATE_STORE `sqlite` or `redis` with `--workers`: memory is not shared",
+          );
+        }
+        runCluster({
+          count: flags.workers,
+          banner: (url) => `Research-Picks ${VERSION} listening on ${url}`,
+          out,
+        });
+        return;
+      }
       const snapshots = await createSnapshotCache({
         publicDir: flags.public,
         watch: true,
@@ -83,10 +107,16 @@ export function registerServe(program: Command): void {
         semantic,
         submissions,
       });
-      const worker = withWorker ? await startSubmissionWorker(context.submissions) : null;
+      // One submission worker per server, not per cluster worker: the configured concurrency holds.
+      const worker =
+        withWorker && serverIndex() === 1 ? await startSubmissionWorker(context.submissions) : null;
       const running = await listen(context, { port: flags.port, host: flags.host });
-      out.line(`Research-Picks ${VERSION} listening on ${running.url}`);
-      out.line(`  try ${running.url}/v1/daily/latest`);
+      if (isClusterWorker()) {
+        reportListening(running.url);
+      } else {
+        out.line(`Research-Picks ${VERSION} listening on ${running.url}`);
+        out.line(`  try ${running.url}/v1/daily/latest`);
+      }
       const stop = async () => {
         // The worker finishes the submissions in hand first; what is queued waits in the store.
         await Promise.all([running.close(), worker?.stop()]);

@@ -40,7 +40,7 @@ async function verifyOnce(url: string): Promise<number | undefined> {
   return verify.status === 200 && remaining !== undefined ? 1_000_000 - Number(remaining) : undefined;
 }
 
-describe("a server killed with SIGKILL under mixed load, then restarted on the same file store", () => {
+describe("a server killed with SIGKILL under mixed load, then restarted on the same SQLite database", () => {
   let publicDir: string;
   let stateDir: string;
   const keys: string[] = [];

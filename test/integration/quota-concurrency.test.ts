@@ -1,9 +1,9 @@
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, readFile } from "node:fs/promises";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Started, startPicksServer } from "../helpers/processes.ts";
+import { PICKS_BIN, type Started, startPicksServer, startProcess } from "../helpers/processes.ts";
 import { publishSampleDays } from "../helpers/published.ts";
 import { redisSkipReason, startRedis } from "../helpers/redis.ts";
 
@@ -56,6 +56,16 @@ function exactnessSuite(start: () => Promise<Started[]>) {
     const forged = await keyRequest(urlOf(0), { "x-forwarded-for": "203.0.113.77" });
     expect(forged.status).toBe(429);
   });
+  return () => servers;
+}
+
+/** The cluster really runs `count` server processes under its primary. */
+function expectWorkers(servers: () => Started[], count: number) {
+  it(`runs ${count} server processes`, async () => {
+    const primary = servers()[0]?.child.pid;
+    const children = await readFile(`/proc/${primary}/task/${primary}/children`, "utf8");
+    expect(children.trim().split(/\s+/)).toHaveLength(count);
+  });
 }
 
 /**
@@ -89,11 +99,30 @@ beforeAll(async () => {
   ({ publicDir } = await publishSampleDays());
 });
 
-describe("one server on the file store", () => {
+const stateDir = () => mkdtemp(join(tmpdir(), "picks-state-"));
+
+describe("one server on the SQLite store", () => {
+  exactnessSuite(async () => [await startPicksServer(publicDir, { STATE_DIR: await stateDir() })]);
+});
+
+describe("two servers on one SQLite database", () => {
   exactnessSuite(async () => {
-    const stateDir = await mkdtemp(join(tmpdir(), "picks-state-"));
-    return [await startPicksServer(publicDir, { STATE_DIR: stateDir })];
+    const env = { STATE_DIR: await stateDir() };
+    return Promise.all([
+      startPicksServer(publicDir, env),
+      startPicksServer(publicDir, { ...env, WORKER: "off" }),
+    ]);
   });
+});
+
+describe("one server of two cluster workers (`--workers 2`) on SQLite", () => {
+  const servers = exactnessSuite(async () => [
+    await startProcess([PICKS_BIN, "serve", "--port", "0", "--public", publicDir, "--workers", "2"], {
+      ...process.env,
+      STATE_DIR: await stateDir(),
+    }),
+  ]);
+  expectWorkers(servers, 2);
 });
 
 // Skipped only on a developer machine without redis-server; CI installs it, so there it must run.
@@ -109,4 +138,16 @@ describe.skipIf(skip)("two servers sharing one redis-server", () => {
       startPicksServer(publicDir, { REDIS_URL: redis.url }),
     ]);
   });
+});
+
+describe.skipIf(skip)("one server of two cluster workers (`--workers 2`) on Redis", () => {
+  let stopRedis: () => Promise<void>;
+  afterAll(async () => stopRedis?.());
+  const servers = exactnessSuite(async () => {
+    const redis = await startRedis();
+    stopRedis = redis.stop;
+    const args = [PICKS_BIN, "serve", "--port", "0", "--public", publicDir, "--workers", "2"];
+    return [await startProcess(args, { ...process.env, REDIS_URL: redis.url })];
+  });
+  expectWorkers(servers, 2);
 });
