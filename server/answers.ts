@@ -14,6 +14,11 @@ export function json(status: number, body: unknown, headers?: Record<string, str
   });
 }
 
+/** An answer whose JSON is already written, such as a failed validation's (server/validation/request.ts). */
+export function jsonText(result: { status: number; body: string }): Response {
+  return new FastResponse(result.body, { status: result.status, headers: { "content-type": JSON_TYPE } });
+}
+
 /** `{"detail": message}` with a status: FastAPI's HTTPException. */
 export function detail(status: number, message: string, headers?: Record<string, string>): Response {
   return json(status, { detail: message }, headers);

@@ -15,8 +15,24 @@ export interface ServerConfig {
   verifyLimit: number;
   /** POST /v1/score/submit: submissions per client IP per 24 hours. */
   submitLimit: number;
-  maxBodyBytes: number;
+  /** How long a client may take to send a request's headers, from its first byte (408 after). */
+  headersTimeoutMs: number;
+  /** How long a client may take to send a whole request, headers and body (408 after). */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept open after an answer. */
+  keepAliveTimeoutMs: number;
 }
+
+/**
+ * An API's requests are a few kilobytes (the largest body is 64 KiB): any client sends its headers
+ * within a second and its body within a few, so 10 s and 30 s only cut off clients that hold sockets
+ * on purpose. Node's own defaults (60 s, 300 s) suit uploads, not this. Keep-alive stays at Node's 5 s.
+ */
+export const DEFAULT_TIMEOUTS = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+};
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name]?.trim();
@@ -37,6 +53,22 @@ function ipv6Prefix(env: NodeJS.ProcessEnv): number {
   return Number(raw);
 }
 
+function timeouts(env: NodeJS.ProcessEnv) {
+  const headersTimeoutMs = positiveInt(env, "HTTP_HEADERS_TIMEOUT_MS", DEFAULT_TIMEOUTS.headersTimeoutMs);
+  const requestTimeoutMs = positiveInt(env, "HTTP_REQUEST_TIMEOUT_MS", DEFAULT_TIMEOUTS.requestTimeoutMs);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new Error(
+      `Expected HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs}) to be at most HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs}): the headers are part of the request`,
+    );
+  }
+  const keepAliveTimeoutMs = positiveInt(
+    env,
+    "HTTP_KEEP_ALIVE_TIMEOUT_MS",
+    DEFAULT_TIMEOUTS.keepAliveTimeoutMs,
+  );
+  return { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs };
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
   const prefix = env.KEY_PREFIX?.trim() || DEFAULT_KEY_PREFIX;
   if (!/^[a-z][a-z0-9_]{1,30}_$/.test(prefix)) {
@@ -52,7 +84,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
     keyIssueWindowSeconds: 86_400,
     verifyLimit: positiveInt(env, "VERIFY_RATE_LIMIT", 20),
     submitLimit: positiveInt(env, "SUBMIT_RATE_LIMIT", 3),
-    maxBodyBytes: 1024 * 1024,
+    ...timeouts(env),
   };
 }
 

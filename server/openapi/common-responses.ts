@@ -13,10 +13,6 @@ export const COMMON_RESPONSES = {
       "The detail says how to get one.",
     body: HttpErrorSchema,
   },
-  PayloadTooLarge: {
-    description: "The body is larger than 1 MiB.",
-    body: HttpErrorSchema,
-  },
   ValidationFailed: {
     description: "Validation Error: every problem of the request, as FastAPI reports them.",
     body: HttpValidationErrorSchema,
@@ -34,3 +30,14 @@ export const COMMON_RESPONSES = {
 } as const satisfies Record<string, ResponseDoc>;
 
 export type CommonResponseName = keyof typeof COMMON_RESPONSES;
+
+/**
+ * The 413 of an operation whose body may be at most `maxBytes`: each POST names its own cap, so this is
+ * the operation's rather than a shared component.
+ */
+export function payloadTooLarge(maxBytes: number): ResponseDoc {
+  return {
+    description: `The body is larger than ${maxBytes / 1024} KiB (${maxBytes} bytes), the most this operation reads.`,
+    body: HttpErrorSchema,
+  };
+}

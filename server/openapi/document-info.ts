@@ -16,7 +16,8 @@ export const DOCUMENT_INFO: DocumentInfo = {
       "fails validation is a 422 `HTTPValidationError` listing every problem, in the order path, query, " +
       'header, body. An unknown path is a 404 `{"detail":"Not Found"}`, a method a path does not take ' +
       'a 405 `{"detail":"Method Not Allowed"}` with `Allow`. Every GET also answers HEAD. A body ' +
-      "over 1 MiB is a 413.",
+      "larger than its operation takes (4 KiB for a key, 16 KiB for a submission, 64 KiB for a " +
+      "verification) is a 413, answered as soon as the size is known.",
     "**Snapshots.** `/v1/daily/...`, `/v1/recent`, `/v1/stats` and `/v1/axes` are published files: a " +
       "static host or CDN serves the same bytes at the same paths, with ETag and Cache-Control.",
     "**Keys and limits.** Keyed operations take the `X-API-Key` header, never the query string. Quotas " +

@@ -1,5 +1,4 @@
 import type { H3 } from "h3";
-import { FastResponse } from "srvx";
 import { z } from "zod";
 import {
   type Leaderboard,
@@ -14,10 +13,11 @@ import {
   SubstrateSubmissionSchema,
   submissionView,
 } from "../../pipeline/domain/submission.ts";
-import { detail, json } from "../answers.ts";
+import { detail, json, jsonText } from "../answers.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { limitByIp } from "../ip-limit.ts";
+import { payloadTooLarge } from "../openapi/common-responses.ts";
 import type { PathDoc } from "../openapi/operation.ts";
 import { perAddressText } from "../openapi/rate-limits.ts";
 import { pathParam, route } from "../route-table.ts";
@@ -29,6 +29,13 @@ export const SubmissionPathSchema = z.object({
 });
 
 const SUBMIT_WINDOW_SECONDS = 86_400;
+
+/**
+ * The most of a submission that is read: its fields hold at most 2,680 code points, 10,720 bytes of
+ * UTF-8 even if every one took four, so any body the schema accepts fits unless written with `\u`
+ * escapes for most of its characters.
+ */
+export const SUBMIT_BODY_MAX_BYTES = 16 * 1024;
 
 /** The operations of this file, for the OpenAPI document. */
 export const submissionPaths: readonly PathDoc[] = [
@@ -50,7 +57,7 @@ export const submissionPaths: readonly PathDoc[] = [
           headers: { Location: true, RateLimit: true, "RateLimit-Policy": true, "Cache-Control": true },
         },
         400: "BadRequest",
-        413: "PayloadTooLarge",
+        413: payloadTooLarge(SUBMIT_BODY_MAX_BYTES),
         422: "ValidationFailed",
         429: "TooManyRequests",
         503: "StoreUnavailable",
@@ -102,9 +109,6 @@ export const submissionPaths: readonly PathDoc[] = [
   },
 ];
 
-const failed = (result: { status: number; body: string }) =>
-  new FastResponse(result.body, { status: result.status, headers: { "content-type": "application/json" } });
-
 const pollPath = (id: number) => `/v1/score/submission/${id}`;
 
 /** Agent-runtime submissions: accepted here, scored by the worker, read back one by one or ranked. */
@@ -114,9 +118,9 @@ export function registerSubmissionRoutes(app: H3, context: AppContext): void {
       const request = await validateRequest(
         event.req,
         { body: SubstrateSubmissionSchema },
-        { url: event.url, maxBytes: context.config.maxBodyBytes },
+        { url: event.url, maxBytes: SUBMIT_BODY_MAX_BYTES },
       );
-      if (!request.ok) return failed(request);
+      if (!request.ok) return jsonText(request);
       const limit = context.config.submitLimit;
       const ipLimit = await limitByIp(context, event, "submit", limit, SUBMIT_WINDOW_SECONDS);
       if (!ipLimit.allowed) {
@@ -148,7 +152,7 @@ export function registerSubmissionRoutes(app: H3, context: AppContext): void {
         return detail(404, `No submission with id ${BigInt(raw.trim().replace(/^\+/, ""))}`);
       }
       const path = validatePath(SubmissionPathSchema, { submission_id: raw });
-      if (!path.ok) return failed({ status: 422, body: validationErrorBody(path.issues) });
+      if (!path.ok) return jsonText({ status: 422, body: validationErrorBody(path.issues) });
       const id = path.value.submission_id;
       const record = id >= 1 ? await context.submissions.find(id) : null;
       if (!record) return detail(404, `No submission with id ${id}`);
@@ -159,7 +163,7 @@ export function registerSubmissionRoutes(app: H3, context: AppContext): void {
   route(app, "/v1/score/leaderboard", {
     GET: async (event) => {
       const query = validateQuery(LeaderboardQuerySchema, event.url.searchParams);
-      if (!query.ok) return failed({ status: 422, body: validationErrorBody(query.issues) });
+      if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
       const { limit } = query.value;
       const board = await context.submissions.leaderboard(limit);
       return json(200, { limit, total: board.total, entries: board.entries } satisfies Leaderboard, {

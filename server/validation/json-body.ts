@@ -7,12 +7,14 @@ import { detailBody, jsonInvalid, validationErrorBody } from "./errors.ts";
 import { parsePythonJson } from "./python-json.ts";
 import { readBodyLimited } from "./read-body.ts";
 
+/** The cap of a route that names none; each POST route names its own, sized to what its schema holds. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /** `value` is undefined for an empty body; a string for an unparsed (non-JSON) body. */
 export type BodyResult = { ok: true; value: unknown } | { ok: false; status: 400 | 413 | 422; body: string };
 
 export interface BodyOptions {
+  /** Bodies larger than this are answered 413 as soon as that is known, never read whole. */
   maxBytes?: number;
 }
 
@@ -21,7 +23,14 @@ const PARSE_ERROR: BodyResult = {
   status: 400,
   body: detailBody("There was an error parsing the body"),
 };
-const TOO_LARGE: BodyResult = { ok: false, status: 413, body: detailBody("Request body too large") };
+/** The 413 answer of a route that takes at most `maxBytes`. */
+export function tooLarge(maxBytes: number): BodyResult {
+  return {
+    ok: false,
+    status: 413,
+    body: detailBody(`Request body too large: this endpoint takes at most ${maxBytes} bytes`),
+  };
+}
 
 // str.isspace(): Unicode's whitespace plus the separators U+001C..U+001F, without U+FEFF.
 function isPythonSpace(c: number): boolean {
@@ -65,8 +74,9 @@ export function isJsonContentType(value: string | null): boolean {
 
 /** Reads and parses a request body with FastAPI's answers for what cannot be parsed. */
 export async function parseJsonBody(request: Request, options: BodyOptions = {}): Promise<BodyResult> {
-  const read = await readBodyLimited(request, options.maxBytes ?? DEFAULT_MAX_BODY_BYTES);
-  if (!read.ok) return TOO_LARGE;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const read = await readBodyLimited(request, maxBytes);
+  if (!read.ok) return tooLarge(maxBytes);
   if (read.bytes.byteLength === 0) return { ok: true, value: undefined };
   if (!isJsonContentType(request.headers.get("content-type"))) {
     const text = decodeRawBytes(read.bytes);

@@ -142,7 +142,12 @@ describe("hostile input on every documented operation", () => {
   });
 
   it("refuses deeply nested JSON without overflowing the stack", async () => {
-    for (const depth of [1_000, 100_000]) {
+    // 32,000 levels is as deep as the 64 KiB the route reads can nest; deeper is over the cap.
+    for (const [depth, statuses] of [
+      [1_000, [400, 422]],
+      [32_000, [400, 422]],
+      [100_000, [413]],
+    ] as const) {
       const body = `${"[".repeat(depth)}${"]".repeat(depth)}`;
       const response = await call("/v1/verify", {
         method: "POST",
@@ -150,7 +155,7 @@ describe("hostile input on every documented operation", () => {
         body,
         ip: "203.0.113.10",
       });
-      expect([400, 422]).toContain(response.status);
+      expect(statuses).toContain(response.status);
     }
   });
 

@@ -122,7 +122,9 @@ describe("size limit", () => {
     expect(await parseJsonBody(request)).toEqual({
       ok: false,
       status: 413,
-      body: '{"detail":"Request body too large"}',
+      body: JSON.stringify({
+        detail: `Request body too large: this endpoint takes at most ${DEFAULT_MAX_BODY_BYTES} bytes`,
+      }),
     });
     expect(request.bodyUsed).toBe(false);
   });
