@@ -29,6 +29,8 @@ interface CompiledAxis {
 export interface CompiledRubric {
   version: string;
   matcher: Matcher;
+  /** The axis signals' keys: how many distinct ones a stretch of text fires tells a keyword list. */
+  listKeys: Uint8Array;
   axes: readonly CompiledAxis[];
   emphasis: Emphasis;
   lengthNorm: Rubric["scoring"]["length_norm"];
@@ -49,9 +51,13 @@ export function compileRubric(rubric: Rubric): CompiledRubric {
   const regFit = compileRegFit(rubric.reg_fit, registry);
   const focus = rubric.focus && compileFocus(rubric.focus, registry);
   const matcher = compileTerms(registry.terms(), registry.size());
+  // REG FIT and focus signals mostly repeat axis words, so counting them would weigh one word twice.
+  const listKeys = new Uint8Array(registry.size());
+  for (const axis of axes) for (const signal of axis.signals) listKeys[signal.key] = 1;
   return {
     version: rubric.version,
     matcher,
+    listKeys,
     axes,
     emphasis: rubric.scoring.emphasis,
     lengthNorm: rubric.scoring.length_norm,
@@ -85,7 +91,7 @@ export function scoreWith(compiled: CompiledRubric, candidate: Candidate): Score
     ["summary", candidate.summary],
     ["comment", candidate.comment ?? ""],
   ];
-  const { hits, tokenCount } = findTerms(compiled.matcher, fields);
+  const { hits, tokenCount } = findTerms(compiled.matcher, fields, compiled.listKeys);
   const factor = lengthFactor(tokenCount, compiled.lengthNorm);
   const quote = createExcerpter(EVIDENCE_MAX_CHARS);
   const focus =

@@ -23,6 +23,8 @@ interface CompiledTerm {
   rest: readonly Word[];
   prefixLast: boolean;
   key: number;
+  /** Which term this is, so a term said over and over counts as one mention. */
+  id: number;
 }
 
 interface FirstWord {
@@ -36,11 +38,13 @@ interface FirstWord {
 interface StemTerm {
   stem: string;
   key: number;
+  id: number;
 }
 
 /** Terms compiled for lookup; build once with `compileTerms`, reuse for every text. */
 export interface Matcher {
   readonly keyCount: number;
+  readonly termCount: number;
   readonly exact: ReadonlyMap<number, readonly FirstWord[]>;
   readonly stems: ReadonlyMap<number, readonly StemTerm[]>;
   /** Low 16 bits of every key in `exact` and `stems`: most words of a text are no term's start. */
@@ -50,7 +54,10 @@ export interface Matcher {
 
 const FILTER_MASK = 0xffff;
 
-/** Where a key first matched, and how many times it matched in all. Offsets index `text`. */
+/**
+ * Where a key first matched, and how many times it matched in all, a term said again within REPEAT_GAP
+ * tokens not counting (`agent agent agent` is one mention). Offsets index `text`.
+ */
 export interface Hit {
   key: number;
   field: Field;
@@ -63,6 +70,20 @@ export interface Hit {
 }
 
 const MIN_STEM = 3;
+
+/**
+ * Natural use of the rubric's words, measured on the 700 papers of the three released labelled days:
+ * no stretch of LIST_WINDOW tokens of a title, abstract or comment fired more than 7 distinct axis
+ * signals (nine in ten stay within 4), and an honest runtime description fires about 8. A stretch
+ * firing more than LIST_MAX_SIGNALS is a keyword list, not a claim: its matches count for nothing.
+ * Its edges go with it: the matches around it while the stretch stays above LIST_EDGE_SIGNALS.
+ * Repeating one term fires no new signal; toward the one repeat-emphasis point it counts again only
+ * REPEAT_GAP tokens or more after its last counted match.
+ */
+export const LIST_WINDOW = 20;
+export const LIST_MAX_SIGNALS = 9;
+export const LIST_EDGE_SIGNALS = 5;
+const REPEAT_GAP = 5;
 
 function tokenIs(tokens: Tokens, i: number, word: Word): boolean {
   if (tokens.hashes[i] !== word.hash) return false;
@@ -119,7 +140,7 @@ export function compileTerms(terms: readonly TermSource[], keyCount: number): Ma
     const [first, ...rest] = parsed.words as [string, ...string[]];
     if (rest.length === 0 && parsed.prefixLast) {
       const list = stems.get(stemKeyOf(first, 0)) ?? [];
-      list.push({ stem: first, key });
+      list.push({ stem: first, key, id: seen.size });
       stems.set(stemKeyOf(first, 0), list);
       // Different stems can share a key; tokenStartsWith checks the stem itself.
       continue;
@@ -131,7 +152,7 @@ export function compileTerms(terms: readonly TermSource[], keyCount: number): Ma
       entry = { word: head, terms: [], bySecond: new Map() };
       bucket.push(entry);
     }
-    const compiled = { rest: rest.map(word), prefixLast: parsed.prefixLast, key };
+    const compiled = { rest: rest.map(word), prefixLast: parsed.prefixLast, key, id: seen.size };
     const second = compiled.rest[0];
     if (second === undefined || (compiled.rest.length === 1 && compiled.prefixLast)) {
       entry.terms.push(compiled);
@@ -144,7 +165,7 @@ export function compileTerms(terms: readonly TermSource[], keyCount: number): Ma
   for (const hash of exact.keys()) exactFilter[hash & FILTER_MASK] = 1;
   const stemFilter = new Uint8Array(FILTER_MASK + 1);
   for (const stemKey of stems.keys()) stemFilter[stemKey & FILTER_MASK] = 1;
-  return { keyCount, exact, stems, exactFilter, stemFilter };
+  return { keyCount, termCount: seen.size + 1, exact, stems, exactFilter, stemFilter };
 }
 
 function restMatches(term: CompiledTerm, tokens: Tokens, at: number): boolean {
@@ -163,31 +184,19 @@ function restMatches(term: CompiledTerm, tokens: Tokens, at: number): boolean {
   return true;
 }
 
-function record(
-  hits: Array<Hit | undefined>,
-  key: number,
-  field: Field,
-  text: string,
-  tokens: Tokens,
-  at: number,
-  last: number,
-): void {
-  const seen = hits[key];
-  if (seen) {
-    seen.count++;
-    return;
-  }
-  const sentence = tokens.sentence[at] as number;
-  hits[key] = {
-    key,
-    field,
-    text,
-    sentenceStart: tokens.sentenceStarts[sentence] as number,
-    sentenceEnd: tokens.sentenceEnds[sentence] as number,
-    start: tokens.starts[at] as number,
-    end: tokens.ends[last] as number,
-    count: 1,
-  };
+/** Matches in one field, in text order: key, first and last token (flat, so a text allocates four arrays). */
+interface Occurrences {
+  keys: number[];
+  terms: number[];
+  firsts: number[];
+  lasts: number[];
+}
+
+function push(found: Occurrences, term: CompiledTerm | StemTerm, at: number, last: number): void {
+  found.keys.push(term.key);
+  found.terms.push(term.id);
+  found.firsts.push(at);
+  found.lasts.push(last);
 }
 
 function firstWordAt(tokens: Tokens, at: number, bucket: readonly FirstWord[]): FirstWord | undefined {
@@ -201,45 +210,147 @@ export interface Found {
   tokenCount: number;
 }
 
-/** Finds every key's first match over the fields, in field order then text order. */
-export function findTerms(matcher: Matcher, fields: ReadonlyArray<readonly [Field, string]>): Found {
-  const hits: Array<Hit | undefined> = new Array(matcher.keyCount).fill(undefined);
+/** Every match of a tokenized text, in text order. */
+function matchAll(matcher: Matcher, tokens: Tokens): Occurrences {
+  const found: Occurrences = { keys: [], terms: [], firsts: [], lasts: [] };
   const useStems = matcher.stems.size > 0;
+  const count = tokens.starts.length;
+  for (let at = 0; at < count; at++) {
+    const hash = tokens.hashes[at] as number;
+    const bucket = matcher.exactFilter[hash & FILTER_MASK] === 1 ? matcher.exact.get(hash) : undefined;
+    const entry = bucket && firstWordAt(tokens, at, bucket);
+    if (entry) {
+      for (const term of entry.terms) {
+        if (restMatches(term, tokens, at)) push(found, term, at, at + term.rest.length);
+      }
+      const next = at + 1 < count ? entry.bySecond.get(tokens.hashes[at + 1] as number) : undefined;
+      if (next) {
+        for (const term of next) {
+          if (restMatches(term, tokens, at)) push(found, term, at, at + term.rest.length);
+        }
+      }
+    }
+    if (!useStems || (tokens.ends[at] as number) - (tokens.starts[at] as number) < MIN_STEM) continue;
+    const folded = tokens.anyFolded ? tokens.folded[at] : undefined;
+    if (folded !== undefined && folded.length < MIN_STEM) continue;
+    const stemKey =
+      folded === undefined ? stemKeyOf(tokens.lower, tokens.starts[at] as number) : stemKeyOf(folded, 0);
+    if (matcher.stemFilter[stemKey & FILTER_MASK] !== 1) continue;
+    const stemmed = matcher.stems.get(stemKey);
+    if (!stemmed) continue;
+    for (const term of stemmed) {
+      if (tokenStartsWith(tokens, at, term.stem)) push(found, term, at, at);
+    }
+  }
+  return found;
+}
+
+/**
+ * Which matches lie in a keyword list. Every match gets the most distinct counted keys fired in a window
+ * of LIST_WINDOW tokens holding it; a run of consecutive matches above LIST_EDGE_SIGNALS that reaches
+ * more than LIST_MAX_SIGNALS somewhere is a list. Windows cross sentence ends, so one-word sentences do
+ * not hide a list. `tally` is zeroed scratch of one slot per key, and is left zeroed.
+ */
+function listedMatches(
+  found: Occurrences,
+  counted: Uint8Array | undefined,
+  tally: Uint16Array,
+): Uint8Array | undefined {
+  const n = found.keys.length;
+  if (n <= LIST_MAX_SIGNALS) return undefined;
+  const counts = (key: number) => counted === undefined || counted[key] === 1;
+  let local: Uint8Array | undefined;
+  let distinct = 0;
+  let end = 0;
+  for (let from = 0; from < n; from++) {
+    const limit = (found.firsts[from] as number) + LIST_WINDOW;
+    while (end < n && (found.firsts[end] as number) < limit) {
+      const key = found.keys[end] as number;
+      if (counts(key)) {
+        if (tally[key] === 0) distinct++;
+        tally[key] = (tally[key] as number) + 1;
+      }
+      end++;
+    }
+    if (distinct > LIST_EDGE_SIGNALS) {
+      local ??= new Uint8Array(n);
+      const level = Math.min(distinct, 255);
+      for (let i = from; i < end; i++) if ((local[i] as number) < level) local[i] = level;
+    }
+    const key = found.keys[from] as number;
+    if (counts(key)) {
+      tally[key] = (tally[key] as number) - 1;
+      if (tally[key] === 0) distinct--;
+    }
+  }
+  if (!local) return undefined;
+  let listed: Uint8Array | undefined;
+  for (let start = 0; start < n; ) {
+    if ((local[start] as number) === 0) {
+      start++;
+      continue;
+    }
+    let stop = start;
+    let peak = 0;
+    while (stop < n && (local[stop] as number) > 0) peak = Math.max(peak, local[stop++] as number);
+    if (peak > LIST_MAX_SIGNALS) {
+      listed ??= new Uint8Array(n);
+      listed.fill(1, start, stop);
+    }
+    start = stop;
+  }
+  return listed;
+}
+
+/**
+ * Finds every key's first match over the fields, in field order then text order, leaving out keyword
+ * lists.
+ */
+export function findTerms(
+  matcher: Matcher,
+  fields: ReadonlyArray<readonly [Field, string]>,
+  /** Keys (1 at their index) whose variety marks a keyword list; absent: every key. */
+  listKeys?: Uint8Array,
+): Found {
+  const hits: Array<Hit | undefined> = new Array(matcher.keyCount).fill(undefined);
+  const tally = new Uint16Array(matcher.keyCount);
+  // Where (token number + 1, counted across fields) each term last counted: said again right away
+  // ("audit audit audit", "agent runtime agent runtime") it is one mention, not a repetition.
+  const termLast = new Int32Array(matcher.termCount);
+  let tokenBase = 1;
   let tokenCount = 0;
   for (const [field, text] of fields) {
     if (text.length === 0) continue;
     const tokens = tokenize(text);
-    const count = tokens.starts.length;
-    tokenCount += count;
-    for (let at = 0; at < count; at++) {
-      const hash = tokens.hashes[at] as number;
-      const bucket = matcher.exactFilter[hash & FILTER_MASK] === 1 ? matcher.exact.get(hash) : undefined;
-      const entry = bucket && firstWordAt(tokens, at, bucket);
-      if (entry) {
-        for (const term of entry.terms) {
-          if (restMatches(term, tokens, at))
-            record(hits, term.key, field, text, tokens, at, at + term.rest.length);
-        }
-        const next = at + 1 < count ? entry.bySecond.get(tokens.hashes[at + 1] as number) : undefined;
-        if (next) {
-          for (const term of next) {
-            if (restMatches(term, tokens, at))
-              record(hits, term.key, field, text, tokens, at, at + term.rest.length);
-          }
-        }
-      }
-      if (!useStems || (tokens.ends[at] as number) - (tokens.starts[at] as number) < MIN_STEM) continue;
-      const folded = tokens.anyFolded ? tokens.folded[at] : undefined;
-      if (folded !== undefined && folded.length < MIN_STEM) continue;
-      const stemKey =
-        folded === undefined ? stemKeyOf(tokens.lower, tokens.starts[at] as number) : stemKeyOf(folded, 0);
-      if (matcher.stemFilter[stemKey & FILTER_MASK] !== 1) continue;
-      const stemmed = matcher.stems.get(stemKey);
-      if (!stemmed) continue;
-      for (const term of stemmed) {
-        if (tokenStartsWith(tokens, at, term.stem)) record(hits, term.key, field, text, tokens, at, at);
+    tokenCount += tokens.starts.length;
+    const found = matchAll(matcher, tokens);
+    const listed = listedMatches(found, listKeys, tally);
+    for (let i = 0; i < found.keys.length; i++) {
+      if (listed?.[i] === 1) continue;
+      const key = found.keys[i] as number;
+      const at = found.firsts[i] as number;
+      const sentence = tokens.sentence[at] as number;
+      const term = found.terms[i] as number;
+      const last = termLast[term] as number;
+      if (last > 0 && tokenBase + at - last < REPEAT_GAP) continue;
+      termLast[term] = tokenBase + at;
+      const seen = hits[key];
+      if (seen) {
+        seen.count++;
+      } else {
+        hits[key] = {
+          key,
+          field,
+          text,
+          sentenceStart: tokens.sentenceStarts[sentence] as number,
+          sentenceEnd: tokens.sentenceEnds[sentence] as number,
+          start: tokens.starts[at] as number,
+          end: tokens.ends[found.lasts[i] as number] as number,
+          count: 1,
+        };
       }
     }
+    tokenBase += tokens.starts.length + REPEAT_GAP;
   }
   return { hits, tokenCount };
 }

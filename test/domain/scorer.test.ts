@@ -76,9 +76,30 @@ describe("findTerms", () => {
   it("reports the first match of each term, its sentence, and how often it matched", () => {
     const text = "Intro. The agent calls tools, e.g. search. Another agent and agents.";
     const [hit] = findTerms(matcher, [["summary", text]]).hits;
-    expect(hit).toMatchObject({ field: "summary", count: 3 });
+    // "agents" right after "agent and" is the same mention.
+    expect(hit).toMatchObject({ field: "summary", count: 2 });
     expect(hit && text.slice(hit.sentenceStart, hit.sentenceEnd)).toBe("The agent calls tools, e.g. search.");
     expect(hit && text.slice(hit.start, hit.end)).toBe("agent");
+  });
+
+  it("counts a term said again right away as one mention", () => {
+    const count = (text: string) => findTerms(matcher, [["summary", text]]).hits[0]?.count;
+    expect(count("Agent agent agent agent. Agents.")).toBe(1);
+    expect(count("An agent acts on its own. Later the agent stops for a while. The agents rest.")).toBe(3);
+  });
+
+  it("leaves out a keyword list, its edges included, and keeps the prose around it", () => {
+    const many = Array.from({ length: 12 }, (_, i) => `term${i}`);
+    const listMatcher = compileTerms(
+      many.map((term, key) => ({ term, key })),
+      many.length,
+    );
+    const keys = (text: string) =>
+      findTerms(listMatcher, [["summary", text]]).hits.flatMap((hit, key) => (hit ? [key] : []));
+    const prose = `We study term0 in depth.${" Then some filler words follow.".repeat(4)}`;
+    expect(keys(`${prose} ${many.slice(1, 9).join(", ")}.`)).toHaveLength(9);
+    expect(keys(`${prose} ${many.slice(1).join(", ")}.`)).toEqual([0]);
+    expect(keys(`${prose} ${many.slice(1).join(". ")}.`)).toEqual([0]);
   });
 
   it("cuts long sentences around the match and collapses whitespace", () => {
