@@ -150,9 +150,9 @@ try {
     await server.stop();
   }
   if (wanted("papers")) {
-    const fileStore = await papersLoad(
+    const onSqlite = await papersLoad(
       { STATE_DIR: join(root, "state-papers") },
-      "GET /v1/papers?days=7, enterprise key, file store",
+      "GET /v1/papers?days=7, enterprise key, SQLite",
       ">= 0.35, p99 < 20 ms",
     );
     if (redisSkipReason() === null) {
@@ -163,7 +163,7 @@ try {
         ">= 0.30",
       );
       console.log(
-        `  Redis keeps ${(onRedis.rps / fileStore.rps).toFixed(2)} of the file store's requests/s  (target >= 0.60)`,
+        `  Redis keeps ${(onRedis.rps / onSqlite.rps).toFixed(2)} of SQLite's requests/s  (target >= 0.60)`,
       );
       await redis.stop();
     } else {

@@ -11,6 +11,7 @@ import {
   toCount,
   toJson,
 } from "./keys.ts";
+import { createWriteBatcher } from "./sqlite-batch.ts";
 import { openDatabase, type SqliteDatabase } from "./sqlite-database.ts";
 import { createSqliteDriver } from "./sqlite-driver.ts";
 import { createSqliteQueue, prepareQueueStatements } from "./sqlite-queue.ts";
@@ -75,6 +76,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     queue: prepareQueueStatements(db),
   };
   sql.value.pluck();
+  const batcher = createWriteBatcher(db);
+  const write = batcher.write;
   let closed = false;
   const open = (): void => {
     if (closed) throw new Error(`The ${options.kind ?? "sqlite"} store is closed`);
@@ -127,8 +130,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
         limit: assertCount("limit", limit),
         expiresAt: assertEpochMs("expiresAt", expiresAt),
       };
-      const count = sql.consume.get({ ...params, now: clock() });
-      return count === undefined ? { allowed: false, count: countOf(key) } : { allowed: true, count };
+      return write(() => {
+        const count = sql.consume.get({ ...params, now: clock() });
+        return count === undefined ? { allowed: false, count: countOf(key) } : { allowed: true, count };
+      });
     },
     async peek(key) {
       open();
@@ -137,9 +142,11 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     async next(sequence) {
       open();
       const key = sequenceKey(sequence);
-      const value = sql.next.get(key);
-      if (value === undefined) throw new Error(`Expected ${JSON.stringify(key)} to hold a sequence`);
-      return value;
+      return write(() => {
+        const value = sql.next.get(key);
+        if (value === undefined) throw new Error(`Expected ${JSON.stringify(key)} to hold a sequence`);
+        return value;
+      });
     },
     async setIfAbsent(key, value, opts) {
       open();
@@ -166,6 +173,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       if (closed) return;
       closed = true;
       clearInterval(timer);
+      batcher.flush();
       db.close();
     },
   };
