@@ -58,6 +58,33 @@ describe("SQLite store", () => {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it("commits the counting writes of one turn together; one that fails fails alone", async () => {
+    const store = createSqliteStore({ path });
+    await store.setItem("not-a-counter", { tier: "pro" });
+    const expiresAt = Date.now() + 60_000;
+    const answers = await Promise.allSettled([
+      store.consume("quota", 3, expiresAt),
+      store.consume("not-a-counter", 3, expiresAt),
+      store.consume("quota", 3, expiresAt),
+      store.next("ids"),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual([
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+      "fulfilled",
+    ]);
+    expect(await store.peek("quota")).toBe(2);
+    expect(await store.getItem("not-a-counter")).toEqual({ tier: "pro" });
+    // Closing commits what was asked for before it.
+    const last = store.consume("quota", 3, expiresAt);
+    await store.close();
+    expect(await last).toEqual({ allowed: true, count: 3 });
+    const reopened = createSqliteStore({ path });
+    expect(await reopened.peek("quota")).toBe(3);
+    await reopened.close();
+  });
+
   it("keeps quotas exact, sequences unique and claims single across three processes", async () => {
     const store = createSqliteStore({ path });
     await expectExactAcrossProcesses(store, [
