@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdirSync } from "node:fs";
+import { accessSync, closeSync, constants, lstatSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 
@@ -48,7 +48,10 @@ export interface OpenDatabaseOptions {
 export function openDatabase(options: OpenDatabaseOptions): SqliteDatabase {
   const { path } = options;
   const inMemory = path === ":memory:";
-  if (!inMemory) assertWritableFolder(dirname(path));
+  if (!inMemory) {
+    assertWritableFolder(dirname(path));
+    createPrivately(path);
+  }
   let db: SqliteDatabase;
   try {
     db = new Database(path, { timeout: options.busyTimeoutMs ?? 5_000 });
@@ -105,9 +108,30 @@ function assertOurs(db: SqliteDatabase, path: string): void {
   }
 }
 
+/**
+ * The database holds key hashes, owners' addresses and the secret that keys client addresses, so it
+ * is created by this process alone (exclusive create), readable by its user only (SQLite gives its
+ * -wal and -shm files the same mode), and never through a symbolic link someone left in its place.
+ */
+function createPrivately(path: string): void {
+  try {
+    closeSync(
+      openSync(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600),
+    );
+    return;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
+      throw new Error(`Expected to create the state database ${path}: ${reason(error)}`, { cause: error });
+    }
+  }
+  if (lstatSync(path).isSymbolicLink()) {
+    throw new StateDatabaseError(`Expected ${path} to be the state database itself, not a symbolic link`);
+  }
+}
+
 function assertWritableFolder(folder: string): void {
   try {
-    mkdirSync(folder, { recursive: true });
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
     accessSync(folder, constants.W_OK);
   } catch (error) {
     throw new Error(`Expected the state folder ${folder} to be writable: ${reason(error)}`, { cause: error });

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -117,6 +117,26 @@ describe("SQLite store", () => {
       await store.close();
     }
   }, 60_000);
+
+  it("creates its folder and files for its user alone, and never opens through a symbolic link (regression: issue 15, item 7)", async () => {
+    const folder = join(dir, "state");
+    const inside = join(folder, "picks.db");
+    const store = createSqliteStore({ path: inside });
+    await store.setItem("k", 1);
+    expect((await stat(folder)).mode & 0o777).toBe(0o700);
+    for (const file of ["picks.db", "picks.db-wal", "picks.db-shm"]) {
+      expect((await stat(join(folder, file))).mode & 0o777, file).toBe(0o600);
+    }
+    await store.close();
+
+    const target = join(dir, "elsewhere.db");
+    await writeFile(target, "");
+    await symlink(target, path);
+    expect(() => createSqliteStore({ path })).toThrow(
+      `Expected ${path} to be the state database itself, not a symbolic link`,
+    );
+    expect((await stat(target)).size).toBe(0);
+  });
 
   describe("refuses a file it must not use, names it, and leaves it as it was", () => {
     it("a file that is not SQLite", async () => {
