@@ -32,7 +32,12 @@ export const isFinished = (status: SubmissionStatus): boolean => status === "sco
 export const StatusChangeSchema = z.object({ status: SubmissionStatusSchema, at: z.iso.datetime() });
 export type StatusChange = z.infer<typeof StatusChangeSchema>;
 
-/** Why a submission failed, as a code for programs and a sentence the submitter can act on. */
+/**
+ * Why a submission failed, as a code for programs and a sentence the submitter can act on. The sentence
+ * names no address, port or network error: a url can point anywhere, and the answer must not map what
+ * the server can reach. `detail` says exactly what happened, for the operator: it is kept in the
+ * store's record and logged, never answered.
+ */
 export const FAILURE_CODES = [
   "url_refused",
   "dns_failed",
@@ -43,8 +48,15 @@ export const FAILURE_CODES = [
   "timeout",
   "gave_up",
 ] as const;
-export const FailureSchema = z.object({ code: z.enum(FAILURE_CODES), reason: z.string() });
+export const PublicFailureSchema = z.object({ code: z.enum(FAILURE_CODES), reason: z.string() });
+export const FailureSchema = PublicFailureSchema.extend({
+  detail: z
+    .string()
+    .optional()
+    .describe("for the operator only: addresses, error codes, what the host answered"),
+});
 export type Failure = z.infer<typeof FailureSchema>;
+export type PublicFailure = z.infer<typeof PublicFailureSchema>;
 
 /** What the worker found at the url; `used` says whether its text went into the scores. */
 export const PageSummarySchema = z.object({
@@ -81,6 +93,7 @@ export type SubmissionRecord = z.infer<typeof SubmissionRecordSchema>;
 /** `GET /v1/score/submission/{submission_id}`. */
 export const SubmissionViewSchema = SubmissionRecordSchema.omit({ id: true, contact_email: true }).extend({
   submission_id: z.int().min(1),
+  failure: PublicFailureSchema.nullable(),
 });
 export type SubmissionView = z.infer<typeof SubmissionViewSchema>;
 
@@ -118,10 +131,11 @@ export function advance(
   return { ...record, ...changes, status, updated_at: at, history: [...record.history, { status, at }] };
 }
 
-/** The public view: every field but the contact email, in a stable order. */
+/** The public view: every field but the contact email and a failure's detail, in a stable order. */
 export function submissionView(record: SubmissionRecord): SubmissionView {
   const { id, contact_email: _hidden, ...rest } = record;
-  return { submission_id: id, ...rest };
+  const failure = record.failure && { code: record.failure.code, reason: record.failure.reason };
+  return { submission_id: id, ...rest, failure };
 }
 
 const AxisLevel = z.int().min(0).max(5);

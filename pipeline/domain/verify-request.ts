@@ -109,8 +109,25 @@ export const SEMANTIC_STATUSES = ["pass", "warn", "fail", "skipped", "error"] as
 export const SemanticStatusSchema = z.enum(SEMANTIC_STATUSES);
 export type SemanticStatus = z.infer<typeof SemanticStatusSchema>;
 
+/**
+ * Why a semantic review failed, for programs: the model could not be reached or answered with an
+ * error, took too long, answered with something unusable, or the review itself broke. What exactly
+ * happened goes to the server's log, never into the answer.
+ */
+export const SEMANTIC_ERROR_CODES = [
+  "model_unavailable",
+  "model_timeout",
+  "model_answer_invalid",
+  "review_failed",
+] as const;
+export const SemanticErrorCodeSchema = z.enum(SEMANTIC_ERROR_CODES);
+export type SemanticErrorCode = z.infer<typeof SemanticErrorCodeSchema>;
+
 export const SemanticResultSchema = z.object({
   status: SemanticStatusSchema,
+  code: SemanticErrorCodeSchema.optional().describe(
+    "Present when `status` is `error`: why the review failed",
+  ),
   model: z.string().optional(),
   reason: z.string(),
   findings: z.array(SemanticFindingSchema),

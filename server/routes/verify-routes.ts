@@ -72,6 +72,7 @@ export function registerVerifyRoutes(app: H3, context: AppContext): void {
       const result = await verifyMessage(request.value.body, {
         now: new Date(context.now()),
         semantic: context.semantic,
+        log: context.log,
       });
       return json(200, result, limit.headers);
     },

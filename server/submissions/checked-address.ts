@@ -32,19 +32,39 @@ const WORDS: Record<AddressClass, string> = {
   "not-an-address": "something that is not an IP address",
 };
 
-/** The sentence a submitter reads when their url's host is refused. */
-export function refusalReason(host: string, verdict: AddressVerdict): string {
+/** What the operator reads about a refused host: the name, the address it has and its kind. */
+export function refusalDetail(host: string, verdict: AddressVerdict): string {
   const what = verdict.via
     ? `${WORDS[verdict.class]} (${verdict.via.ipv4} in ${verdict.via.form} form)`
     : WORDS[verdict.class];
   const where = host === verdict.address ? `${host} is` : `${host} resolves to ${verdict.address},`;
-  return (
-    `The url's host ${where} ${what}; only pages on public Internet addresses are fetched. ` +
-    "Submit a publicly reachable url."
-  );
+  return `${where} ${what}`;
 }
 
-const refused = (reason: string): Resolution => ({ ok: false, failure: { code: "url_refused", reason } });
+// What the submitter reads. That the host is not public is theirs to know (they can fix the url);
+// which address a name has inside the server's network, and what kind, is not.
+const whose = (redirected: boolean) =>
+  redirected ? "A page the url redirects to is on a host that" : "The url's host";
+
+const refused = (redirected: boolean, detail: string): Resolution => ({
+  ok: false,
+  failure: {
+    code: "url_refused",
+    reason:
+      `${whose(redirected)} is not a public Internet address; only pages on public addresses are fetched. ` +
+      "Submit a publicly reachable url.",
+    detail,
+  },
+});
+
+const unresolved = (redirected: boolean, detail: string): Resolution => ({
+  ok: false,
+  failure: {
+    code: "dns_failed",
+    reason: `${redirected ? "A page the url redirects to names a host that" : "The url's host name"} could not be resolved; check the url.`,
+    detail,
+  },
+});
 
 /**
  * Resolves the url's host once and checks every address it has: one refused address refuses the url,
@@ -55,6 +75,7 @@ export async function resolveChecked(
   url: URL,
   lookup: HostLookup,
   allowLoopback: boolean,
+  redirected = false,
 ): Promise<Resolution> {
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
   let addresses: ResolvedAddress[];
@@ -65,25 +86,14 @@ export async function resolveChecked(
       addresses = await lookup(host);
     } catch (error) {
       const code = (error as { code?: string }).code ?? "error";
-      return {
-        ok: false,
-        failure: {
-          code: "dns_failed",
-          reason: `The host ${host} could not be resolved (${code}); check the url.`,
-        },
-      };
+      return unresolved(redirected, `${host} could not be resolved (${code})`);
     }
   }
-  if (addresses.length === 0) {
-    return {
-      ok: false,
-      failure: { code: "dns_failed", reason: `The host ${host} has no addresses; check the url.` },
-    };
-  }
+  if (addresses.length === 0) return unresolved(redirected, `${host} has no addresses`);
   for (const { address } of addresses) {
     const verdict = classifyAddress(address);
     if (!verdict.allowed && !(allowLoopback && isLoopback(verdict)))
-      return refused(refusalReason(host, verdict));
+      return refused(redirected, refusalDetail(host, verdict));
   }
   const first = addresses[0] as ResolvedAddress;
   return { ok: true, address: first.address, family: isIP(first.address) === 6 ? 6 : 4 };

@@ -39,10 +39,34 @@ export type SafeFetchResult = { ok: true; page: FetchedPage } | { ok: false; fai
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MIB = 1024 * 1024;
 
-const fail = (code: Failure["code"], reason: string): SafeFetchResult => ({
+const fail = (code: Failure["code"], reason: string, detail?: string): SafeFetchResult => ({
   ok: false,
-  failure: { code, reason },
+  failure: { code, reason, ...(detail ? { detail } : {}) },
 });
+
+// Certificate problems are the page's to fix and say nothing about the server's network.
+const TLS_ERROR = /^(ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$)/;
+
+/** A connection that failed: the submitter learns that it failed; the operator learns how and where. */
+function unreachable(error: unknown, host: string): SafeFetchResult {
+  const code = (error as { code?: string }).code;
+  const detail = `${host}: ${code ? `${code} ` : ""}${(error as Error).message ?? String(error)}`.slice(
+    0,
+    500,
+  );
+  if (code && TLS_ERROR.test(code)) {
+    return fail(
+      "unreachable",
+      "The page's TLS certificate could not be verified for its host name; submit an https url with a valid certificate.",
+      detail,
+    );
+  }
+  return fail(
+    "unreachable",
+    "The page could not be fetched; check that the url is reachable from the Internet.",
+    detail,
+  );
+}
 
 /** A lookup that answers only the address that was checked, whatever name it is asked for. */
 function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
@@ -101,8 +125,9 @@ const sizeText = (bytes: number) => (bytes % MIB === 0 ? `${bytes / MIB} MiB` : 
 export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Promise<SafeFetchResult> {
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  const at = { url: undefined as URL | undefined };
   try {
-    return await fetchHops(rawUrl, options, signal);
+    return await fetchHops(rawUrl, options, signal, at);
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason;
     if (deadline.aborted) {
@@ -110,17 +135,19 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Prom
       return fail(
         "timeout",
         `The page did not arrive within ${seconds} seconds; submit a url that answers faster.`,
+        `${at.url?.host ?? rawUrl}: no complete answer within ${options.timeoutMs} ms`,
       );
     }
-    const code = (error as { code?: string }).code ?? (error as Error).message;
-    return fail("unreachable", `The page could not be fetched (${code}); check that the url is reachable.`);
+    return unreachable(error, at.url?.host ?? rawUrl);
   }
 }
 
+/** `at.url` is the hop being fetched, for the detail of a failure thrown out of it. */
 async function fetchHops(
   rawUrl: string,
   options: SafeFetchOptions,
   signal: AbortSignal,
+  at: { url: URL | undefined },
 ): Promise<SafeFetchResult> {
   let url: URL;
   try {
@@ -129,9 +156,13 @@ async function fetchHops(
     return fail("url_refused", "The url is not a valid absolute URL.");
   }
   for (let redirects = 0; ; redirects++) {
+    at.url = url;
     const refused = checkUrl(url);
     if (refused) return { ok: false, failure: refused };
-    const resolved = await racedWith(resolveChecked(url, options.lookup, options.allowLoopback), signal);
+    const resolved = await racedWith(
+      resolveChecked(url, options.lookup, options.allowLoopback, redirects > 0),
+      signal,
+    );
     if (!resolved.ok) return resolved;
     const agent = new Agent({
       connect: {
@@ -170,7 +201,8 @@ async function fetchHops(
         } catch {
           return fail(
             "unreachable",
-            `The page redirects to an invalid location (${location.slice(0, 200)}).`,
+            "The page redirects to a location that is not a valid url; submit the page's final url.",
+            `redirect from ${url.href} to ${location.slice(0, 200)}`,
           );
         }
         continue;

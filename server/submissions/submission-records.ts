@@ -52,9 +52,16 @@ export async function settle(deps: SubmissionDeps, final: SubmissionRecord): Pro
   await store.removeItem(openKey(final.id));
 }
 
-/** Records the outcome unless another worker already did; settles whichever outcome won. */
+/**
+ * Records the outcome unless another worker already did; settles whichever outcome won. A failure's
+ * detail (what the public answer leaves out) is logged once, by the worker whose outcome won.
+ */
 export async function finish(deps: SubmissionDeps, final: SubmissionRecord): Promise<SubmissionRecord> {
   const won = await deps.store.setIfAbsent(resultKey(final.id), final);
+  if (won && final.failure?.detail) {
+    const { code, detail } = final.failure;
+    deps.log(JSON.stringify({ event: "submission_failed", submission_id: final.id, code, detail }));
+  }
   const result = won ? final : ((await deps.store.getItem<SubmissionRecord>(resultKey(final.id))) ?? final);
   await settle(deps, result);
   return result;

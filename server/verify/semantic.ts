@@ -1,6 +1,7 @@
 import { request } from "undici";
 import type {
   MessageField,
+  SemanticErrorCode,
   SemanticFinding,
   SemanticResult,
   VerifyRequest,
@@ -24,8 +25,49 @@ const MAX_ANSWER_BYTES = 1 << 20;
 const MAX_TEXT = 500;
 const QUOTE_FIELDS: readonly MessageField[] = ["subject", "body", "recipient", "campaign"];
 
-/** Thrown inside the checker for every way the model can fail; becomes status `error`. */
-class ModelFailure extends Error {}
+/** Where a failed review's detail goes: the server's log (stderr), one JSON object per line. */
+export type SemanticLog = (line: string) => void;
+
+export const stderrLog: SemanticLog = (line) => process.stderr.write(`${line}\n`);
+
+/**
+ * Thrown inside the checker for every way the model can fail; becomes status `error`. The message is
+ * for the operator's log; the caller of the API only gets the code's sentence.
+ */
+class ModelFailure extends Error {
+  readonly code: SemanticErrorCode;
+  constructor(code: SemanticErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+const invalid = (message: string) => new ModelFailure("model_answer_invalid", message);
+
+/** What a failed review says publicly: no status codes, bodies, addresses or error names of the model's side. */
+export const SEMANTIC_ERROR_REASONS: Readonly<Record<SemanticErrorCode, string>> = {
+  model_unavailable: "The semantic review failed: the language model is unavailable right now.",
+  model_timeout: "The semantic review failed: the language model did not answer in time.",
+  model_answer_invalid: "The semantic review failed: the language model's answer could not be used.",
+  review_failed: "The semantic review failed unexpectedly.",
+};
+
+/** The public `error` result of a failed review; `log` gets the detail as a structured line. */
+export function failedReview(
+  code: SemanticErrorCode,
+  detail: string,
+  log: SemanticLog,
+  model?: string,
+): SemanticResult {
+  log(JSON.stringify({ event: "verify_semantic_failed", code, ...(model ? { model } : {}), detail }));
+  return {
+    status: "error",
+    code,
+    ...(model ? { model } : {}),
+    reason: SEMANTIC_ERROR_REASONS[code],
+    findings: [],
+  };
+}
 
 function oneLine(text: string, max = MAX_TEXT): string {
   const flat = text.replace(/\s+/g, " ").trim();
@@ -43,8 +85,7 @@ async function readLimited(body: AsyncIterable<Uint8Array>): Promise<string> {
   let size = 0;
   for await (const chunk of body) {
     size += chunk.length;
-    if (size > MAX_ANSWER_BYTES)
-      throw new ModelFailure(`the model's answer is larger than ${MAX_ANSWER_BYTES} bytes`);
+    if (size > MAX_ANSWER_BYTES) throw invalid(`the model's answer is larger than ${MAX_ANSWER_BYTES} bytes`);
     chunks.push(Buffer.from(chunk));
   }
   return Buffer.concat(chunks).toString("utf8");
@@ -55,15 +96,15 @@ function contentOf(envelope: string): string {
   try {
     parsed = JSON.parse(envelope);
   } catch {
-    throw new ModelFailure("the model endpoint answered with a body that is not JSON");
+    throw invalid("the model endpoint answered with a body that is not JSON");
   }
   const message = (parsed as { choices?: { message?: { content?: unknown; refusal?: unknown } }[] })
     ?.choices?.[0]?.message;
   if (typeof message?.refusal === "string" && message.refusal.length > 0) {
-    throw new ModelFailure(`the model refused: ${oneLine(message.refusal, 200)}`);
+    throw invalid(`the model refused: ${oneLine(message.refusal, 200)}`);
   }
   if (typeof message?.content !== "string") {
-    throw new ModelFailure("the model endpoint's answer has no choices[0].message.content string");
+    throw invalid("the model endpoint's answer has no choices[0].message.content string");
   }
   return message.content;
 }
@@ -78,13 +119,13 @@ function answerOf(content: string): ModelAnswer {
   try {
     parsed = JSON.parse(unfenced);
   } catch (error) {
-    throw new ModelFailure(`the model's answer is not valid JSON (${(error as Error).message})`);
+    throw invalid(`the model's answer is not valid JSON (${(error as Error).message})`);
   }
   const result = ModelAnswerSchema.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
-    throw new ModelFailure(
+    throw invalid(
       `the model's answer does not match the expected schema (${where}${issue?.message ?? "invalid"})`,
     );
   }
@@ -112,12 +153,19 @@ function groundFindings(
   return { findings, dropped };
 }
 
-function describeFailure(error: unknown, timedOut: boolean, timeoutMs: number): string {
-  if (timedOut) return `the model did not answer within ${timeoutMs} ms`;
-  if (error instanceof ModelFailure) return error.message;
+function classify(
+  error: unknown,
+  timedOut: boolean,
+  timeoutMs: number,
+): { code: SemanticErrorCode; detail: string } {
+  if (timedOut) return { code: "model_timeout", detail: `the model did not answer within ${timeoutMs} ms` };
+  if (error instanceof ModelFailure) return { code: error.code, detail: error.message };
   const code = (error as { code?: unknown })?.code;
   const detail = error instanceof Error ? error.message : String(error);
-  return `the model request failed (${typeof code === "string" ? `${code}: ` : ""}${oneLine(detail, 200)})`;
+  return {
+    code: "model_unavailable",
+    detail: `the model request failed (${typeof code === "string" ? `${code}: ` : ""}${oneLine(detail, 200)})`,
+  };
 }
 
 /**
@@ -125,7 +173,11 @@ function describeFailure(error: unknown, timedOut: boolean, timeoutMs: number): 
  * Without a configured model every review is `skipped`; a failing, slow or malformed model gives
  * `error`, never `pass`.
  */
-export function createSemanticChecker(config: SemanticConfig | undefined): SemanticChecker {
+export function createSemanticChecker(
+  config: SemanticConfig | undefined,
+  options: { log?: SemanticLog } = {},
+): SemanticChecker {
+  const log = options.log ?? stderrLog;
   if (!config || config.baseUrl.trim() === "" || config.model.trim() === "") {
     return async () => ({
       status: "skipped",
@@ -159,6 +211,7 @@ export function createSemanticChecker(config: SemanticConfig | undefined): Seman
       const text = await readLimited(response.body);
       if (response.statusCode < 200 || response.statusCode >= 300) {
         throw new ModelFailure(
+          "model_unavailable",
           `the model endpoint answered HTTP ${response.statusCode}: ${oneLine(text, 200)}`,
         );
       }
@@ -170,8 +223,8 @@ export function createSemanticChecker(config: SemanticConfig | undefined): Seman
           : "";
       return { status: answer.verdict, model, reason: `${oneLine(answer.reason)}${note}`, findings };
     } catch (error) {
-      const reason = `The semantic review failed: ${describeFailure(error, signal.aborted, timeoutMs)}.`;
-      return { status: "error", model, reason, findings: [] };
+      const { code, detail } = classify(error, signal.aborted, timeoutMs);
+      return failedReview(code, detail, log, model);
     }
   };
 }

@@ -2,11 +2,15 @@ import type { SemanticResult, VerifyRequest, VerifyResult } from "../../pipeline
 import { decide } from "./decide.ts";
 import { localTime } from "./local-time.ts";
 import { runChecks } from "./run-checks.ts";
-import type { SemanticChecker } from "./semantic.ts";
+import { failedReview, type SemanticChecker, type SemanticLog, stderrLog } from "./semantic.ts";
 
 export const CHECKER_VERSION = "1.0.0";
 
-async function reviewSafely(semantic: SemanticChecker, request: VerifyRequest): Promise<SemanticResult> {
+async function reviewSafely(
+  semantic: SemanticChecker,
+  request: VerifyRequest,
+  log: SemanticLog,
+): Promise<SemanticResult> {
   if (!request.options.llm_check) {
     return {
       status: "skipped",
@@ -17,21 +21,26 @@ async function reviewSafely(semantic: SemanticChecker, request: VerifyRequest): 
   try {
     return await semantic(request);
   } catch (error) {
-    // A checker should answer `error` itself; one that throws still must not turn a check into a 500.
-    const detail = error instanceof Error ? error.message : String(error);
-    return { status: "error", reason: `The semantic review failed: ${detail.slice(0, 200)}.`, findings: [] };
+    // A checker should answer `error` itself; one that throws still must not turn a check into a 500,
+    // nor show its message to the caller.
+    return failedReview(
+      "review_failed",
+      error instanceof Error ? (error.stack ?? error.message) : String(error),
+      log,
+    );
   }
 }
 
 /**
  * Runs the deterministic checks and the semantic review of a validated request and assembles the
- * answer. `now` is the instant of the check; the review runs while the checks do.
+ * answer. `now` is the instant of the check; the review runs while the checks do. `log` gets what
+ * went wrong when the review fails (stderr when not given).
  */
 export async function verifyMessage(
   request: VerifyRequest,
-  { now, semantic }: { now: Date; semantic: SemanticChecker },
+  { now, semantic, log }: { now: Date; semantic: SemanticChecker; log?: SemanticLog },
 ): Promise<VerifyResult> {
-  const review = reviewSafely(semantic, request);
+  const review = reviewSafely(semantic, request, log ?? stderrLog);
   const checks = runChecks(request, { now });
   const semanticResult = await review;
   const local = localTime(now, request.options.timezone);

@@ -102,7 +102,13 @@ describe("safeFetch", () => {
     const refused = await safeFetch(`${server.url}/page`, { ...base, allowLoopback: false });
     expect(refused).toEqual({
       ok: false,
-      failure: { code: "url_refused", reason: expect.stringContaining("127.0.0.1 is a loopback address") },
+      failure: {
+        code: "url_refused",
+        reason:
+          "The url's host is not a public Internet address; only pages on public addresses are fetched. " +
+          "Submit a publicly reachable url.",
+        detail: "127.0.0.1 is a loopback address (this machine)",
+      },
     });
     expect(server.connections()).toBe(before);
   });
@@ -115,23 +121,26 @@ describe("safeFetch", () => {
       lookup: (await import("../../server/submissions/checked-address.ts")).systemLookup,
     });
     expect(viaSystem).toMatchObject({ ok: false, failure: { code: "url_refused" } });
-    expect(!viaSystem.ok && viaSystem.failure.reason).toMatch(
+    expect(!viaSystem.ok && viaSystem.failure.detail).toMatch(
       /localhost resolves to (127\.0\.0\.1|::1), a loopback/,
     );
+    // The public sentence says the host is not public, not where a name points inside the network.
+    expect(!viaSystem.ok && viaSystem.failure.reason).not.toMatch(/localhost|127\.0\.0\.1|::1|loopback/);
     const lookup = tableLookup({ "runtime.example": ["127.0.0.1"] });
     const viaTable = await safeFetch(`http://runtime.example:${server.port}/page`, {
       ...base,
       allowLoopback: false,
       lookup,
     });
-    expect(!viaTable.ok && viaTable.failure.reason).toContain("runtime.example resolves to 127.0.0.1");
+    expect(!viaTable.ok && viaTable.failure.detail).toContain("runtime.example resolves to 127.0.0.1");
     expect(server.connections()).toBe(before);
   });
 
   it("refuses a name with any refused address, even next to a public one", async () => {
     const lookup = tableLookup({ "mixed.example": ["93.184.215.14", "10.1.2.3"] });
     const result = await safeFetch("http://mixed.example/", { ...base, lookup });
-    expect(!result.ok && result.failure.reason).toContain("10.1.2.3, a private-network address");
+    expect(!result.ok && result.failure.detail).toContain("10.1.2.3, a private-network address");
+    expect(!result.ok && result.failure.reason).not.toContain("10.1.2.3");
   });
 
   it("connects to the checked address, looking the name up once, and keeps the Host header", async () => {
@@ -144,13 +153,18 @@ describe("safeFetch", () => {
   });
 
   it.each([
-    ["/to-private", "10.0.0.1 is a private-network address"],
-    ["/to-metadata", "a cloud metadata service address (169.254.169.254 in ipv4-mapped form)"],
-    ["/to-ftp", "Only http and https urls are fetched, not ftp:"],
-  ])("checks every redirect again: %s", async (path, reason) => {
+    ["/to-private", "detail", "10.0.0.1 is a private-network address"],
+    ["/to-metadata", "detail", "a cloud metadata service address (169.254.169.254 in ipv4-mapped form)"],
+    [
+      "/to-private",
+      "reason",
+      "A page the url redirects to is on a host that is not a public Internet address",
+    ],
+    ["/to-ftp", "reason", "Only http and https urls are fetched, not ftp:"],
+  ] as const)("checks every redirect again: %s (%s)", async (path, field, text) => {
     const result = await safeFetch(`${server.url}${path}`, base);
     expect(result).toMatchObject({ ok: false, failure: { code: "url_refused" } });
-    expect(!result.ok && result.failure.reason).toContain(reason);
+    expect(!result.ok && result.failure[field]).toContain(text);
   });
 
   it("follows at most 3 redirects", async () => {
@@ -184,15 +198,47 @@ describe("safeFetch", () => {
   });
 
   it.each([
-    ["http://user:secret@example.org/", "url_refused", "user name or password"],
-    ["file:///etc/passwd", "url_refused", "not file:"],
-    ["http://nothing.invalid/", "dns_failed", "nothing.invalid could not be resolved (ENOTFOUND)"],
-    ["http://[fd00:ec2::254]/", "url_refused", "cloud metadata"],
-    ["http://0x7f.1/", "url_refused", "127.0.0.1 is a loopback"],
-  ])("fails %s with %s", async (url, code, reason) => {
+    ["http://user:secret@example.org/", "url_refused", "reason", "user name or password"],
+    ["file:///etc/passwd", "url_refused", "reason", "not file:"],
+    [
+      "http://nothing.invalid/",
+      "dns_failed",
+      "reason",
+      "The url's host name could not be resolved; check the url.",
+    ],
+    ["http://nothing.invalid/", "dns_failed", "detail", "nothing.invalid could not be resolved (ENOTFOUND)"],
+    ["http://[fd00:ec2::254]/", "url_refused", "detail", "cloud metadata"],
+    ["http://0x7f.1/", "url_refused", "detail", "127.0.0.1 is a loopback"],
+  ] as const)("fails %s with %s (%s)", async (url, code, field, text) => {
     const result = await safeFetch(url, { ...base, allowLoopback: false });
     expect(result).toMatchObject({ ok: false, failure: { code } });
-    expect(!result.ok && result.failure.reason).toContain(reason);
+    expect(!result.ok && result.failure[field]).toContain(text);
+  });
+
+  it("says a page could not be fetched, and tells only the operator how and where", async () => {
+    const closed = await startPageServer(() => {});
+    await closed.close();
+    const result = await safeFetch(`${closed.url}/page`, base);
+    expect(result).toEqual({
+      ok: false,
+      failure: {
+        code: "unreachable",
+        reason: "The page could not be fetched; check that the url is reachable from the Internet.",
+        detail: expect.stringContaining(`127.0.0.1:${closed.port}: ECONNREFUSED`),
+      },
+    });
+  });
+
+  it("says the page was too slow without saying where it was", async () => {
+    const result = await safeFetch(`${server.url}/slow`, { ...base, timeoutMs: 300 });
+    expect(result).toEqual({
+      ok: false,
+      failure: {
+        code: "timeout",
+        reason: "The page did not arrive within 0.3 seconds; submit a url that answers faster.",
+        detail: `127.0.0.1:${server.port}: no complete answer within 300 ms`,
+      },
+    });
   });
 
   it("reports an answer that is not 2xx", async () => {
@@ -243,7 +289,8 @@ describe.skipIf(!hasOpenssl)("safeFetch over https", () => {
       expect(ok.ok && Buffer.from(ok.page.body ?? []).toString()).toBe(`host=pages.example:${port}`);
       const wrong = await safeFetch(`https://other.example:${port}/`, { ...options, lookup });
       expect(wrong).toMatchObject({ ok: false, failure: { code: "unreachable" } });
-      expect(!wrong.ok && wrong.failure.reason).toContain("ERR_TLS_CERT_ALTNAME_INVALID");
+      expect(!wrong.ok && wrong.failure.reason).toContain("TLS certificate could not be verified");
+      expect(!wrong.ok && wrong.failure.detail).toContain("ERR_TLS_CERT_ALTNAME_INVALID");
       expect(names).toEqual(["pages.example", "other.example"]);
     } finally {
       server.close();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SubmissionView } from "../../pipeline/domain/submission.ts";
+import type { SubmissionRecord, SubmissionView } from "../../pipeline/domain/submission.ts";
 import type { AppContext } from "../../server/context.ts";
 import { createSubmissionWorker, type SubmissionWorker } from "../../server/submissions/submission-worker.ts";
 import { type Call, clientFor, MODES, postJson } from "../helpers/app-client.ts";
@@ -323,7 +323,14 @@ describe("POST /v1/score/submit refusals", () => {
       const { view } = await settled(strictCall, 1);
       expect(view.status).toBe("failed");
       expect(view.failure?.code).toBe("url_refused");
-      expect(view.failure?.reason).toContain("127.0.0.1 is a loopback address");
+      expect(view.failure).toEqual({
+        code: "url_refused",
+        reason: expect.stringContaining("The url's host is not a public Internet address"),
+      });
+      // The operator's detail is in the store's record, never in the answer.
+      expect(JSON.stringify(view)).not.toMatch(/loopback|"detail"/);
+      const stored = await strict.store.getItem<SubmissionRecord>("submission:1");
+      expect(stored?.failure?.detail).toContain("127.0.0.1 is a loopback address");
       expect(pages.connections()).toBe(before);
     } finally {
       await worker.stop();

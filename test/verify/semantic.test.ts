@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { VerifyResultSchema } from "../../pipeline/domain/verify-request.ts";
-import { createSemanticChecker } from "../../server/verify/semantic.ts";
+import { createSemanticChecker, SEMANTIC_ERROR_REASONS } from "../../server/verify/semantic.ts";
 import { semanticConfigFromEnv } from "../../server/verify/semantic-config.ts";
 import { MODEL_ANSWER_JSON_SCHEMA } from "../../server/verify/semantic-prompt.ts";
 import { verifyMessage } from "../../server/verify/verify-message.ts";
@@ -25,12 +25,27 @@ beforeAll(async () => {
 afterAll(async () => {
   await model.close();
 });
+/** What the checkers of this file wrote to their log (the server's stderr in production). */
+let logged: string[] = [];
+const log = (line: string) => {
+  logged.push(line);
+};
 beforeEach(() => {
   model.calls.length = 0;
+  logged = [];
 });
 
 const checker = (timeoutMs?: number) =>
-  createSemanticChecker({ baseUrl: model.baseUrl, model: "review-small", apiKey: "test-key", timeoutMs });
+  createSemanticChecker(
+    { baseUrl: model.baseUrl, model: "review-small", apiKey: "test-key", timeoutMs },
+    { log },
+  );
+
+/** The one structured log line of a failed review. */
+const loggedFailure = () => {
+  expect(logged).toHaveLength(1);
+  return JSON.parse(logged[0] as string) as { event: string; code: string; model?: string; detail: string };
+};
 
 describe("semantic review against a fake model", () => {
   it("asks the model with a strict JSON schema and keeps verbatim quotes with their spans", async () => {
@@ -118,11 +133,13 @@ describe("semantic review against a fake model", () => {
     [
       "a malformed answer",
       (r: ServerResponse) => json(r, 200, completion("{verdict: pass")),
+      "model_answer_invalid",
       "is not valid JSON",
     ],
     [
       "an answer off the schema",
       (r: ServerResponse) => json(r, 200, answer({ verdict: "ok", reason: "", findings: [] })),
+      "model_answer_invalid",
       "does not match the expected schema (verdict:",
     ],
     [
@@ -133,33 +150,61 @@ describe("semantic review against a fake model", () => {
           200,
           answer({ verdict: "warn", reason: "x", findings: [{ kind: "tone", message: "m", quote: null }] }),
         ),
+      "model_answer_invalid",
       "findings.0.kind",
     ],
     [
       "an envelope without content",
       (r: ServerResponse) => json(r, 200, JSON.stringify({ choices: [] })),
+      "model_answer_invalid",
       "no choices[0].message.content",
     ],
-    ["a body that is not JSON", (r: ServerResponse) => json(r, 200, "<html>gateway</html>"), "not JSON"],
+    [
+      "a body that is not JSON",
+      (r: ServerResponse) => json(r, 200, "<html>gateway</html>"),
+      "model_answer_invalid",
+      "not JSON",
+    ],
     [
       "a refusal",
       (r: ServerResponse) =>
         json(r, 200, JSON.stringify({ choices: [{ message: { content: null, refusal: "I can't help." } }] })),
+      "model_answer_invalid",
       "the model refused: I can't help.",
     ],
     [
       "HTTP 500",
       (r: ServerResponse) => json(r, 500, '{"error":{"message":"overloaded"}}'),
+      "model_unavailable",
       'answered HTTP 500: {"error":{"message":"overloaded"}}',
     ],
-    ["HTTP 401", (r: ServerResponse) => json(r, 401, '{"error":"bad key"}'), "answered HTTP 401"],
-  ])("gives error for %s", async (_name, reply, reason) => {
+    [
+      "HTTP 401 with the provider's account details",
+      (r: ServerResponse) =>
+        json(
+          r,
+          401,
+          '{"error":{"message":"Incorrect API key provided: sk-proj-****wxyz. Organization org-7Hq2 has no access."}}',
+        ),
+      "model_unavailable",
+      'answered HTTP 401: {"error":{"message":"Incorrect API key provided: sk-proj-****wxyz',
+    ],
+  ])("gives error for %s: a code and a sentence, the detail only in the log", async (_name, reply, code, detail) => {
     model.reply = (_call, response) => reply(response);
     const result = await checker()(MESSAGE);
-    expect(result.status).toBe("error");
-    expect(result.findings).toEqual([]);
-    expect(result.reason).toContain(reason);
-    expect(result.reason).not.toContain("test-key");
+    expect(result).toEqual({
+      status: "error",
+      code,
+      model: "review-small",
+      reason: SEMANTIC_ERROR_REASONS[code as keyof typeof SEMANTIC_ERROR_REASONS],
+      findings: [],
+    });
+    expect(loggedFailure()).toEqual({
+      event: "verify_semantic_failed",
+      code,
+      model: "review-small",
+      detail: expect.stringContaining(detail),
+    });
   });
 
   it("accepts an answer wrapped in a Markdown fence", async () => {
@@ -173,8 +218,9 @@ describe("semantic review against a fake model", () => {
     const started = performance.now();
     const result = await checker(150)(MESSAGE);
     const elapsed = performance.now() - started;
-    expect(result.status).toBe("error");
-    expect(result.reason).toBe("The semantic review failed: the model did not answer within 150 ms.");
+    expect(result).toMatchObject({ status: "error", code: "model_timeout" });
+    expect(result.reason).toBe("The semantic review failed: the language model did not answer in time.");
+    expect(loggedFailure().detail).toBe("the model did not answer within 150 ms");
     expect(elapsed).toBeGreaterThanOrEqual(140);
     expect(elapsed).toBeLessThan(2000);
   });
@@ -184,9 +230,14 @@ describe("semantic review against a fake model", () => {
     await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const result = await createSemanticChecker({ baseUrl: `http://127.0.0.1:${port}/`, model: "m" })(MESSAGE);
-    expect(result.status).toBe("error");
-    expect(result.reason).toContain("ECONNREFUSED");
+    const result = await createSemanticChecker(
+      { baseUrl: `http://127.0.0.1:${port}/`, model: "m" },
+      { log },
+    )(MESSAGE);
+    expect(result).toMatchObject({ status: "error", code: "model_unavailable" });
+    // Which address and port the model is at, and how the connection failed, is the operator's to know.
+    expect(JSON.stringify(result)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|:\d{4,5}/);
+    expect(loggedFailure().detail).toContain(`ECONNREFUSED 127.0.0.1:${port}`);
   });
 
   it("is skipped, never passed, without a model, and does not call one when llm_check is off", async () => {
@@ -273,14 +324,17 @@ describe("verifyMessage", () => {
     const result = await verifyMessage(request(COLLEAGUE_FOLLOW_UP), {
       now: FRIDAY_NOON_UTC,
       semantic: async () => {
-        throw new Error("boom");
+        throw new Error("boom at /srv/picks/secret-path.ts");
       },
+      log,
     });
     expect(result.semantic).toEqual({
       status: "error",
-      reason: "The semantic review failed: boom.",
+      code: "review_failed",
+      reason: "The semantic review failed unexpectedly.",
       findings: [],
     });
+    expect(loggedFailure().detail).toContain("boom at /srv/picks/secret-path.ts");
     expect(result.verdict).toBe("warn");
   });
 });
