@@ -4,9 +4,10 @@ import type { Scores } from "../domain/score.ts";
 import type { HttpClient } from "../http.ts";
 import { HttpError } from "../http-rules.ts";
 import type { CandidateScorer } from "../screen.ts";
-import { answerToScores, readJudgeAnswer } from "./judge-answer.ts";
+import { answerToScores, type JudgeAnswer, readJudgeAnswer } from "./judge-answer.ts";
 import type { JudgeCache } from "./judge-cache.ts";
 import type { JudgeConfig } from "./judge-config.ts";
+import { evidenceRubric } from "./judge-evidence.ts";
 import { JUDGE_PROMPT_VERSION, judgeInstructions, judgeRequest } from "./judge-prompt.ts";
 
 export interface LlmJudgeOptions {
@@ -65,8 +66,10 @@ function readEnvelope(text: string): Envelope {
 
 /**
  * Scores candidates with a language model behind an OpenAI-compatible chat-completions API: one request
- * per candidate, all nine axes and REG FIT in one JSON-schema answer. A candidate whose request fails or
- * whose answer does not validate is scored by the rules scorer instead, and the run records why.
+ * per candidate, all nine axes and REG FIT in one JSON-schema answer. The candidate's text goes in as a
+ * delimited data block, and each answer is held to what its quotes from that text support (see
+ * answerToScores). A candidate whose request fails or whose answer does not validate is scored by the
+ * rules scorer instead, and the run records why.
  */
 export function createLlmJudge(options: LlmJudgeOptions): CandidateScorer {
   const { client, config, cache } = options;
@@ -77,6 +80,9 @@ export function createLlmJudge(options: LlmJudgeOptions): CandidateScorer {
   return {
     async score(candidates, { rubric, rules, progress }) {
       const instructions = judgeInstructions(rubric);
+      const grounds = evidenceRubric(rubric);
+      const checked = (answer: JudgeAnswer, candidate: Candidate) =>
+        answerToScores(answer, candidate, rules(candidate), grounds);
       const usage = { requests: 0, prompt_tokens: 0, completion_tokens: 0 };
       const run: Omit<ScoringRun, "usage"> = {
         scorer: "llm",
@@ -101,7 +107,7 @@ export function createLlmJudge(options: LlmJudgeOptions): CandidateScorer {
         if (cached) {
           run.cache_hits += 1;
           run.llm_scored += 1;
-          return answerToScores(cached, candidate, rubric.version);
+          return checked(cached, candidate);
         }
         usage.requests += 1;
         let text: string;
@@ -129,7 +135,7 @@ export function createLlmJudge(options: LlmJudgeOptions): CandidateScorer {
         // A cache that cannot be written costs a repeat request next time, not this run.
         await cache?.set(key, answer, options.now().toISOString()).catch(() => {});
         run.llm_scored += 1;
-        return answerToScores(answer, candidate, rubric.version);
+        return checked(answer, candidate);
       }
 
       let done = 0;

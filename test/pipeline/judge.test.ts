@@ -13,6 +13,7 @@ import { DEFAULT_SELECTION } from "../../pipeline/domain/selection.ts";
 import { createHttpClient, type HttpClient } from "../../pipeline/http.ts";
 import { createJudgeCache } from "../../pipeline/judge/judge-cache.ts";
 import { judgeConfigFromEnv } from "../../pipeline/judge/judge-config.ts";
+import { readDataBlock } from "../../pipeline/judge/judge-prompt.ts";
 import { createLlmJudge } from "../../pipeline/judge/llm-judge.ts";
 import { loadRubric } from "../../pipeline/rubric-file.ts";
 import { createFileSource } from "../../pipeline/sources/file-source.ts";
@@ -51,13 +52,22 @@ afterEach(async () => {
   await client?.close();
 });
 
-/** Answers like a model: 4 on A1, 2 elsewhere, REG FIT 2, a real quote (the title) and an invented one. */
-function model(request: SeenRequest): FakeReply {
+/** The paper a request is about, read from the user message's data block. */
+function paperOf(request: SeenRequest): { id: string; title: string; abstract: string } {
   const body = JSON.parse(request.body) as { messages: Array<{ content: string }> };
-  const paper = JSON.parse(body.messages[1]?.content ?? "{}") as { arxiv_id: string; title: string };
-  if (paper.arxiv_id === day[1]?.id) return { status: 500, body: '{"error":"overloaded"}' };
+  return readDataBlock(body.messages[1]?.content ?? "") as { id: string; title: string; abstract: string };
+}
+
+/**
+ * Answers like a model: 4 on A1, 2 elsewhere, REG FIT 2, and on every axis a real quote (the first
+ * sentence of the abstract, in capitals) and an invented one.
+ */
+function model(request: SeenRequest): FakeReply {
+  const paper = paperOf(request);
+  if (paper.id === day[1]?.id) return { status: 500, body: '{"error":"overloaded"}' };
+  const firstSentence = paper.abstract.split(/(?<=\.) /)[0] ?? "";
   const content =
-    paper.arxiv_id === day[2]?.id
+    paper.id === day[2]?.id
       ? "I think this paper is great."
       : JSON.stringify({
           axes: Object.fromEntries(
@@ -66,7 +76,7 @@ function model(request: SeenRequest): FakeReply {
               {
                 score: axis === "A1" ? 4 : 2,
                 evidence: [
-                  { signal: `${axis}.title`, quote: paper.title.toUpperCase() },
+                  { signal: `${axis}.first`, quote: firstSentence.toUpperCase() },
                   { signal: `${axis}.invented`, quote: "a sentence the paper never wrote" },
                 ],
               },
@@ -125,15 +135,31 @@ describe("the language-model judge", () => {
     expect(fake.requests[0]?.headers.authorization).toBe("Bearer sk-test");
     expect(first.messages[0].content).toContain(`rubric ${rubric.version}`);
 
+    expect(first.messages[1].content).toContain(day[0]?.summary.slice(0, 40));
+    expect(readDataBlock(first.messages[1].content)).toMatchObject({ title: expect.any(String) });
+
+    // A voting-theory paper the rules score 0 everywhere: the model's 4 and 2s are held to its quotes.
+    // The first sentence ("...a group of agents abstaining...") is in the text and shows A1.agents and
+    // A4.abstention, so those two axes may rise one level above the rules; the invented quote and the
+    // other axes earn nothing.
     const byId = new Map(record.candidates.map((entry) => [entry.id, entry.scores]));
     const judged = byId.get(day[0]?.id ?? "");
     expect(judged?.scorer).toBe("llm");
-    expect(judged?.total).toBe(4 + 8 * 2);
-    expect(judged?.groups).toEqual({ substrate: 8, governance: 6, research: 6 });
-    expect(judged?.axes.A1.evidence).toEqual([
-      { signal: "llm: A1.title", text: day[0]?.title.toUpperCase() },
-    ]);
-    expect(judged?.reg_fit).toEqual({ score: 2, rationale: "Validated, but no monitoring.", evidence: [] });
+    expect(judged?.total).toBe(2);
+    expect(judged?.groups).toEqual({ substrate: 1, governance: 1, research: 0 });
+    const firstSentence = day[0]?.summary.split(/(?<=\.) /)[0];
+    expect(judged?.axes.A1).toEqual({
+      score: 1,
+      evidence: [{ signal: "llm: A1.agents", text: firstSentence }],
+    });
+    expect(judged?.axes.A2).toEqual({ score: 0, evidence: [] });
+    // The model's rationale is not published; the rationale says what was quoted (nothing here).
+    expect(judged?.reg_fit).toEqual({
+      score: 2,
+      rationale:
+        "REG FIT 2, passes with named remediation (language-model judge). None of the model's quotes was found in the text.",
+      evidence: [],
+    });
     expect(byId.get(day[1]?.id ?? "")?.scorer).toBe("rules");
     expect(byId.get(day[2]?.id ?? "")?.scorer).toBe("rules");
 
@@ -167,9 +193,7 @@ describe("the language-model judge", () => {
     const { record } = await judgeDay(cacheDir);
     expect(record.scoring).toMatchObject({ llm_scored: 3, cache_hits: 3 });
     expect(record.scoring.usage.requests).toBe(2);
-    const asked = fake.requests.map(
-      (request) => JSON.parse(JSON.parse(request.body).messages[1].content).arxiv_id,
-    );
+    const asked = fake.requests.map((request) => paperOf(request).id);
     expect(new Set(asked)).toEqual(new Set([day[1]?.id, day[2]?.id]));
   });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { submissionScorerFromEnv } from "../../cli/worker-command.ts";
 import { AXIS_IDS } from "../../pipeline/domain/score.ts";
+import { readDataBlock } from "../../pipeline/judge/judge-prompt.ts";
 import type { SubmissionView } from "../../pipeline/domain/submission.ts";
 import { createSubmissionWorker } from "../../server/submissions/submission-worker.ts";
 import { clientFor, postJson } from "../helpers/app-client.ts";
@@ -24,7 +25,7 @@ beforeAll(async () => {
     });
     req.on("end", () => {
       const body = JSON.parse(text) as { messages: Array<{ content: string }> };
-      const paper = JSON.parse(body.messages[1]?.content ?? "{}") as { title: string };
+      const paper = readDataBlock(body.messages[1]?.content ?? "") as { title: string };
       const content = paper.title.startsWith("Broken")
         ? "What a fine runtime."
         : JSON.stringify({
@@ -74,7 +75,9 @@ describe("the judge as the scorer of submissions", () => {
           return found.status === "scored" ? found : null;
         });
       const judged = await view(1);
-      expect(judged.scores).toMatchObject({ scorer: "llm", total: 20, reg_fit: { score: 2 } });
+      // The model quotes nothing, so no axis goes above the rules (5 5 0 5 5 0 0 0 2 for this page):
+      // 4 2 0 2 2 0 0 0 2, and REG FIT 1 as the rules decide.
+      expect(judged.scores).toMatchObject({ scorer: "llm", total: 12, reg_fit: { score: 1 } });
       const fellBack = await view(2);
       expect(fellBack.scores?.scorer).toBe("rules");
       expect(warnings).toEqual([expect.stringMatching(/^submission-2: the judge fell back to the rules: /)]);
