@@ -75,24 +75,44 @@ const BLOCKS = new Set([
 ]);
 const DESCRIPTIONS = new Set(["description", "og:description", "twitter:description"]);
 
+// Inline styles that keep an element from being seen.
+const INVISIBLE =
+  /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:\.0*)?(?:px|em|rem|pt|%)?\s*(?:!important)?\s*(?:;|$)|opacity\s*:\s*0(?:\.0*)?\s*(?:!important)?\s*(?:;|$))/i;
+
 /**
- * The text of an HTML document: the title, meta descriptions and body text, with script and style
- * left out and a line break at every block, so sentences of different blocks do not run together.
+ * Whether an element's text is hidden from a reader of the page. Text no visitor sees is a place to
+ * hide keywords and instructions to the scorer, so it is left out as script is.
+ */
+export function isHidden(attributes: Record<string, string>): boolean {
+  if (attributes.hidden !== undefined) return true;
+  if (attributes["aria-hidden"]?.trim().toLowerCase() === "true") return true;
+  return INVISIBLE.test(attributes.style ?? "");
+}
+
+/**
+ * The text of an HTML document: the title, meta descriptions and body text, with script, style and
+ * hidden elements left out and a line break at every block, so sentences of different blocks do not
+ * run together.
  */
 export function htmlText(html: string): string {
   const parts: string[] = [];
+  // One entry per open element: whether it starts text that is not read (htmlparser2 closes every
+  // element it opens, void and unclosed ones included, so the stack stays in step).
+  const skips: boolean[] = [];
   let skipping = 0;
   const parser = new Parser(
     {
       onopentag(name, attributes) {
-        if (SKIPPED.has(name)) skipping++;
+        const skip = SKIPPED.has(name) || isHidden(attributes);
+        skips.push(skip);
+        if (skip) skipping++;
         else if (BLOCKS.has(name)) parts.push("\n");
         const meta = (attributes.name ?? attributes.property ?? "").toLowerCase();
-        if (name === "meta" && DESCRIPTIONS.has(meta) && attributes.content)
+        if (skipping === 0 && name === "meta" && DESCRIPTIONS.has(meta) && attributes.content)
           parts.push(`\n${attributes.content}\n`);
       },
       onclosetag(name) {
-        if (SKIPPED.has(name)) skipping = Math.max(0, skipping - 1);
+        if (skips.pop()) skipping = Math.max(0, skipping - 1);
         else if (BLOCKS.has(name)) parts.push("\n");
       },
       ontext(text) {

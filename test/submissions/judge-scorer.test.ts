@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { submissionScorerFromEnv } from "../../cli/worker-command.ts";
 import { AXIS_IDS } from "../../pipeline/domain/score.ts";
-import { readDataBlock } from "../../pipeline/judge/judge-prompt.ts";
 import type { SubmissionView } from "../../pipeline/domain/submission.ts";
+import { readDataBlock } from "../../pipeline/judge/judge-prompt.ts";
 import { createSubmissionWorker } from "../../server/submissions/submission-worker.ts";
 import { clientFor, postJson } from "../helpers/app-client.ts";
 import {

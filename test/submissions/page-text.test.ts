@@ -30,6 +30,15 @@ describe("page text", () => {
     expect(text).not.toContain("color");
   });
 
+  it("leaves out text no visitor sees, where keywords and orders to the scorer hide", () => {
+    const html =
+      '<div>shown<div hidden>hidden<p>nested</p></div> after</div><p style="display: none">none</p>' +
+      '<p style="color: red; visibility:hidden">invisible</p><span aria-hidden="true">aria</span>' +
+      '<div style="font-size:0">zero</div><p style="font-size: 0.8em">small is read</p>' +
+      "<ul><li>one<li hidden>two<li>three</ul><!-- a comment --><p>end";
+    expect(htmlText(html).split("\n")).toEqual(["shown", "after", "small is read", "one", "three", "end"]);
+  });
+
   it("decodes entities and keeps broken markup readable", () => {
     expect(htmlText("<div>Tools &amp; agents<br>caf&eacute; <b>bold")).toBe("Tools & agents\ncafé bold");
   });
