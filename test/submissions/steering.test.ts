@@ -111,14 +111,14 @@ const STEERED: Array<[string, string, string]> = [
   ["a description stuffed with the rubric's terms", "/honest", STUFFED],
 ];
 
-describe.each([
+const obedient = (): SubmissionScorer | undefined =>
+  submissionScorerFromEnv({ LLM_BASE_URL: `${model.url}/v1`, LLM_MODEL: "obedient" }, () => {});
+const SCORERS: Array<[string, Scores["scorer"], () => SubmissionScorer | undefined]> = [
   ["the rules scorer", "rules", () => undefined],
-  [
-    "a judge that obeys the text",
-    "llm",
-    () => submissionScorerFromEnv({ LLM_BASE_URL: `${model.url}/v1`, LLM_MODEL: "obedient" }, () => {}),
-  ],
-] as const)("%s", (_name, scorerName, scorer) => {
+  ["a judge that obeys the text", "llm", obedient],
+];
+
+describe.each(SCORERS)("%s", (_name, scorerName, scorer) => {
   it.each(STEERED)("scores %s no higher than the honest text", async (_what, path, description) => {
     const score = scorer();
     const honest = await scoreOf(score, "/honest", SUBMISSION.description);
@@ -132,8 +132,7 @@ describe.each([
 });
 
 it("the obedient judge's own 5s and REG FIT 3 would have topped the honest score", async () => {
-  const score = submissionScorerFromEnv({ LLM_BASE_URL: `${model.url}/v1`, LLM_MODEL: "obedient" }, () => {});
-  const steered = await scoreOf(score, "/visible", SUBMISSION.description);
+  const steered = await scoreOf(obedient(), "/visible", SUBMISSION.description);
   expect(steered.scorer).toBe("llm");
   expect(steered.total).toBeLessThan(45);
   expect(steered.reg_fit.rationale).toContain("the model said 3");
