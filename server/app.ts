@@ -5,9 +5,9 @@ import { registerDocsRoutes } from "./routes/docs-routes.ts";
 import { registerKeyRoutes } from "./routes/key-routes.ts";
 import { registerPapersRoutes } from "./routes/papers-routes.ts";
 import { registerReadRoutes } from "./routes/read-routes.ts";
+import { registerSiteRoutes } from "./routes/site-routes.ts";
 import { registerSubmissionRoutes } from "./routes/submission-routes.ts";
 import { registerVerifyRoutes } from "./routes/verify-routes.ts";
-import { registerSiteRoutes } from "./static-site.ts";
 
 /**
  * Builds the HTTP app without listening. Every route answers FastAPI's shapes; anything unexpected

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { FastResponse } from "srvx";
 
 /** A response computed once and served many times: the bytes, their ETag and every header. */
 export interface PreparedResponse {
@@ -38,4 +39,20 @@ export function matchesIfNoneMatch(header: string | null | undefined, etag: stri
   if (header.trim() === "*") return true;
   const bare = etag.replace(/^W\//, "");
   return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === bare);
+}
+
+/** Serves a prepared snapshot: 304 when the client already has it, no body for HEAD. */
+export function sendPrepared(
+  prepared: PreparedResponse,
+  method: string,
+  ifNoneMatch: string | null,
+): Response {
+  if (matchesIfNoneMatch(ifNoneMatch, prepared.etag)) {
+    return new FastResponse(null, {
+      status: 304,
+      headers: { etag: prepared.etag, "cache-control": prepared.headers["cache-control"] as string },
+    });
+  }
+  const body = method === "HEAD" ? null : new Uint8Array(prepared.body);
+  return new FastResponse(body, { status: 200, headers: prepared.headers });
 }

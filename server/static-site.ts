@@ -1,11 +1,6 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, join } from "node:path";
-import type { H3 } from "h3";
-import { notFound } from "./answers.ts";
-import type { AppContext } from "./context.ts";
 import { type PreparedResponse, prepare } from "./prepared.ts";
-import { route } from "./route-table.ts";
-import { sendPrepared } from "./routes/read-routes.ts";
 
 // The static site (index.html, its assets and the feeds) served by `picks serve` the way a static host
 // would, from a map built when the folder is loaded. A request path is only ever a key into that map:
@@ -100,20 +95,4 @@ export async function loadStaticSite(
     if (body) site.set(url, withHeaders(prepare(body, CACHE_FEED, type), security));
   }
   return site;
-}
-
-/**
- * The site's routes inside the app, for requests the fast path did not answer (in-process calls): the
- * same prepared answers, looked up by path, 404 for a file that does not exist.
- */
-export function registerSiteRoutes(app: H3, context: AppContext): void {
-  for (const path of ["/", "/index.html", "/feed.xml", "/feed.json", "/assets/**"]) {
-    route(app, path, {
-      GET: (event) => {
-        const prepared = context.snapshots.lookup(event.url.pathname);
-        if (!prepared) return notFound();
-        return sendPrepared(prepared, event.req.method, event.req.headers.get("if-none-match"));
-      },
-    });
-  }
 }

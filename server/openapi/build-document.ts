@@ -2,7 +2,8 @@ import { z } from "zod";
 import { COMMON_RESPONSES, type CommonResponseName } from "./common-responses.ts";
 import { ANSWER_SCHEMA_NAMES, REQUEST_SCHEMA_NAMES } from "./component-names.ts";
 import { HEADERS, type HeaderName } from "./headers.ts";
-import type { OperationDoc, PathDoc, ResponseDoc, Tag } from "./operation.ts";
+import type { OperationDoc, PathDoc, Tag } from "./operation.ts";
+import type { ResponseDoc } from "./response-doc.ts";
 import { type JsonSchema, SchemaSet } from "./schema-set.ts";
 
 type Json = Record<string, unknown>;

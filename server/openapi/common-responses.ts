@@ -1,5 +1,5 @@
 import { HttpErrorSchema, HttpValidationErrorSchema } from "../../pipeline/domain/http-errors.ts";
-import type { ResponseDoc } from "./operation.ts";
+import type { ResponseDoc } from "./response-doc.ts";
 
 /** Answers many operations share; the document lists them once under components.responses. */
 export const COMMON_RESPONSES = {

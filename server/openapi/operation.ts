@@ -1,21 +1,11 @@
 import type { z } from "zod";
 import type { CommonResponseName } from "./common-responses.ts";
-import type { HeaderName } from "./headers.ts";
+import type { ResponseDoc } from "./response-doc.ts";
 
 // What a route file declares next to its handlers, and the OpenAPI document is generated from: the
 // operations of each path, with the zod schemas the handlers validate with and answer in.
 
 export type Tag = "health" | "snapshots" | "keys" | "papers" | "verify" | "submissions" | "reference";
-
-export interface ResponseDoc {
-  description: string;
-  /** The body's schema; none for an answer without a body (304). */
-  body?: z.ZodType;
-  /** The body's media type when it is not JSON. */
-  mediaType?: string;
-  /** The headers this answer carries: `true` when always, `false` when only sometimes. */
-  headers?: Partial<Record<HeaderName, boolean>>;
-}
 
 export interface OperationDoc {
   operationId: string;

@@ -4,12 +4,13 @@ import { OpenApiDocumentSchema } from "../../pipeline/domain/api-answers.ts";
 import { notFound } from "../answers.ts";
 import { buildOpenApiDocument } from "../openapi/build-document.ts";
 import { DOCUMENT_INFO } from "../openapi/document-info.ts";
-import type { OperationDoc, PathDoc, ResponseDoc } from "../openapi/operation.ts";
+import type { OperationDoc, PathDoc } from "../openapi/operation.ts";
 import { referencePage } from "../openapi/reference-page.ts";
 import { API_PATHS } from "../openapi/registry.ts";
-import { type PreparedResponse, prepare } from "../prepared.ts";
+import type { ResponseDoc } from "../openapi/response-doc.ts";
+import { type PreparedResponse, prepare, sendPrepared } from "../prepared.ts";
 import { pathParam, route } from "../route-table.ts";
-import { ConditionalHeadersSchema, sendPrepared } from "./read-routes.ts";
+import { ConditionalHeadersSchema } from "./read-routes.ts";
 
 const validators = { ETag: true, "Cache-Control": true } as const;
 

@@ -1,5 +1,4 @@
 import type { H3, H3Event } from "h3";
-import { FastResponse } from "srvx";
 import { z } from "zod";
 import { type Health, HealthSchema } from "../../pipeline/domain/api-answers.ts";
 import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
@@ -9,7 +8,7 @@ import { detail, json } from "../answers.ts";
 import type { AppContext } from "../context.ts";
 import { checkDateParam } from "../date-param.ts";
 import type { OperationDoc, PathDoc } from "../openapi/operation.ts";
-import { matchesIfNoneMatch, type PreparedResponse } from "../prepared.ts";
+import { sendPrepared } from "../prepared.ts";
 import { pathParam, route } from "../route-table.ts";
 
 export const ConditionalHeadersSchema = z.object({
@@ -109,22 +108,6 @@ export const readPaths: readonly PathDoc[] = [
     ),
   },
 ];
-
-/** Serves a prepared snapshot: 304 when the client already has it, no body for HEAD. */
-export function sendPrepared(
-  prepared: PreparedResponse,
-  method: string,
-  ifNoneMatch: string | null,
-): Response {
-  if (matchesIfNoneMatch(ifNoneMatch, prepared.etag)) {
-    return new FastResponse(null, {
-      status: 304,
-      headers: { etag: prepared.etag, "cache-control": prepared.headers["cache-control"] as string },
-    });
-  }
-  const body = method === "HEAD" ? null : new Uint8Array(prepared.body);
-  return new FastResponse(body, { status: 200, headers: prepared.headers });
-}
 
 /** The public, unkeyed routes: health and the snapshot files (also served by the fast path). */
 export function registerReadRoutes(app: H3, context: AppContext): void {

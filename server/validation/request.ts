@@ -3,7 +3,8 @@
 import type { $ZodObject, $ZodType, output } from "zod/v4/core";
 import { type LocItem, missing, type ValidationIssue, validationErrorBody } from "./errors.ts";
 import { type BodyOptions, parseJsonBody } from "./json-body.ts";
-import { type ObjectPlan, type Plan, planOf } from "./plan.ts";
+import { planOf } from "./plan.ts";
+import type { ObjectPlan, Plan } from "./plan-types.ts";
 import { setOwn, type Validated, validatePlan, validateValue } from "./validate.ts";
 
 type Where = "path" | "query" | "header";

@@ -12,7 +12,7 @@ import {
   type ValidationIssue,
 } from "./errors.ts";
 import { strAsBool, strAsFloat, strAsInt } from "./lax.ts";
-import type { ChoicePlan, NumberPlan, StringPlan } from "./plan.ts";
+import type { ChoicePlan, NumberPlan, StringPlan } from "./plan-types.ts";
 import type { LiteralValue } from "./py-repr.ts";
 
 /** A refused value; only failures allocate, valid values are returned as they are. */

@@ -2,7 +2,7 @@
 // pattern, gt/ge/lt/le, multiple_of); the checks pydantic has no constraint for stay zod's to run.
 import type { $ZodCheck, $ZodType } from "zod/v4/core";
 import { $ZodUnknown } from "zod/v4/core";
-import type { NumberPlan, StringPlan } from "./plan.ts";
+import type { NumberPlan, StringPlan } from "./plan-types.ts";
 import type { LiteralValue } from "./py-repr.ts";
 
 // The subset of zod's definitions this module reads; every field is optional because `type` decides.

@@ -13,8 +13,8 @@ import {
   type ValidationIssue,
   valueError,
 } from "./errors.ts";
-import type { ArrayPlan, ObjectPlan, Plan } from "./plan.ts";
 import { planOf } from "./plan.ts";
+import type { ArrayPlan, ObjectPlan, Plan } from "./plan-types.ts";
 import { checkBoolean, checkChoice, checkNumber, checkString, Rejected } from "./scalar-checks.ts";
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };

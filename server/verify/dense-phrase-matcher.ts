@@ -3,8 +3,7 @@
 
 import { Buffer } from "node:buffer";
 import { isAscii } from "./ascii.ts";
-import type { PhraseMatcher } from "./phrase-matcher.ts";
-import { endsPhrase, type PhraseTrie, reportPhrases } from "./phrase-trie.ts";
+import { endsPhrase, type PhraseMatcher, type PhraseTrie, reportPhrases } from "./phrase-trie.ts";
 
 // Below this length the second stream's warm-up outweighs what it saves.
 const MIN_SPLIT = 256;

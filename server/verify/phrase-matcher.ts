@@ -2,22 +2,13 @@
 // Phrases are plain text, never patterns, so a redlist term cannot smuggle in a regular expression.
 
 import { createDenseMatcher } from "./dense-phrase-matcher.ts";
-import { buildPhraseTrie, endsPhrase, type PhraseTrie, reportPhrases } from "./phrase-trie.ts";
-
-export interface PhraseMatcher {
-  /**
-   * Calls `onMatch` for every occurrence, overlapping ones included, in order of their end (longest
-   * first among equal ends); returning false from it stops the scan. `canEndAt(end)`, when given, vets
-   * an end position once for all the phrases ending there (they all end with the same unit): a
-   * whole-word search skips the positions inside words, so "a", "aa", "aaa"... against a run of a's
-   * costs nothing.
-   */
-  scan(
-    text: string,
-    onMatch: (phrase: number, start: number, end: number) => unknown,
-    canEndAt?: (end: number) => boolean,
-  ): void;
-}
+import {
+  buildPhraseTrie,
+  endsPhrase,
+  type PhraseMatcher,
+  type PhraseTrie,
+  reportPhrases,
+} from "./phrase-trie.ts";
 
 // A dense table reads one array cell per unit of text, several times faster than a map lookup per
 // unit and the walks along fail links. Beyond this many cells (1 MB; the checks' own lists take 0.8 MB)

@@ -1,6 +1,22 @@
 // The Aho-Corasick trie of a phrase list, with fail and dictionary links: what both the dense and the
 // sparse matcher run on.
 
+/** What every automaton over a trie offers: the sparse one and the dense table alike. */
+export interface PhraseMatcher {
+  /**
+   * Calls `onMatch` for every occurrence, overlapping ones included, in order of their end (longest
+   * first among equal ends); returning false from it stops the scan. `canEndAt(end)`, when given, vets
+   * an end position once for all the phrases ending there (they all end with the same unit): a
+   * whole-word search skips the positions inside words, so "a", "aa", "aaa"... against a run of a's
+   * costs nothing.
+   */
+  scan(
+    text: string,
+    onMatch: (phrase: number, start: number, end: number) => unknown,
+    canEndAt?: (end: number) => boolean,
+  ): void;
+}
+
 export interface PhraseTrie {
   /** Child of `node` on `unit`, or undefined. */
   child(node: number, unit: number): number | undefined;

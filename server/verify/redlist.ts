@@ -2,7 +2,8 @@ import type { MessageField } from "../../pipeline/domain/verify-request.ts";
 import { type Check, createFindings, quoteText, skipped } from "./check-types.ts";
 import { foldText } from "./fold-text.ts";
 import { isWholeWord, isWordEnd } from "./normalize.ts";
-import { createPhraseMatcher, type PhraseMatcher } from "./phrase-matcher.ts";
+import { createPhraseMatcher } from "./phrase-matcher.ts";
+import type { PhraseMatcher } from "./phrase-trie.ts";
 
 const ID = "redlist";
 const NAME = "Redlisted terms";

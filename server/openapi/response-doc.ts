@@ -1,0 +1,13 @@
+import type { z } from "zod";
+import type { HeaderName } from "./headers.ts";
+
+/** One answer of an operation, as a route file declares it. */
+export interface ResponseDoc {
+  description: string;
+  /** The body's schema; none for an answer without a body (304). */
+  body?: z.ZodType;
+  /** The body's media type when it is not JSON. */
+  mediaType?: string;
+  /** The headers this answer carries: `true` when always, `false` when only sometimes. */
+  headers?: Partial<Record<HeaderName, boolean>>;
+}
