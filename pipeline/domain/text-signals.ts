@@ -246,6 +246,45 @@ function matchAll(matcher: Matcher, tokens: Tokens): Occurrences {
 }
 
 /**
+ * The most distinct counted keys any window of LIST_WINDOW tokens fires; with `local`, also each
+ * match's highest window count above LIST_EDGE_SIGNALS. `tally` is zeroed scratch, left zeroed.
+ */
+function slideWindows(
+  found: Occurrences,
+  counted: Uint8Array | undefined,
+  tally: Uint16Array,
+  local: Uint8Array | undefined,
+): number {
+  const { keys, firsts } = found;
+  const n = keys.length;
+  let most = 0;
+  let distinct = 0;
+  let end = 0;
+  for (let from = 0; from < n; from++) {
+    const limit = (firsts[from] as number) + LIST_WINDOW;
+    while (end < n && (firsts[end] as number) < limit) {
+      const key = keys[end] as number;
+      if (counted === undefined || counted[key] === 1) {
+        if (tally[key] === 0) distinct++;
+        tally[key] = (tally[key] as number) + 1;
+      }
+      end++;
+    }
+    if (distinct > most) most = distinct;
+    if (local !== undefined && distinct > LIST_EDGE_SIGNALS) {
+      const level = Math.min(distinct, 255);
+      for (let i = from; i < end; i++) if ((local[i] as number) < level) local[i] = level;
+    }
+    const key = keys[from] as number;
+    if (counted === undefined || counted[key] === 1) {
+      tally[key] = (tally[key] as number) - 1;
+      if (tally[key] === 0) distinct--;
+    }
+  }
+  return most;
+}
+
+/**
  * Which matches lie in a keyword list. Every match gets the most distinct counted keys fired in a window
  * of LIST_WINDOW tokens holding it; a run of consecutive matches above LIST_EDGE_SIGNALS that reaches
  * more than LIST_MAX_SIGNALS somewhere is a list. Windows cross sentence ends, so one-word sentences do
@@ -258,32 +297,10 @@ function listedMatches(
 ): Uint8Array | undefined {
   const n = found.keys.length;
   if (n <= LIST_MAX_SIGNALS) return undefined;
-  const counts = (key: number) => counted === undefined || counted[key] === 1;
-  let local: Uint8Array | undefined;
-  let distinct = 0;
-  let end = 0;
-  for (let from = 0; from < n; from++) {
-    const limit = (found.firsts[from] as number) + LIST_WINDOW;
-    while (end < n && (found.firsts[end] as number) < limit) {
-      const key = found.keys[end] as number;
-      if (counts(key)) {
-        if (tally[key] === 0) distinct++;
-        tally[key] = (tally[key] as number) + 1;
-      }
-      end++;
-    }
-    if (distinct > LIST_EDGE_SIGNALS) {
-      local ??= new Uint8Array(n);
-      const level = Math.min(distinct, 255);
-      for (let i = from; i < end; i++) if ((local[i] as number) < level) local[i] = level;
-    }
-    const key = found.keys[from] as number;
-    if (counts(key)) {
-      tally[key] = (tally[key] as number) - 1;
-      if (tally[key] === 0) distinct--;
-    }
-  }
-  if (!local) return undefined;
+  // Natural text never gets there, so the common case is one pass that finds no list.
+  if (slideWindows(found, counted, tally, undefined) <= LIST_MAX_SIGNALS) return undefined;
+  const local = new Uint8Array(n);
+  slideWindows(found, counted, tally, local);
   let listed: Uint8Array | undefined;
   for (let start = 0; start < n; ) {
     if ((local[start] as number) === 0) {
@@ -302,6 +319,24 @@ function listedMatches(
   return listed;
 }
 
+interface Scratch {
+  tally: Uint16Array;
+  termLast: Int32Array;
+}
+
+// Zeroed arrays per matcher, handed back zeroed by every call, rather than two allocations per text.
+// Scoring is synchronous, so no two calls use them at once.
+const scratches = new WeakMap<Matcher, Scratch>();
+
+function scratchOf(matcher: Matcher): Scratch {
+  let scratch = scratches.get(matcher);
+  if (!scratch) {
+    scratch = { tally: new Uint16Array(matcher.keyCount), termLast: new Int32Array(matcher.termCount) };
+    scratches.set(matcher, scratch);
+  }
+  return scratch;
+}
+
 /**
  * Finds every key's first match over the fields, in field order then text order, leaving out keyword
  * lists.
@@ -313,10 +348,10 @@ export function findTerms(
   listKeys?: Uint8Array,
 ): Found {
   const hits: Array<Hit | undefined> = new Array(matcher.keyCount).fill(undefined);
-  const tally = new Uint16Array(matcher.keyCount);
-  // Where (token number + 1, counted across fields) each term last counted: said again right away
-  // ("audit audit audit", "agent runtime agent runtime") it is one mention, not a repetition.
-  const termLast = new Int32Array(matcher.termCount);
+  const { tally, termLast } = scratchOf(matcher);
+  // termLast: where (token number + 1, counted across fields) each term last counted; said again right
+  // away ("audit audit audit", "agent runtime agent runtime") it is one mention, not a repetition.
+  const touched: number[] = [];
   let tokenBase = 1;
   let tokenCount = 0;
   for (const [field, text] of fields) {
@@ -333,6 +368,7 @@ export function findTerms(
       const term = found.terms[i] as number;
       const last = termLast[term] as number;
       if (last > 0 && tokenBase + at - last < REPEAT_GAP) continue;
+      if (last === 0) touched.push(term);
       termLast[term] = tokenBase + at;
       const seen = hits[key];
       if (seen) {
@@ -352,5 +388,6 @@ export function findTerms(
     }
     tokenBase += tokens.starts.length + REPEAT_GAP;
   }
+  for (const term of touched) termLast[term] = 0;
   return { hits, tokenCount };
 }
