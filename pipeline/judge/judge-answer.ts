@@ -138,7 +138,7 @@ export function answerToScores(
   const quoted =
     regFit.evidence.length > 0
       ? ` Quoted from the text: ${regFit.evidence.map((item) => `"${item.text}"`).join("; ")}.`
-      : " None of the model's quotes was found in the text.";
+      : " No quote the model gave is in the text and shows a REG FIT criterion.";
   return {
     scorer: "llm",
     rubric_version: rules.rubric_version,

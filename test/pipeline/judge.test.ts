@@ -157,7 +157,7 @@ describe("the language-model judge", () => {
     expect(judged?.reg_fit).toEqual({
       score: 2,
       rationale:
-        "REG FIT 2, passes with named remediation (language-model judge). None of the model's quotes was found in the text.",
+        "REG FIT 2, passes with named remediation (language-model judge). No quote the model gave is in the text and shows a REG FIT criterion.",
       evidence: [],
     });
     expect(byId.get(day[1]?.id ?? "")?.scorer).toBe("rules");
