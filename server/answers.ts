@@ -14,9 +14,15 @@ export function json(status: number, body: unknown, headers?: Record<string, str
   });
 }
 
-/** An answer whose JSON is already written, such as a failed validation's (server/validation/request.ts). */
-export function jsonText(result: { status: number; body: string }): Response {
-  return new FastResponse(result.body, { status: result.status, headers: { "content-type": JSON_TYPE } });
+/** An answer whose JSON is already written: a failed validation's, or precomputed bytes. */
+export function jsonText(
+  result: { status: number; body: string },
+  headers?: Record<string, string>,
+): Response {
+  return new FastResponse(result.body, {
+    status: result.status,
+    headers: { ...headers, "content-type": JSON_TYPE },
+  });
 }
 
 /** `{"detail": message}` with a status: FastAPI's HTTPException. */

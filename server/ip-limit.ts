@@ -1,4 +1,5 @@
 import type { H3Event } from "h3";
+import { createBoundedCache } from "./bounded-cache.ts";
 import type { AppContext } from "./context.ts";
 import { limitAddress } from "./ip-address.ts";
 import { rateLimitHeaders } from "./rate-limit-headers.ts";
@@ -15,18 +16,12 @@ export interface IpLimitResult {
 // Both caches are per process and bounded: a hashed address is the same forever, and a window's
 // end, once known, does not move until it passes. They save an HMAC and a store read per request.
 const CACHE_SIZE = 10_000;
-const hashedAddresses = new Map<string, string>();
-const windowEnds = new Map<string, number>();
-
-function remember<V>(map: Map<string, V>, key: string, value: V): V {
-  if (map.size >= CACHE_SIZE) map.delete(map.keys().next().value as string);
-  map.set(key, value);
-  return value;
-}
+const hashedAddresses = createBoundedCache<string, string>(CACHE_SIZE);
+const windowEnds = createBoundedCache<string, number>(CACHE_SIZE);
 
 function hashedAddress(address: string, secret: string): string {
   const key = `${secret}|${address}`;
-  return hashedAddresses.get(key) ?? remember(hashedAddresses, key, hashKeyPart(address, secret));
+  return hashedAddresses.get(key) ?? hashedAddresses.set(key, hashKeyPart(address, secret));
 }
 
 /**
@@ -50,14 +45,14 @@ export async function limitByIp(
   let resetsAt = opensNow;
   if (spent.allowed && spent.count === 1) {
     await context.store.setItem(endsKey, opensNow, { ttlSeconds: windowSeconds });
-    remember(windowEnds, endsKey, opensNow);
+    windowEnds.set(endsKey, opensNow);
   } else {
     const known = windowEnds.get(endsKey);
     if (known !== undefined && known > now) resetsAt = known;
     else {
       const stored = await context.store.getItem<number>(endsKey);
       resetsAt = stored ?? opensNow;
-      if (stored !== null) remember(windowEnds, endsKey, stored);
+      if (stored !== null) windowEnds.set(endsKey, stored);
     }
   }
   const resetSeconds = Math.max(1, Math.ceil((resetsAt - now) / 1000));

@@ -1,9 +1,10 @@
 import { type FSWatcher, watch } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Pick } from "../pipeline/domain/pick.ts";
 import { type DailySnapshot, DailySnapshotSchema } from "../pipeline/domain/snapshot.ts";
 import { type PreparedResponse, prepare } from "./prepared.ts";
+import { readOptional } from "./read-optional.ts";
 import { loadStaticSite } from "./static-site.ts";
 
 // Dated days can still change (a rerun, refreshed citation figures), so even they are cached for
@@ -33,14 +34,6 @@ const FIXED_FILES: ReadonlyArray<[string, string]> = [
   ["/v1/stats", "stats.json"],
   ["/v1/axes", "axes.json"],
 ];
-
-async function readOptional(path: string): Promise<Buffer | undefined> {
-  try {
-    return await readFile(path);
-  } catch {
-    return undefined;
-  }
-}
 
 // Evidence is most of a snapshot's weight, and only a full pick (`/v1/papers/{id}`) shows it: a
 // server can hold the days without it and read one pick back from the day's bytes when asked.

@@ -1,6 +1,7 @@
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { type PreparedResponse, prepare } from "./prepared.ts";
+import { readOptional } from "./read-optional.ts";
 
 // The static site (index.html, its assets and the feeds) served by `picks serve` the way a static host
 // would, from a map built when the folder is loaded. A request path is only ever a key into that map:
@@ -32,14 +33,6 @@ const PAGE_POLICY =
 
 function withHeaders(prepared: PreparedResponse, extra: Record<string, string>): PreparedResponse {
   return { ...prepared, headers: { ...prepared.headers, ...extra } };
-}
-
-async function readOptional(path: string): Promise<Buffer | undefined> {
-  try {
-    return (await stat(path)).isFile() ? await readFile(path) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Every servable file under `dir`, as `/assets/...` paths; dot files, temp files and big files left out. */

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { crc32 } from "node:zlib";
 
 // Keys look like `rp_labs_<30 random base62 chars><6 checksum chars>`: about 178 random bits, and a
 // CRC32 checksum (as GitHub's tokens have) so a mistyped or invented key is refused without a store
@@ -18,19 +19,6 @@ function base62(bytes: Buffer, length: number): string {
     if (i >= bytes.length - 1 && out.length < length) bytes = randomBytes(32);
   }
   return out;
-}
-
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-function crc32(text: string): number {
-  let crc = 0xffffffff;
-  for (let i = 0; i < text.length; i++)
-    crc = (CRC_TABLE[(crc ^ text.charCodeAt(i)) & 0xff] as number) ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
 }
 
 function checksum(body: string): string {

@@ -1,4 +1,5 @@
 import { quotaWindow, TIERS, type TierLimits, type TierName } from "../../pipeline/domain/tiers.ts";
+import { createBoundedCache } from "../bounded-cache.ts";
 import type { Store } from "../store/types.ts";
 import { generateKey, hashKey, isWellFormedKey, keyIdOf } from "./key-format.ts";
 
@@ -61,7 +62,7 @@ export function createKeyService(options: {
   const { store } = options;
   const now = options.now ?? Date.now;
   const cacheMs = options.cacheMs ?? RECORD_CACHE_MS;
-  const cache = new Map<string, { record: KeyRecord; until: number }>();
+  const cache = createBoundedCache<string, { record: KeyRecord; until: number }>(RECORD_CACHE_SIZE);
   const cached = (hash: string): KeyRecord | undefined => {
     const hit = cache.get(hash);
     if (hit && hit.until > now()) return hit.record;
@@ -69,7 +70,6 @@ export function createKeyService(options: {
     return undefined;
   };
   const remember = (record: KeyRecord) => {
-    if (cache.size >= RECORD_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
     cache.set(record.hash, { record, until: now() + cacheMs });
   };
 

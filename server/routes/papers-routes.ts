@@ -1,5 +1,4 @@
 import type { H3, H3Event } from "h3";
-import { FastResponse } from "srvx";
 import { z } from "zod";
 import { PapersListSchema } from "../../pipeline/domain/api-answers.ts";
 import { ARXIV_ID_PATTERN, baseArxivId } from "../../pipeline/domain/arxiv-id.ts";
@@ -7,7 +6,7 @@ import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
 import { PapersQuerySchema, queryPapers, withinHistory } from "../../pipeline/domain/papers-query.ts";
 import { PickSchema } from "../../pipeline/domain/pick.ts";
 import { TIERS } from "../../pipeline/domain/tiers.ts";
-import { detail } from "../answers.ts";
+import { detail, jsonText } from "../answers.ts";
 import type { AppContext } from "../context.ts";
 import type { PathDoc } from "../openapi/operation.ts";
 import { quotaText } from "../openapi/rate-limits.ts";
@@ -81,12 +80,6 @@ export const papersPaths: readonly PathDoc[] = [
   },
 ];
 
-const unprocessable = (body: string) =>
-  new FastResponse(body, { status: 422, headers: { "content-type": "application/json" } });
-
-const jsonText = (body: string, headers: Record<string, string>) =>
-  new FastResponse(body, { status: 200, headers: { ...headers, "content-type": "application/json" } });
-
 /** The keyed queries over the published picks, answered from memory. */
 export function registerPapersRoutes(app: H3, context: AppContext): void {
   route(app, "/v1/papers", {
@@ -94,7 +87,7 @@ export function registerPapersRoutes(app: H3, context: AppContext): void {
       const record = await authorize(event, context);
       if (record instanceof Response) return record;
       const query = validateQuery(PapersQuerySchema, event.url.searchParams);
-      if (!query.ok) return unprocessable(validationErrorBody(query.issues));
+      if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
       const spent = await spendOrRefuse(context, record);
       if (spent instanceof Response) return spent;
       const limits = TIERS[record.tier];
@@ -107,7 +100,7 @@ export function registerPapersRoutes(app: H3, context: AppContext): void {
       const body =
         `{"tier":${JSON.stringify(record.tier)},"applied":${JSON.stringify(page.applied)},` +
         `"total":${page.total},"returned":${items.length},"papers":[${items.join(",")}]}`;
-      return jsonText(body, spent.headers);
+      return jsonText({ status: 200, body }, spent.headers);
     },
   });
 
@@ -115,7 +108,7 @@ export function registerPapersRoutes(app: H3, context: AppContext): void {
     const record = await authorize(event, context);
     if (record instanceof Response) return record;
     const path = validatePath(PaperPathSchema, { arxiv_id: id });
-    if (!path.ok) return unprocessable(validationErrorBody(path.issues));
+    if (!path.ok) return jsonText({ status: 422, body: validationErrorBody(path.issues) });
     const index = papersIndex(context.snapshots.days(), context.snapshots.fullPick);
     const found = index.byId.get(baseArxivId(path.value.arxiv_id));
     const latest = context.snapshots.latestDate();
@@ -131,7 +124,7 @@ export function registerPapersRoutes(app: H3, context: AppContext): void {
     }
     const spent = await spendOrRefuse(context, record);
     if (spent instanceof Response) return spent;
-    return jsonText(found.fullJson, spent.headers);
+    return jsonText({ status: 200, body: found.fullJson }, spent.headers);
   };
 
   route(app, "/v1/papers/:arxiv_id", { GET: (event) => onePaper(event, pathParam(event, "arxiv_id")) });

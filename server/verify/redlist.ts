@@ -1,4 +1,5 @@
 import type { MessageField } from "../../pipeline/domain/verify-request.ts";
+import { createBoundedCache } from "../bounded-cache.ts";
 import { type Check, createFindings, quoteText, skipped } from "./check-types.ts";
 import { foldText } from "./fold-text.ts";
 import { isWholeWord, isWordEnd } from "./normalize.ts";
@@ -18,8 +19,8 @@ interface CompiledRedlist {
 }
 
 // An agent sends the same redlist with every message; compiling 200 terms costs more than the scan.
-const compiled = new Map<string, CompiledRedlist>();
 const MAX_COMPILED = 32;
+const compiled = createBoundedCache<string, CompiledRedlist>(MAX_COMPILED);
 const MAX_KEY_LENGTH = 20_000;
 
 function compile(redlist: readonly string[]): CompiledRedlist {
@@ -29,7 +30,6 @@ function compile(redlist: readonly string[]): CompiledRedlist {
   const terms = [...new Set(redlist.map((term) => foldText(term).trim()).filter((term) => term.length > 0))];
   const entry = { terms, matcher: createPhraseMatcher(terms) };
   if (key.length <= MAX_KEY_LENGTH) {
-    if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value ?? "");
     compiled.set(key, entry);
   }
   return entry;
