@@ -6,8 +6,8 @@ import { mkdtemp, rm, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Connected, connectInMemory, connectStdio, PICKS } from "../test/mcp/mcp-clients.ts";
-import { publishYear } from "../test/mcp/year-site.ts";
+import { type Connected, connectInMemory, connectStdio, PICKS } from "../test/server/mcp/mcp-clients.ts";
+import { publishYear } from "../test/server/mcp/year-site.ts";
 
 const YEAR = 365;
 const STARTS = Number(process.env.BENCH_MCP_STARTS ?? 7);

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { PICKS_BIN, startPicksServer, startProcess } from "../test/helpers/processes.ts";
 import { redisSkipReason, startRedis } from "../test/helpers/redis.ts";
-import { publishYear } from "../test/mcp/year-site.ts";
+import { publishYear } from "../test/server/mcp/year-site.ts";
 import { type LoadResult, load } from "./load.ts";
 import { runMcpBench } from "./mcp.ts";
 import { runScorerBench } from "./scorer.ts";

@@ -4,7 +4,7 @@
 
 import { pathToFileURL } from "node:url";
 import { type VerifyRequest, VerifyRequestSchema } from "../pipeline/domain/verify-request.ts";
-import { CHECKS, createCheckContext, runChecks } from "../server/verify/run-checks.ts";
+import { CHECKS, createCheckContext, runChecks } from "../server/verify/checks/run-checks.ts";
 
 const NOW = new Date("2026-11-20T12:00:00Z");
 

@@ -3,7 +3,7 @@
 
 import { pathToFileURL } from "node:url";
 import { type VerifyRequest, VerifyRequestSchema } from "../pipeline/domain/verify-request.ts";
-import { runChecks } from "../server/verify/run-checks.ts";
+import { runChecks } from "../server/verify/checks/run-checks.ts";
 
 const BODY_LENGTH = 10_000;
 

@@ -1,6 +1,6 @@
-import { parseTrustProxy, type TrustProxy } from "./client-ip.ts";
-import { DEFAULT_IPV6_PREFIX } from "./ip-address.ts";
-import { DEFAULT_KEY_PREFIX } from "./keys/key-format.ts";
+import { parseTrustProxy, type TrustProxy } from "./access/client-ip.ts";
+import { DEFAULT_IPV6_PREFIX } from "./access/ip-address.ts";
+import { DEFAULT_KEY_PREFIX } from "./access/key-format.ts";
 
 /** Server settings, read once from the environment at the edge and passed in as a value. */
 export interface ServerConfig {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { createKeyService, type KeyService } from "./access/key-service.ts";
 import type { ServerConfig } from "./config.ts";
-import { createKeyService, type KeyService } from "./keys/key-service.ts";
-import type { SnapshotCache } from "./snapshot-cache.ts";
+import type { SnapshotCache } from "./snapshots/snapshot-cache.ts";
 import type { Store } from "./store/types.ts";
 import {
   createSubmissionService,

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { baseArxivId } from "../../pipeline/domain/arxiv-id.ts";
 import type { Pick } from "../../pipeline/domain/pick.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
-import { createSnapshotCache, type SnapshotCache } from "../snapshot-cache.ts";
+import { createSnapshotCache, type SnapshotCache } from "../snapshots/snapshot-cache.ts";
 
 /** The published snapshots as the MCP tools read them: always as fresh as the folder. */
 export interface McpSnapshots {

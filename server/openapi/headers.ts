@@ -1,5 +1,5 @@
 // The response headers the API sends, described once. Patterns follow what the server writes
-// (server/rate-limit-headers.ts, server/prepared.ts), so the contract test checks the values too.
+// (server/access/rate-limit-headers.ts, server/http/prepared.ts), so the contract test checks the values too.
 
 export interface HeaderSpec {
   description: string;

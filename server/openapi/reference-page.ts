@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { type PreparedResponse, prepare } from "../prepared.ts";
+import { type PreparedResponse, prepare } from "../http/prepared.ts";
 
 // The interactive reference at /v1/docs: Swagger UI from the swagger-ui-dist package, served by this
 // server from memory. The page and its script name only same-origin paths, relative to /v1/docs so

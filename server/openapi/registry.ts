@@ -7,7 +7,7 @@ import type { PathDoc } from "./operation.ts";
 
 /**
  * The API's operations, each declared in its route file next to its handlers. A route file added later
- * joins this list; test/openapi/coverage.test.ts fails for any registered route the document lacks.
+ * joins this list; test/server/openapi/coverage.test.ts fails for any registered route the document lacks.
  */
 export const API_PATHS: readonly PathDoc[] = [
   ...readPaths,

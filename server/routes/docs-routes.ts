@@ -1,15 +1,15 @@
 import type { H3, H3Event } from "h3";
 import { z } from "zod";
 import { OpenApiDocumentSchema } from "../../pipeline/domain/api-answers.ts";
-import { notFound } from "../answers.ts";
+import { notFound } from "../http/answers.ts";
+import { type PreparedResponse, prepare, sendPrepared } from "../http/prepared.ts";
+import { pathParam, route } from "../http/route-table.ts";
 import { buildOpenApiDocument } from "../openapi/build-document.ts";
 import { DOCUMENT_INFO } from "../openapi/document-info.ts";
 import type { OperationDoc, PathDoc } from "../openapi/operation.ts";
 import { referencePage } from "../openapi/reference-page.ts";
 import { API_PATHS } from "../openapi/registry.ts";
 import type { ResponseDoc } from "../openapi/response-doc.ts";
-import { type PreparedResponse, prepare, sendPrepared } from "../prepared.ts";
-import { pathParam, route } from "../route-table.ts";
 import { ConditionalHeadersSchema } from "./read-routes.ts";
 
 const validators = { ETag: true, "Cache-Control": true } as const;

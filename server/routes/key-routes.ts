@@ -7,16 +7,16 @@ import {
   KeyUsageSchema,
 } from "../../pipeline/domain/api-answers.ts";
 import { TIERS } from "../../pipeline/domain/tiers.ts";
-import { detail, json, jsonText } from "../answers.ts";
+import { limitByIp } from "../access/ip-limit.ts";
+import { authorize, quotaHeaders } from "../access/keyed.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
-import { limitByIp } from "../ip-limit.ts";
+import { detail, json, jsonText } from "../http/answers.ts";
+import { route } from "../http/route-table.ts";
 import { payloadTooLarge } from "../openapi/common-responses.ts";
 import type { PathDoc } from "../openapi/operation.ts";
 import { perAddressText } from "../openapi/rate-limits.ts";
-import { route } from "../route-table.ts";
 import { validateRequest } from "../validation/request.ts";
-import { authorize, quotaHeaders } from "./keyed.ts";
 
 /** POST /v1/keys: a self-issued free key. */
 export const KeyIssueRequestSchema = z.object({

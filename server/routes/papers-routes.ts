@@ -6,15 +6,15 @@ import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
 import { PapersQuerySchema, queryPapers, withinHistory } from "../../pipeline/domain/papers-query.ts";
 import { PickSchema } from "../../pipeline/domain/pick.ts";
 import { TIERS } from "../../pipeline/domain/tiers.ts";
-import { detail, jsonText } from "../answers.ts";
+import { authorize, quotaHeaders, spendOrRefuse } from "../access/keyed.ts";
 import type { AppContext } from "../context.ts";
+import { detail, jsonText } from "../http/answers.ts";
+import { pathParam, route } from "../http/route-table.ts";
 import type { PathDoc } from "../openapi/operation.ts";
 import { quotaText } from "../openapi/rate-limits.ts";
-import { papersIndex } from "../papers-index.ts";
-import { pathParam, route } from "../route-table.ts";
+import { papersIndex } from "../snapshots/papers-index.ts";
 import { validationErrorBody } from "../validation/errors.ts";
 import { validatePath, validateQuery } from "../validation/request.ts";
-import { authorize, quotaHeaders, spendOrRefuse } from "./keyed.ts";
 
 export const PaperPathSchema = z.object({
   arxiv_id: z

@@ -4,12 +4,12 @@ import { type Health, HealthSchema } from "../../pipeline/domain/api-answers.ts"
 import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
 import { RubricSchema } from "../../pipeline/domain/rubric.ts";
 import { DailySnapshotSchema, RecentSchema, StatsSchema } from "../../pipeline/domain/snapshot.ts";
-import { detail, json } from "../answers.ts";
 import type { AppContext } from "../context.ts";
-import { checkDateParam } from "../date-param.ts";
+import { detail, json } from "../http/answers.ts";
+import { sendPrepared } from "../http/prepared.ts";
+import { pathParam, route } from "../http/route-table.ts";
 import type { OperationDoc, PathDoc } from "../openapi/operation.ts";
-import { sendPrepared } from "../prepared.ts";
-import { pathParam, route } from "../route-table.ts";
+import { checkDateParam } from "../validation/date-param.ts";
 
 export const ConditionalHeadersSchema = z.object({
   "If-None-Match": z

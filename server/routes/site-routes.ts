@@ -1,8 +1,8 @@
 import type { H3 } from "h3";
-import { notFound } from "../answers.ts";
 import type { AppContext } from "../context.ts";
-import { sendPrepared } from "../prepared.ts";
-import { route } from "../route-table.ts";
+import { notFound } from "../http/answers.ts";
+import { sendPrepared } from "../http/prepared.ts";
+import { route } from "../http/route-table.ts";
 
 /**
  * The site's routes inside the app, for requests the fast path did not answer (in-process calls): the

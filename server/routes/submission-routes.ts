@@ -13,14 +13,14 @@ import {
   SubstrateSubmissionSchema,
   submissionView,
 } from "../../pipeline/domain/submission.ts";
-import { detail, json, jsonText } from "../answers.ts";
+import { limitByIp } from "../access/ip-limit.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
-import { limitByIp } from "../ip-limit.ts";
+import { detail, json, jsonText } from "../http/answers.ts";
+import { pathParam, route } from "../http/route-table.ts";
 import { payloadTooLarge } from "../openapi/common-responses.ts";
 import type { PathDoc } from "../openapi/operation.ts";
 import { perAddressText } from "../openapi/rate-limits.ts";
-import { pathParam, route } from "../route-table.ts";
 import { validationErrorBody } from "../validation/errors.ts";
 import { validatePath, validateQuery, validateRequest } from "../validation/request.ts";
 

@@ -1,13 +1,13 @@
 import type { H3 } from "h3";
 import { VerifyRequestSchema, VerifyResultSchema } from "../../pipeline/domain/verify-request.ts";
-import { detail, json, jsonText } from "../answers.ts";
+import { limitByIp } from "../access/ip-limit.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
-import { limitByIp } from "../ip-limit.ts";
+import { detail, json, jsonText } from "../http/answers.ts";
+import { route } from "../http/route-table.ts";
 import { payloadTooLarge } from "../openapi/common-responses.ts";
 import type { PathDoc } from "../openapi/operation.ts";
 import { perAddressText } from "../openapi/rate-limits.ts";
-import { route } from "../route-table.ts";
 import { validateRequest } from "../validation/request.ts";
 import { verifyMessage } from "../verify/verify-message.ts";
 

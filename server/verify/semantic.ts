@@ -6,8 +6,8 @@ import type {
   SemanticResult,
   VerifyRequest,
 } from "../../pipeline/domain/verify-request.ts";
+import { createTextViews } from "./checks/text-views.ts";
 import { buildCompletionRequest, type ModelAnswer, ModelAnswerSchema } from "./semantic-prompt.ts";
-import { createTextViews } from "./text-views.ts";
 
 export interface SemanticConfig {
   /** OpenAI-compatible API root, e.g. https://api.openai.com/v1; `/chat/completions` is appended. */

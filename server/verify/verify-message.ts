@@ -1,7 +1,7 @@
 import type { SemanticResult, VerifyRequest, VerifyResult } from "../../pipeline/domain/verify-request.ts";
-import { decide } from "./decide.ts";
-import { localTime } from "./local-time.ts";
-import { runChecks } from "./run-checks.ts";
+import { decide } from "./checks/decide.ts";
+import { localTime } from "./checks/local-time.ts";
+import { runChecks } from "./checks/run-checks.ts";
 import { failedReview, type SemanticChecker, type SemanticLog, stderrLog } from "./semantic.ts";
 
 export const CHECKER_VERSION = "1.0.0";

@@ -8,7 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadRubric } from "../../pipeline/rubric-file.ts";
 import { RELEASED_DAYS } from "../helpers/curation.ts";
 import { runPicks } from "../helpers/processes.ts";
-import { completion, type FakeModel, json, type RecordedCall, startFakeModel } from "../verify/fake-model.ts";
+import {
+  completion,
+  type FakeModel,
+  json,
+  type RecordedCall,
+  startFakeModel,
+} from "../server/verify/fake-model.ts";
 
 /** Without the operator's own model settings, so a run uses only what a test gives it. */
 const BASE_ENV = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LLM_")));

@@ -1,6 +1,6 @@
-import { createApp } from "../../server/app.ts";
 import type { AppContext } from "../../server/context.ts";
-import { listen, type RunningServer } from "../../server/listen.ts";
+import { createApp } from "../../server/http/app.ts";
+import { listen, type RunningServer } from "../../server/http/listen.ts";
 import { checkAnswer } from "./contract.ts";
 
 /** A request; `ip` sets the socket address in-process (over a real port it is always 127.0.0.1). */

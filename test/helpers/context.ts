@@ -1,6 +1,6 @@
 import { DEFAULT_CONFIG, type ServerConfig } from "../../server/config.ts";
 import { type AppContext, createContext } from "../../server/context.ts";
-import type { SnapshotCache } from "../../server/snapshot-cache.ts";
+import type { SnapshotCache } from "../../server/snapshots/snapshot-cache.ts";
 import { createMemoryStore } from "../../server/store/memory-store.ts";
 import type { Store } from "../../server/store/types.ts";
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSnapshotCache, type SnapshotCache } from "../../server/snapshot-cache.ts";
+import { createSnapshotCache, type SnapshotCache } from "../../server/snapshots/snapshot-cache.ts";
 import { type Call, clientFor } from "../helpers/app-client.ts";
 import { testContext } from "../helpers/context.ts";
 import { publishSampleDays } from "../helpers/published.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSnapshotCache, type SnapshotCache } from "../../server/snapshot-cache.ts";
+import { createSnapshotCache, type SnapshotCache } from "../../server/snapshots/snapshot-cache.ts";
 import { createRedisStore } from "../../server/store/redis-store.ts";
 import type { Store } from "../../server/store/types.ts";
 import { type Call, clientFor } from "../helpers/app-client.ts";

@@ -7,14 +7,14 @@ import type { SubmissionRecord, SubmissionView } from "../../pipeline/domain/sub
 import type { VerifyResult } from "../../pipeline/domain/verify-request.ts";
 import { DEFAULT_CONFIG } from "../../server/config.ts";
 import { type AppContext, createContext } from "../../server/context.ts";
-import { createSnapshotCache, type SnapshotCache } from "../../server/snapshot-cache.ts";
+import { createSnapshotCache, type SnapshotCache } from "../../server/snapshots/snapshot-cache.ts";
 import { createMemoryStore } from "../../server/store/memory-store.ts";
 import type { SubmissionServiceOptions } from "../../server/submissions/submission-service.ts";
 import { createSubmissionWorker } from "../../server/submissions/submission-worker.ts";
 import { createSemanticChecker, SEMANTIC_ERROR_REASONS } from "../../server/verify/semantic.ts";
 import { type Call, clientFor, postJson } from "../helpers/app-client.ts";
-import { fixedScores, SUBMISSION, waitFor } from "../submissions/helpers.ts";
-import { type FakeModel, json, startFakeModel } from "../verify/fake-model.ts";
+import { fixedScores, SUBMISSION, waitFor } from "./submissions/helpers.ts";
+import { type FakeModel, json, startFakeModel } from "./verify/fake-model.ts";
 
 // Anonymous callers get a stable code and a generic sentence when something behind the server fails;
 // the model provider's body, internal addresses, ports and network error names go to the server's

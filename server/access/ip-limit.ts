@@ -1,0 +1,62 @@
+import type { H3Event } from "h3";
+import { createBoundedCache } from "../bounded-cache.ts";
+import type { AppContext } from "../context.ts";
+import { hashKeyPart } from "../store/keys.ts";
+import { limitAddress } from "./ip-address.ts";
+import { rateLimitHeaders } from "./rate-limit-headers.ts";
+import { requestIp } from "./request-ip.ts";
+
+export interface IpLimitResult {
+  allowed: boolean;
+  headers: Record<string, string>;
+  /** When the window ends (epoch ms). */
+  resetsAt: number;
+}
+
+// Both caches are per process and bounded: a hashed address is the same forever, and a window's
+// end, once known, does not move until it passes. They save an HMAC and a store read per request.
+const CACHE_SIZE = 10_000;
+const hashedAddresses = createBoundedCache<string, string>(CACHE_SIZE);
+const windowEnds = createBoundedCache<string, number>(CACHE_SIZE);
+
+function hashedAddress(address: string, secret: string): string {
+  const key = `${secret}|${address}`;
+  return hashedAddresses.get(key) ?? hashedAddresses.set(key, hashKeyPart(address, secret));
+}
+
+/**
+ * Counts one call of a client address (an IPv6 one by its network, ./ip-address.ts) against `limit`
+ * calls per window. The window opens with the address's first call and lasts `windowSeconds` (a key
+ * per 24 hours means 24 hours after the first one). The count is exact under concurrency: it is the store's atomic consume.
+ */
+export async function limitByIp(
+  context: AppContext,
+  event: H3Event,
+  name: string,
+  limit: number,
+  windowSeconds: number,
+): Promise<IpLimitResult> {
+  const { trustProxy, ipv6Prefix } = context.config;
+  const ip = hashedAddress(limitAddress(requestIp(event, trustProxy), ipv6Prefix), context.ipSecret);
+  const now = context.now();
+  const opensNow = now + windowSeconds * 1000;
+  const endsKey = `iplimit-ends:${name}:${ip}`;
+  const spent = await context.store.consume(`iplimit:${name}:${ip}`, limit, opensNow);
+  let resetsAt = opensNow;
+  if (spent.allowed && spent.count === 1) {
+    await context.store.setItem(endsKey, opensNow, { ttlSeconds: windowSeconds });
+    windowEnds.set(endsKey, opensNow);
+  } else {
+    const known = windowEnds.get(endsKey);
+    if (known !== undefined && known > now) resetsAt = known;
+    else {
+      const stored = await context.store.getItem<number>(endsKey);
+      resetsAt = stored ?? opensNow;
+      if (stored !== null) windowEnds.set(endsKey, stored);
+    }
+  }
+  const resetSeconds = Math.max(1, Math.ceil((resetsAt - now) / 1000));
+  const headers = rateLimitHeaders(name, limit, windowSeconds, limit - spent.count, resetSeconds);
+  if (!spent.allowed) headers["retry-after"] = String(resetSeconds);
+  return { allowed: spent.allowed, headers, resetsAt };
+}

@@ -1,0 +1,60 @@
+import type { H3Event } from "h3";
+import { TIERS } from "../../pipeline/domain/tiers.ts";
+import type { AppContext } from "../context.ts";
+import { detail } from "../http/answers.ts";
+import type { AuthFailure, KeyRecord, Usage } from "./key-service.ts";
+import { rateLimitHeaders } from "./rate-limit-headers.ts";
+
+const HOW_TO_GET_A_KEY = "Get a free key with POST /v1/keys and send it in the X-API-Key header.";
+
+const FAILURES: Record<AuthFailure, string> = {
+  missing: `Missing API key. ${HOW_TO_GET_A_KEY}`,
+  malformed: `Malformed API key: it does not have the rp_labs_ form or its checksum does not match. ${HOW_TO_GET_A_KEY}`,
+  unknown: `Unknown API key. ${HOW_TO_GET_A_KEY}`,
+  revoked: `This API key has been revoked. ${HOW_TO_GET_A_KEY}`,
+};
+
+// Keys in URLs end up in access logs, proxies and browser history: refuse them outright.
+const QUERY_KEY_NAMES = ["api_key", "apikey", "key", "x-api-key", "x_api_key", "token"];
+
+/** The caller's key record, or the 401 that tells them how to get one. */
+export async function authorize(event: H3Event, context: AppContext): Promise<KeyRecord | Response> {
+  const query = event.url.searchParams;
+  if (!event.req.headers.has("x-api-key") && QUERY_KEY_NAMES.some((name) => query.has(name))) {
+    return detail(
+      401,
+      "API keys are not accepted in the query string, where they leak into logs; send the key in the X-API-Key header.",
+    );
+  }
+  const result = await context.keys.authenticate(event.req.headers.get("x-api-key"));
+  return result.ok ? result.record : detail(401, FAILURES[result.why]);
+}
+
+/** The RateLimit headers of a key's quota; none for an unlimited tier, which has no quota to describe. */
+export function quotaHeaders(record: KeyRecord, usage: Usage): Record<string, string> {
+  const quota = TIERS[record.tier].calls_per_window;
+  if (quota === null) return {};
+  return rateLimitHeaders(
+    "quota",
+    quota,
+    usage.limits.window_days * 86_400,
+    usage.remaining ?? 0,
+    usage.reset_seconds,
+  );
+}
+
+/** Spends one call; the 429 when none is left. */
+export async function spendOrRefuse(
+  context: AppContext,
+  record: KeyRecord,
+): Promise<{ headers: Record<string, string> } | Response> {
+  const { allowed, usage } = await context.keys.spend(record);
+  const headers = quotaHeaders(record, usage);
+  if (allowed) return { headers };
+  return detail(
+    429,
+    `Quota exhausted: ${usage.limits.calls_per_window} calls per ${usage.limits.window_days} days on the ${record.tier} tier. ` +
+      `It resets at ${usage.resets_at}.`,
+    { ...headers, "retry-after": String(usage.reset_seconds) },
+  );
+}

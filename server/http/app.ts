@@ -1,0 +1,45 @@
+import { H3, type HTTPError } from "h3";
+import type { AppContext } from "../context.ts";
+import { registerDocsRoutes } from "../routes/docs-routes.ts";
+import { registerKeyRoutes } from "../routes/key-routes.ts";
+import { registerPapersRoutes } from "../routes/papers-routes.ts";
+import { registerReadRoutes } from "../routes/read-routes.ts";
+import { registerSiteRoutes } from "../routes/site-routes.ts";
+import { registerSubmissionRoutes } from "../routes/submission-routes.ts";
+import { registerVerifyRoutes } from "../routes/verify-routes.ts";
+import { detail, notFound } from "./answers.ts";
+
+/**
+ * Builds the HTTP app without listening. Every route answers FastAPI's shapes; anything unexpected
+ * becomes a `{"detail"}` answer in `onError`, logged, never a stack trace.
+ */
+export function createApp(context: AppContext): H3 {
+  const app = new H3({
+    // Starlette routes a malformed percent-escape as written instead of refusing the request.
+    allowMalformedURL: true,
+    // onError below logs what deserves it; h3's own console output would duplicate it.
+    silent: true,
+    async onError(error: HTTPError) {
+      const status = Math.min(error.status, 500);
+      if (status < 500) return detail(status, error.message);
+      // A failure while the store is down is the store's, not a bug: the keyed endpoints answer 503
+      // and the static ones keep working (they never touch the store).
+      if (!(await context.store.ping().catch(() => false))) {
+        return detail(503, "The key and usage store is unreachable; try again shortly.", {
+          "retry-after": "5",
+        });
+      }
+      context.log(`unhandled error: ${(error.cause as Error)?.stack ?? error.message}`);
+      return detail(500, "Internal Server Error");
+    },
+  });
+  registerReadRoutes(app, context);
+  registerKeyRoutes(app, context);
+  registerPapersRoutes(app, context);
+  registerVerifyRoutes(app, context);
+  registerSubmissionRoutes(app, context);
+  registerDocsRoutes(app);
+  registerSiteRoutes(app, context);
+  app.all("/**", () => notFound());
+  return app;
+}

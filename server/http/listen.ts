@@ -1,0 +1,93 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { toNodeHandler } from "h3/node";
+import type { AppContext } from "../context.ts";
+import { createApp } from "./app.ts";
+import { serveSnapshotFast } from "./fast-path.ts";
+
+export interface RunningServer {
+  server: Server;
+  url: string;
+  /**
+   * Stops accepting connections and waits for the requests in flight (up to `deadlineMs`), so the
+   * caller can close the store afterwards without failing a request halfway.
+   */
+  close(deadlineMs?: number): Promise<void>;
+}
+
+/** How long the rest of a refused body is drained before the connection is cut. */
+const LINGER_MS = 1000;
+
+/**
+ * After a 413 the rest of the body is not wanted, and the connection cannot be reused before it has
+ * passed. Closing at once would reset the connection while the client is still sending, and many
+ * clients then report the reset instead of the answer; so the server half-closes (the client reads
+ * the answer, then the end), discards what is still in flight, and cuts the connection after LINGER_MS.
+ */
+function closeAfterRefusedBody(req: IncomingMessage, socket: Socket): void {
+  req.resume();
+  socket.end();
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once("close", () => clearTimeout(timer));
+}
+
+/**
+ * Starts the app on a real port: the snapshot fast path first, then the h3 app. The client timeouts
+ * come from the context's config (docs/operations.md, "Timeouts").
+ */
+export async function listen(
+  context: AppContext,
+  options: { port: number; host: string },
+): Promise<RunningServer> {
+  const handler = toNodeHandler(createApp(context));
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = context.config;
+  const limits = {
+    headersTimeout: headersTimeoutMs,
+    requestTimeout: requestTimeoutMs,
+    keepAliveTimeout: keepAliveTimeoutMs,
+    // How often Node looks for connections past these timeouts (30 s by default, which would let a
+    // 10 s limit run to 40 s).
+    connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(headersTimeoutMs / 4))),
+  };
+  const server = createServer(limits, (req, res) => {
+    if (serveSnapshotFast(context.snapshots, req, res)) return;
+    // Node detaches the socket from both when the answer is done; keep it for the 413 case.
+    const socket = req.socket;
+    res.once("finish", () => {
+      if (res.statusCode === 413 && !req.complete) closeAfterRefusedBody(req, socket);
+    });
+    // Counted until the handler settles, not until the socket closes: a handler may still be
+    // awaiting the store after its client went away.
+    inFlight += 1;
+    void Promise.resolve(handler(req, res)).finally(() => {
+      inFlight -= 1;
+      if (inFlight === 0) drained?.();
+    });
+  });
+  // Set again: older Node versions take it only as a property.
+  server.keepAliveTimeout = keepAliveTimeoutMs;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    server,
+    url: `http://${host}:${address.port}`,
+    async close(deadlineMs = 10_000) {
+      server.close();
+      server.closeIdleConnections();
+      const idle = new Promise<void>((resolve) => {
+        drained = resolve;
+        if (inFlight === 0) resolve();
+      });
+      const deadline = new Promise<void>((resolve) => setTimeout(resolve, deadlineMs).unref());
+      await Promise.race([idle, deadline]);
+      server.closeAllConnections();
+    },
+  };
+}

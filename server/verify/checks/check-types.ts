@@ -1,0 +1,79 @@
+import type { CheckResult, Severity, Span, VerifyRequest } from "../../../pipeline/domain/verify-request.ts";
+import type { TextViews } from "./text-views.ts";
+
+/** What every check gets besides the message: the instant of the check and shared text views. */
+export interface CheckContext {
+  now: Date;
+  views: TextViews;
+}
+
+export type Check = (message: VerifyRequest, context: CheckContext) => CheckResult;
+
+export const SEVERITY_RANK: Record<Severity, number> = { info: 0, low: 1, medium: 2, high: 3, critical: 4 };
+
+/** Evidence spans per check; the message still counts every finding. */
+export const MAX_EVIDENCE = 20;
+const MAX_NOTES = 5;
+
+export function passed(id: string, name: string, message: string, severity: Severity = "info"): CheckResult {
+  return { id, name, status: "pass", severity, message, evidence: [] };
+}
+
+export function skipped(id: string, name: string, message: string): CheckResult {
+  return { id, name, status: "skipped", severity: "info", message, evidence: [] };
+}
+
+/**
+ * Gathers a check's findings and folds them into one result: fail beats warn, the highest severity of
+ * the deciding status wins, the message lists the distinct notes and then the advice. Spans are
+ * computed only for the first MAX_EVIDENCE findings, so a body full of hits stays cheap.
+ */
+export interface Findings {
+  /** `note` is a short lower-case phrase such as "unfilled placeholder '{{first_name}}' in body". */
+  add(status: "warn" | "fail", severity: Severity, note: string, span?: () => Span): void;
+  readonly count: number;
+  result(id: string, name: string, passMessage: string, advice: string): CheckResult;
+}
+
+// A class, not a closure per method: every check of every request makes one, and most add nothing.
+class FindingsList implements Findings {
+  count = 0;
+  private notes: Set<string> | undefined;
+  private evidence: Span[] | undefined;
+  private status: "warn" | "fail" = "warn";
+  private severity: Severity = "info";
+
+  add(status: "warn" | "fail", severity: Severity, note: string, span?: () => Span): void {
+    this.count += 1;
+    this.notes ??= new Set();
+    this.notes.add(note);
+    if (status === "fail" && this.status === "warn") {
+      this.status = "fail";
+      this.severity = severity;
+    } else if (status === this.status && SEVERITY_RANK[severity] > SEVERITY_RANK[this.severity]) {
+      this.severity = severity;
+    }
+    this.evidence ??= [];
+    if (span && this.evidence.length < MAX_EVIDENCE) this.evidence.push(span());
+  }
+
+  result(id: string, name: string, passMessage: string, advice: string): CheckResult {
+    if (this.count === 0 || !this.notes || !this.evidence) return passed(id, name, passMessage);
+    const list = [...this.notes];
+    const shown = list.slice(0, MAX_NOTES).join("; ");
+    const more = list.length > MAX_NOTES ? ` and ${list.length - MAX_NOTES} more` : "";
+    const sentence = `${shown.charAt(0).toUpperCase()}${shown.slice(1)}${more}.`;
+    const { status, severity, evidence } = this;
+    return { id, name, status, severity, message: `${sentence} ${advice}`, evidence };
+  }
+}
+
+export function createFindings(): Findings {
+  return new FindingsList();
+}
+
+/** A one-line, bounded rendering of user text for messages. */
+export function quoteText(text: string, max = 60): string {
+  const flat = text.replace(/\s+/g, " ");
+  return `'${flat.length > max ? `${flat.slice(0, max - 1)}…` : flat}'`;
+}

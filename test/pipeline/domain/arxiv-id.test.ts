@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { baseArxivId, isArxivId, normalizeArxivRef } from "../../../pipeline/domain/arxiv-id.ts";
+
+describe("arXiv ids", () => {
+  it.each([
+    ["2401.12345", true],
+    ["2401.12345v2", true],
+    ["0704.0001", true],
+    ["cs/0112017", true],
+    ["math.GT/0309136v1", true],
+    ["hep-th/9901001", true],
+    ["2401.123", false],
+    ["2401.123456", false],
+    ["2401-12345", false],
+    ["cs/011201", false],
+    ["CS/0112017", false],
+    ["2401.12345v", false],
+    ["../etc/passwd", false],
+    ["", false],
+  ])("isArxivId(%j) is %s", (id, expected) => {
+    expect(isArxivId(id)).toBe(expected);
+  });
+
+  it.each([
+    ["2401.12345v3", "2401.12345"],
+    ["cs/0112017v1", "cs/0112017"],
+    ["2401.12345", "2401.12345"],
+  ])("baseArxivId(%j) is %j", (id, expected) => {
+    expect(baseArxivId(id)).toBe(expected);
+  });
+
+  it.each([
+    ["arXiv:2401.12345v2", "2401.12345"],
+    ["ARXIV:2401.12345", "2401.12345"],
+    ["https://arxiv.org/abs/2401.12345v2", "2401.12345"],
+    ["https://arxiv.org/pdf/2401.12345v2.pdf", "2401.12345"],
+    ["http://export.arxiv.org/abs/cs/0112017", "cs/0112017"],
+    ["https://arxiv.org/abs/cs%2F0112017", "cs/0112017"],
+    ["  2401.12345  ", "2401.12345"],
+    ["https://example.com/abs/2401.12345", undefined],
+    ["not an id", undefined],
+  ])("normalizeArxivRef(%j) is %j", (input, expected) => {
+    expect(normalizeArxivRef(input)).toBe(expected);
+  });
+});

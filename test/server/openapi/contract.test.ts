@@ -1,0 +1,225 @@
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DailySnapshot } from "../../../pipeline/domain/snapshot.ts";
+import { generateKey } from "../../../server/access/key-format.ts";
+import type { AppContext } from "../../../server/context.ts";
+import { openApiDocument } from "../../../server/routes/docs-routes.ts";
+import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
+import { type Call, type CallInit, clientFor, MODES } from "../../helpers/app-client.ts";
+import { testContext } from "../../helpers/context.ts";
+import { checkedAnswers } from "../../helpers/contract.ts";
+import { publishSampleDays } from "../../helpers/published.ts";
+import { createSwitchableStore } from "./switchable-store.ts";
+
+// Every operation, with good and bad input, through clientFor: each answer is checked against the
+// document on the way (../helpers/contract.ts). The last test asks that every answer the document
+// describes was produced and checked at least once, so the document promises nothing the server never says.
+
+type ClientName = "main" | "empty" | "shifted" | "down";
+
+interface World {
+  free: string;
+  enterprise: string;
+  spent: string;
+  /** A free key of the "shifted" client's store. */
+  shiftedFree: string;
+  pickId: string;
+  submissionId: number;
+  etags: Map<string, string>;
+}
+
+interface Case {
+  status: number;
+  client?: ClientName;
+  method?: "GET" | "POST";
+  path: string | ((world: World) => string);
+  key?: keyof Pick<World, "free" | "enterprise" | "spent" | "shiftedFree"> | "unknown";
+  body?: string | Uint8Array;
+  /** Send If-None-Match with the ETag an earlier GET of this path got. */
+  conditional?: boolean;
+}
+
+const KEY_REQUEST = JSON.stringify({ email: "ada@example.org", label: "reader" });
+const MESSAGE = JSON.stringify({
+  subject: "Our meeting on Tuesday",
+  body: "Hello Jane, thank you for the call. The notes are attached.",
+  recipient: "jane@example.com",
+  options: { llm_check: false },
+});
+const SUBMISSION = JSON.stringify({
+  runtime_name: "AgentBox",
+  vendor: "Example Labs",
+  url: "https://example.com/agentbox",
+  description: "A sandboxed runtime for tool-calling agents with audit logs and human approval steps.",
+  contact_email: "team@example.com",
+});
+const HUGE = JSON.stringify({ email: "a@b.c", label: "x".repeat(1_100_000) });
+const NOT_UTF8 = new Uint8Array([0x7b, 0xff, 0xfe, 0x7d, 0x20]);
+
+const SNAPSHOT_PATHS = ["/v1/stats", "/v1/axes", "/v1/recent", "/v1/daily/latest", "/v1/daily/2026-11-20"];
+
+const CASES: Case[] = [
+  { status: 200, path: "/health" },
+  { status: 200, client: "down", path: "/health" },
+  ...SNAPSHOT_PATHS.flatMap((path): Case[] => [
+    { status: 200, path },
+    { status: 304, path, conditional: true },
+  ]),
+  ...SNAPSHOT_PATHS.slice(0, 4).map((path): Case => ({ status: 404, client: "empty", path })),
+  { status: 404, path: "/v1/daily/2026-11-21" },
+  { status: 422, path: "/v1/daily/2026-02-30" },
+  { status: 201, method: "POST", path: "/v1/keys", body: KEY_REQUEST },
+  { status: 429, method: "POST", path: "/v1/keys", body: KEY_REQUEST },
+  { status: 422, method: "POST", path: "/v1/keys", body: '{"email":"ab"}' },
+  { status: 422, method: "POST", path: "/v1/keys", body: '{"email": ' },
+  { status: 400, method: "POST", path: "/v1/keys", body: NOT_UTF8 },
+  { status: 413, method: "POST", path: "/v1/keys", body: HUGE },
+  { status: 503, client: "down", method: "POST", path: "/v1/keys", body: KEY_REQUEST },
+  { status: 200, path: "/v1/me", key: "free" },
+  { status: 200, path: "/v1/me", key: "enterprise" },
+  { status: 401, path: "/v1/me" },
+  { status: 401, path: "/v1/me", key: "unknown" },
+  { status: 503, client: "down", path: "/v1/me", key: "unknown" },
+  { status: 200, path: "/v1/papers", key: "free" },
+  { status: 200, path: "/v1/papers?axis=A6&min_score=2&days=30&limit=3", key: "enterprise" },
+  { status: 401, path: `/v1/papers?api_key=${generateKey()}` },
+  { status: 422, path: "/v1/papers?axis=A10&limit=0", key: "free" },
+  { status: 429, path: "/v1/papers", key: "spent" },
+  { status: 503, client: "down", path: "/v1/papers", key: "unknown" },
+  { status: 200, path: (world) => `/v1/papers/${world.pickId}`, key: "free" },
+  { status: 200, path: (world) => `/v1/papers/${world.pickId}v2`, key: "enterprise" },
+  { status: 401, path: (world) => `/v1/papers/${world.pickId}` },
+  { status: 403, client: "shifted", path: (world) => `/v1/papers/${world.pickId}`, key: "shiftedFree" },
+  { status: 404, path: "/v1/papers/1706.03762", key: "free" },
+  { status: 404, path: "/v1/papers/cs/0112017", key: "free" },
+  { status: 422, path: "/v1/papers/not-an-id", key: "free" },
+  { status: 429, path: (world) => `/v1/papers/${world.pickId}`, key: "spent" },
+  { status: 503, client: "down", path: "/v1/papers/2401.12345", key: "unknown" },
+  { status: 200, method: "POST", path: "/v1/verify", body: MESSAGE },
+  { status: 429, method: "POST", path: "/v1/verify", body: MESSAGE },
+  { status: 422, method: "POST", path: "/v1/verify", body: '{"subject":"","options":{"redlist":"x"}}' },
+  { status: 400, method: "POST", path: "/v1/verify", body: NOT_UTF8 },
+  { status: 413, method: "POST", path: "/v1/verify", body: HUGE },
+  { status: 503, client: "down", method: "POST", path: "/v1/verify", body: MESSAGE },
+  { status: 202, method: "POST", path: "/v1/score/submit", body: SUBMISSION },
+  { status: 429, method: "POST", path: "/v1/score/submit", body: SUBMISSION },
+  { status: 422, method: "POST", path: "/v1/score/submit", body: '{"url":"ftp://example.com"}' },
+  { status: 400, method: "POST", path: "/v1/score/submit", body: NOT_UTF8 },
+  { status: 413, method: "POST", path: "/v1/score/submit", body: HUGE },
+  { status: 503, client: "down", method: "POST", path: "/v1/score/submit", body: SUBMISSION },
+  { status: 200, path: (world) => `/v1/score/submission/${world.submissionId}` },
+  { status: 404, path: "/v1/score/submission/999999" },
+  { status: 422, path: "/v1/score/submission/first" },
+  { status: 503, client: "down", path: "/v1/score/submission/1" },
+  { status: 200, path: "/v1/score/leaderboard?limit=5" },
+  { status: 422, path: "/v1/score/leaderboard?limit=101" },
+  { status: 503, client: "down", path: "/v1/score/leaderboard" },
+  { status: 200, path: "/v1/openapi.json" },
+  { status: 304, path: "/v1/openapi.json", conditional: true },
+  { status: 200, path: "/v1/docs" },
+  { status: 304, path: "/v1/docs", conditional: true },
+];
+
+let snapshots: SnapshotCache;
+let emptySnapshots: SnapshotCache;
+beforeAll(async () => {
+  snapshots = await createSnapshotCache({ publicDir: (await publishSampleDays()).publicDir });
+  emptySnapshots = await createSnapshotCache({ publicDir: await mkdtemp(join(tmpdir(), "picks-empty-")) });
+});
+afterAll(() => {
+  snapshots.close();
+  emptySnapshots.close();
+});
+
+/** The snapshots ten days on, when the sample's picks are older than a free key's seven days of history. */
+function shifted(cache: SnapshotCache): SnapshotCache {
+  const days = cache.days();
+  return {
+    ...cache,
+    latestDate: () => "2026-11-30",
+    days: () => [{ ...(days[0] as DailySnapshot), date: "2026-11-30", picks: [] }, ...days],
+  };
+}
+
+describe.each(MODES)("every operation against the document (%s)", (mode) => {
+  const clients = new Map<ClientName, { call: Call; close: () => Promise<void> }>();
+  const world: World = {
+    free: "",
+    enterprise: "",
+    spent: "",
+    shiftedFree: "",
+    pickId: "",
+    submissionId: 0,
+    etags: new Map(),
+  };
+
+  beforeAll(async () => {
+    const config = { verifyLimit: 1, submitLimit: 1 };
+    const main = await testContext(snapshots, { config });
+    const issue = async (context: AppContext, tier: "free" | "enterprise") =>
+      (await context.keys.issue({ tier, email: `${tier}@example.org`, label: tier })).key;
+    world.free = await issue(main, "free");
+    world.enterprise = await issue(main, "enterprise");
+    world.spent = await issue(main, "free");
+    const spent = await main.keys.find(world.spent);
+    if (!spent) throw new Error("the spent key is missing");
+    for (let i = 0; i < 100; i++) await main.keys.spend(spent);
+    world.pickId = snapshots.days()[0]?.picks[0]?.arxiv_id ?? "";
+    world.submissionId = (await main.submissions.submit(JSON.parse(SUBMISSION))).id;
+    clients.set("main", await clientFor(mode, main));
+
+    clients.set("empty", await clientFor(mode, await testContext(emptySnapshots)));
+    const later = await testContext(shifted(snapshots));
+    world.shiftedFree = await issue(later, "free");
+    clients.set("shifted", await clientFor(mode, later));
+
+    const { store, setDown } = await createSwitchableStore();
+    clients.set("down", await clientFor(mode, await testContext(snapshots, { store })));
+    setDown(true);
+
+    const { call } = clients.get("main") as { call: Call };
+    for (const path of [...SNAPSHOT_PATHS, "/v1/openapi.json", "/v1/docs"]) {
+      world.etags.set(path, (await call(path)).headers.get("etag") ?? "");
+    }
+  });
+  afterAll(async () => {
+    for (const client of clients.values()) await client.close();
+  });
+
+  const send = async (entry: Case, method: string): Promise<Response> => {
+    const path = typeof entry.path === "function" ? entry.path(world) : entry.path;
+    const headers: Record<string, string> = {};
+    if (entry.key) headers["x-api-key"] = entry.key === "unknown" ? generateKey() : world[entry.key];
+    if (entry.conditional) headers["if-none-match"] = world.etags.get(path) ?? "";
+    if (entry.body !== undefined) headers["content-type"] = "application/json";
+    const init: CallInit = { method, headers, ...(entry.body !== undefined && { body: entry.body }) };
+    const client = clients.get(entry.client ?? "main");
+    if (!client) throw new Error(`no ${entry.client} client`);
+    return client.call(path, init);
+  };
+
+  it.each(
+    CASES.map((entry) => [entry.method ?? "GET", entry.path, entry.status, entry] as const),
+  )("%s %s answers %i as described (and so does HEAD for a GET)", async (method, _path, status, entry) => {
+    expect((await send(entry, method)).status).toBe(status);
+    if (method === "GET") expect((await send(entry, "HEAD")).status).toBe(status);
+  });
+});
+
+describe("the cases above", () => {
+  it("produced every answer the document describes, for every method of every path", () => {
+    const seen = new Set(checkedAnswers().map(({ path, method, status }) => `${method} ${path} ${status}`));
+    const described: string[] = [];
+    for (const [path, item] of Object.entries(openApiDocument().paths as Record<string, object>)) {
+      for (const [method, operation] of Object.entries(item as Record<string, { responses: object }>)) {
+        for (const status of Object.keys(operation.responses)) {
+          described.push(`${method.toUpperCase()} ${path} ${status}`);
+        }
+      }
+    }
+    expect(described.length).toBeGreaterThan(100);
+    expect(described.filter((answer) => !seen.has(answer))).toEqual([]);
+  });
+});

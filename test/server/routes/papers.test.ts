@@ -1,0 +1,225 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DailySnapshot } from "../../../pipeline/domain/snapshot.ts";
+import type { AppContext } from "../../../server/context.ts";
+import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
+import { type Call, clientFor, MODES } from "../../helpers/app-client.ts";
+import { testContext } from "../../helpers/context.ts";
+import { publishSampleDays } from "../../helpers/published.ts";
+
+let snapshots: SnapshotCache;
+let days: readonly DailySnapshot[];
+beforeAll(async () => {
+  const { publicDir } = await publishSampleDays();
+  snapshots = await createSnapshotCache({ publicDir });
+  days = snapshots.days();
+});
+afterAll(() => snapshots.close());
+
+interface PapersAnswer {
+  tier: string;
+  applied: { days: number; limit: number; capped: string[]; from: string; to: string; axis?: string };
+  total: number;
+  returned: number;
+  papers: Array<{
+    arxiv_id: string;
+    date: string;
+    rank: number;
+    total: number;
+    reg_fit: number;
+    axes: Record<string, number>;
+  }>;
+}
+
+describe.each(MODES)("keyed picks queries (%s)", (mode) => {
+  let call: Call;
+  let close: () => Promise<void>;
+  let context: AppContext;
+  let free: string;
+  let enterprise: string;
+
+  beforeAll(async () => {
+    context = await testContext(snapshots);
+    ({ call, close } = await clientFor(mode, context));
+    free = (await context.keys.issue({ tier: "free", email: "f@example.org", label: "free" })).key;
+    enterprise = (await context.keys.issue({ tier: "enterprise", email: "e@example.org", label: "ent" })).key;
+  });
+  afterAll(() => close());
+
+  const get = (path: string, key: string) => call(path, { headers: { "x-api-key": key } });
+
+  it("lists the sample days' picks newest first, in rank order, as compact items", async () => {
+    const response = await get("/v1/papers", free);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("ratelimit-policy")).toBe('"quota";q=100;w=2592000');
+    expect(response.headers.get("ratelimit")).toMatch(/^"quota";r=99;t=\d+$/);
+    const answer = (await response.json()) as PapersAnswer;
+    const expected = days.flatMap((day) => day.picks.map((pick) => `${pick.date}#${pick.rank}`));
+    expect(expected.length).toBeGreaterThan(5);
+    expect(answer.papers.map((paper) => `${paper.date}#${paper.rank}`)).toEqual(expected.slice(0, 25));
+    expect(answer).toMatchObject({
+      tier: "free",
+      total: expected.length,
+      returned: Math.min(25, expected.length),
+    });
+    expect(answer.applied).toMatchObject({
+      days: 7,
+      limit: 25,
+      capped: [],
+      to: "2026-11-20",
+      from: "2026-11-14",
+    });
+    expect(Object.keys(answer.papers[0]?.axes ?? {})).toEqual([
+      "A1",
+      "A2",
+      "A3",
+      "A4",
+      "A5",
+      "A6",
+      "A7",
+      "A8",
+      "A9",
+    ]);
+  });
+
+  it("caps limit and days at the tier's maximum and says so", async () => {
+    const answer = (await (await get("/v1/papers?limit=100&days=30", free)).json()) as PapersAnswer;
+    expect(answer.applied).toMatchObject({ days: 7, limit: 25, capped: ["days", "limit"] });
+    const wide = (await (await get("/v1/papers?limit=100&days=30", enterprise)).json()) as PapersAnswer;
+    expect(wide.applied).toMatchObject({ days: 30, limit: 100, capped: [] });
+  });
+
+  it("filters by an axis score, the total and REG FIT", async () => {
+    const byAxis = (await (await get("/v1/papers?axis=A6&min_score=3", enterprise)).json()) as PapersAnswer;
+    expect(byAxis.papers.every((paper) => (paper.axes.A6 ?? 0) >= 3)).toBe(true);
+    const all = days.flatMap((day) => day.picks);
+    expect(byAxis.total).toBe(all.filter((pick) => pick.scores.axes.A6.score >= 3).length);
+    const byTotal = (await (
+      await get("/v1/papers?min_score=25&min_reg_fit=2", enterprise)
+    ).json()) as PapersAnswer;
+    expect(byTotal.total).toBe(all.filter((p) => p.scores.total >= 25 && p.scores.reg_fit.score >= 2).length);
+    const oneDay = (await (await get("/v1/papers?days=1&limit=1", enterprise)).json()) as PapersAnswer;
+    expect(oneDay.papers.map((paper) => paper.date)).toEqual(["2026-11-20"]);
+  });
+
+  it.each([
+    [
+      "axis=A10",
+      {
+        type: "enum",
+        loc: ["query", "axis"],
+        msg: "Input should be 'A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'A7', 'A8' or 'A9'",
+        input: "A10",
+        ctx: { expected: "'A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'A7', 'A8' or 'A9'" },
+      },
+    ],
+    [
+      "limit=abc",
+      {
+        type: "int_parsing",
+        loc: ["query", "limit"],
+        msg: "Input should be a valid integer, unable to parse string as an integer",
+        input: "abc",
+      },
+    ],
+    [
+      "limit=0",
+      {
+        type: "greater_than_equal",
+        loc: ["query", "limit"],
+        msg: "Input should be greater than or equal to 1",
+        input: "0",
+        ctx: { ge: 1 },
+      },
+    ],
+    [
+      "min_reg_fit=4",
+      {
+        type: "less_than_equal",
+        loc: ["query", "min_reg_fit"],
+        msg: "Input should be less than or equal to 3",
+        input: "4",
+        ctx: { le: 3 },
+      },
+    ],
+  ])("GET /v1/papers?%s is a 422 and spends nothing", async (query, issue) => {
+    const record = await context.keys.find(free);
+    if (!record) throw new Error("the free key is missing");
+    const before = (await context.keys.usage(record)).used;
+    const response = await get(`/v1/papers?${query}`, free);
+    expect(response.status).toBe(422);
+    expect(await response.text()).toBe(JSON.stringify({ detail: [issue] }));
+    expect((await context.keys.usage(record)).used).toBe(before);
+  });
+
+  it("gets one pick in full, also by a versioned id, and refuses malformed and unknown ids", async () => {
+    const pick = days[0]?.picks[0];
+    expect(pick).toBeDefined();
+    const full = await get(`/v1/papers/${pick?.arxiv_id}v3`, free);
+    expect(full.status).toBe(200);
+    expect(await full.json()).toEqual(pick);
+
+    const malformed = await get("/v1/papers/not-an-id", free);
+    expect(malformed.status).toBe(422);
+    expect(((await malformed.json()) as { detail: Array<{ type: string }> }).detail[0]?.type).toBe(
+      "string_pattern_mismatch",
+    );
+    expect((await get("/v1/papers/1706.03762", free)).status).toBe(404);
+    expect((await get("/v1/papers/cs%2F0112017", free)).status).toBe(404);
+    expect((await get("/v1/papers/cs/0112017", free)).status).toBe(404);
+  });
+
+  it("does not spend quota on GET /v1/me", async () => {
+    const first = (await (await get("/v1/me", free)).json()) as {
+      usage: { used: number; remaining: number };
+    };
+    const second = await get("/v1/me", free);
+    expect(second.headers.get("ratelimit")).toMatch(/^"quota";r=\d+;t=\d+$/);
+    const body = (await second.json()) as { tier: string; usage: { used: number; remaining: number } };
+    expect(body.tier).toBe("free");
+    expect(body.usage.used).toBe(first.usage.used);
+    expect(body.usage.remaining).toBe(100 - body.usage.used);
+  });
+});
+
+describe("history window", () => {
+  it("answers 403 for a pick older than the tier's history, and 200 for a tier that reaches it", async () => {
+    const latest = snapshots.latestDate() as string;
+    // Ten days on, the sample's picks lie outside a free key's 7 days but inside a pro key's 90.
+    const shifted = {
+      ...snapshots,
+      latestDate: () => "2026-11-30",
+      days: () => [{ ...(days[0] as DailySnapshot), date: "2026-11-30", picks: [] }, ...days],
+    };
+    const context = await testContext(shifted);
+    const { call, close } = await clientFor("in-process", context);
+    const free = (await context.keys.issue({ tier: "free", email: "f@example.org", label: "f" })).key;
+    const pro = (await context.keys.issue({ tier: "pro", email: "p@example.org", label: "p" })).key;
+    const pick = days.find((day) => day.date === latest)?.picks[0];
+    const old = await call(`/v1/papers/${pick?.arxiv_id}`, { headers: { "x-api-key": free } });
+    expect(old.status).toBe(403);
+    expect(((await old.json()) as { detail: string }).detail).toContain(
+      "outside the 7 days of history of the free tier",
+    );
+    expect((await call(`/v1/papers/${pick?.arxiv_id}`, { headers: { "x-api-key": pro } })).status).toBe(200);
+    await close();
+  });
+});
+
+describe("a server holding the days without their evidence", () => {
+  it("still sends a pick in full, evidence included", async () => {
+    const publicDir = (await publishSampleDays()).publicDir;
+    const slim = await createSnapshotCache({ publicDir, keepEvidence: false });
+    const context = await testContext(slim);
+    const { call } = await clientFor("in-process", context);
+    const { key } = await context.keys.issue({ tier: "pro", email: "s@example.org", label: "slim" });
+    const held = slim.days()[0]?.picks[0];
+    expect(held?.scores.axes.A1.evidence).toEqual([]);
+    const full = days
+      .find((day) => day.date === held?.date)
+      ?.picks.find((pick) => pick.arxiv_id === held?.arxiv_id);
+    expect(full?.scores.axes.A1.evidence.length).toBeGreaterThan(0);
+    const answer = await call(`/v1/papers/${held?.arxiv_id}`, { headers: { "x-api-key": key } });
+    expect(await answer.json()).toEqual(full);
+    slim.close();
+  });
+});

@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
+import { type Call, clientFor, MODES, postJson } from "../../helpers/app-client.ts";
+import { testContext } from "../../helpers/context.ts";
+import { publishFixtureDays } from "../../helpers/published.ts";
+
+let snapshots: SnapshotCache;
+beforeAll(async () => {
+  snapshots = await createSnapshotCache({ publicDir: (await publishFixtureDays()).publicDir });
+});
+afterAll(() => snapshots.close());
+
+const good = {
+  subject: "Notes from Tuesday's review",
+  body: "Hi Priya,\n\nThanks for walking us through the evaluation plan. I attached the notes; the open question is the holdout split.\n\nBest,\nSam",
+  recipient: "priya.raman@northwind-labs.com",
+  options: { llm_check: false },
+};
+
+interface VerifyAnswer {
+  verdict: string;
+  risk: number;
+  checks: Array<{
+    id: string;
+    status: string;
+    evidence: Array<{ field: string; start: number; end: number; text: string }>;
+  }>;
+  semantic: { status: string; reason: string };
+  metadata: { checker_version: string; timezone: string; offset_unit: string };
+}
+
+describe.each(MODES)("POST /v1/verify (%s)", (mode) => {
+  let call: Call;
+  let close: () => Promise<void>;
+  // A fixed Wednesday, so the send-window check is deterministic.
+  const now = Date.parse("2026-11-18T10:00:00Z");
+  beforeAll(async () => {
+    ({ call, close } = await clientFor(
+      mode,
+      await testContext(snapshots, { config: { verifyLimit: 1000 }, now: () => now }),
+    ));
+  });
+  afterAll(() => close());
+
+  it("allows a plain, complete message", async () => {
+    const response = await call("/v1/verify", postJson(good));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("ratelimit-policy")).toBe('"verify";q=1000;w=3600');
+    const answer = (await response.json()) as VerifyAnswer;
+    expect(answer.verdict).toBe("allow");
+    expect(answer.semantic.status).toBe("skipped");
+    expect(answer.metadata).toMatchObject({
+      checker_version: "1.0.0",
+      timezone: "UTC",
+      offset_unit: "code_point",
+    });
+  });
+
+  it("blocks an unfilled placeholder and points at it", async () => {
+    const body = "Hi {{first_name}},\n\nThanks for the call.\n\nSam";
+    const answer = (await (await call("/v1/verify", postJson({ ...good, body }))).json()) as VerifyAnswer;
+    expect(answer.verdict).toBe("block");
+    const placeholder = answer.checks.find((check) => check.status === "fail");
+    expect(placeholder?.evidence[0]).toMatchObject({
+      field: "body",
+      start: 3,
+      end: 17,
+      text: "{{first_name}}",
+    });
+  });
+
+  it("says the semantic review is skipped, never passed, when no model is configured", async () => {
+    const answer = (await (
+      await call("/v1/verify", postJson({ ...good, options: {} }))
+    ).json()) as VerifyAnswer;
+    expect(answer.semantic.status).toBe("skipped");
+    expect(answer.semantic.reason).toMatch(/model/i);
+  });
+
+  it.each([
+    [
+      "an unknown time zone",
+      { ...good, options: { timezone: "Mars/Base" } },
+      {
+        type: "value_error",
+        loc: ["body", "options", "timezone"],
+        msg: "Value error, Unknown time zone 'Mars/Base'; expected an IANA name such as 'Europe/Berlin' or 'UTC'",
+        input: "Mars/Base",
+        ctx: { error: {} },
+      },
+    ],
+    [
+      "a subject over 500 code points",
+      { ...good, subject: "😀".repeat(501) },
+      {
+        type: "string_too_long",
+        loc: ["body", "subject"],
+        msg: "String should have at most 500 characters",
+        input: "😀".repeat(501),
+        ctx: { max_length: 500 },
+      },
+    ],
+    [
+      "a redlist of 201 terms",
+      { ...good, options: { redlist: Array.from({ length: 201 }, (_, i) => `t${i}`) } },
+      {
+        type: "too_long",
+        loc: ["body", "options", "redlist"],
+        msg: "List should have at most 200 items after validation, not 201",
+        input: Array.from({ length: 201 }, (_, i) => `t${i}`),
+        ctx: { field_type: "List", max_length: 200, actual_length: 201 },
+      },
+    ],
+    [
+      "a boolean that is not one",
+      { ...good, options: { weekend_block: "maybe" } },
+      {
+        type: "bool_parsing",
+        loc: ["body", "options", "weekend_block"],
+        msg: "Input should be a valid boolean, unable to interpret input",
+        input: "maybe",
+      },
+    ],
+  ])("refuses %s with FastAPI's 422", async (_name, body, issue) => {
+    const response = await call("/v1/verify", postJson(body));
+    expect(response.status).toBe(422);
+    expect(await response.text()).toBe(JSON.stringify({ detail: [issue] }));
+  });
+
+  it("accepts a 500-code-point subject of emoji (1000 UTF-16 units)", async () => {
+    const response = await call("/v1/verify", postJson({ ...good, subject: "😀".repeat(500) }));
+    expect(response.status).toBe(200);
+  });
+});
+
+describe("the per-address limit of 20 calls an hour", () => {
+  it("answers exactly 20 of 40 concurrent calls from one address, then 429 with Retry-After", async () => {
+    const context = await testContext(snapshots);
+    const { call, close } = await clientFor("real port", context);
+    const answers = await Promise.all(Array.from({ length: 40 }, () => call("/v1/verify", postJson(good))));
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses.filter((status) => status === 200)).toHaveLength(20);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(20);
+    const refused = answers.find((answer) => answer.status === 429) as Response;
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(3500);
+    expect(refused.headers.get("ratelimit")).toMatch(/^"verify";r=0;t=\d+$/);
+    expect(((await refused.json()) as { detail: string }).detail).toContain("20 verifications per hour");
+    await close();
+  });
+
+  it("counts addresses separately", async () => {
+    const context = await testContext(snapshots);
+    const { call } = await clientFor("in-process", context);
+    for (let i = 0; i < 20; i++)
+      expect((await call("/v1/verify", postJson(good, { ip: "198.51.100.1" }))).status).toBe(200);
+    expect((await call("/v1/verify", postJson(good, { ip: "198.51.100.1" }))).status).toBe(429);
+    expect((await call("/v1/verify", postJson(good, { ip: "198.51.100.2" }))).status).toBe(200);
+  });
+});
+
+describe("redlist terms", () => {
+  it("refuses a term over 200 characters with FastAPI's 422 at its index", async () => {
+    const context = await testContext(snapshots);
+    const { call } = await clientFor("in-process", context);
+    const long = "字".repeat(201);
+    const response = await call("/v1/verify", postJson({ ...good, options: { redlist: ["ok", long] } }));
+    expect(response.status).toBe(422);
+    expect(await response.text()).toBe(
+      JSON.stringify({
+        detail: [
+          {
+            type: "string_too_long",
+            loc: ["body", "options", "redlist", 1],
+            msg: "String should have at most 200 characters",
+            input: long,
+            ctx: { max_length: 200 },
+          },
+        ],
+      }),
+    );
+  });
+});

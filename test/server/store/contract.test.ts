@@ -1,0 +1,241 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Store } from "../../../server/store/types.ts";
+import { type OpenedStore, useBackends } from "./backends.ts";
+
+const backends = useBackends();
+
+for (const backend of backends) {
+  describe.skipIf(backend.skip !== null)(
+    `${backend.kind} store contract${backend.skip ? ` (${backend.skip})` : ""}`,
+    () => {
+      let opened: OpenedStore;
+      let store: Store;
+      beforeEach(async () => {
+        opened = await backend.open();
+        store = opened.store;
+      });
+      afterEach(() => opened.cleanup());
+
+      it("reports its kind", () => {
+        expect(store.kind).toBe(backend.kind);
+      });
+
+      it("round-trips JSON values, overwrites and removes", async () => {
+        expect(await store.getItem("missing")).toBeNull();
+        const values: unknown[] = [
+          { a: [1, "2", { b: null }] },
+          [1, 2],
+          "123",
+          "true",
+          "",
+          0,
+          42.5,
+          false,
+          "é ü 字",
+        ];
+        for (const [index, value] of values.entries()) {
+          await store.setItem(`value:${index}`, value);
+        }
+        for (const [index, value] of values.entries()) {
+          expect(await store.getItem(`value:${index}`)).toEqual(value);
+        }
+        await store.setItem("value:0", { replaced: true });
+        expect(await store.getItem("value:0")).toEqual({ replaced: true });
+        await store.removeItem("value:0");
+        expect(await store.getItem("value:0")).toBeNull();
+        await store.removeItem("value:0");
+      });
+
+      it("hands out copies, not its own objects", async () => {
+        const value = { list: [1] };
+        await store.setItem("copy", value);
+        value.list.push(2);
+        const read = await store.getItem<{ list: number[] }>("copy");
+        read?.list.push(3);
+        expect(await store.getItem("copy")).toEqual({ list: [1] });
+      });
+
+      it("refuses keys that are not lowercase segments, reserved keys and non-JSON values", async () => {
+        const bad = [
+          "",
+          "A",
+          "a/b",
+          "a?b",
+          "a b",
+          "..",
+          "a:..",
+          "a:.b",
+          "a::b",
+          ":a",
+          "a:",
+          "_seq:x",
+          "é",
+          "x".repeat(201),
+        ];
+        for (const key of bad) {
+          await expect(store.setItem(key, 1), key).rejects.toThrow(/Expected a store key/);
+          await expect(store.getItem(key), key).rejects.toThrow(/Expected a store key/);
+          await expect(store.consume(key, 1, Date.now() + 1000), key).rejects.toThrow(/Expected a store key/);
+        }
+        await expect(store.setItem("x", undefined)).rejects.toThrow(/Expected a JSON value/);
+        await expect(store.setItem("x", () => 1)).rejects.toThrow(/Expected a JSON value/);
+        await expect(store.setItem("x", 1, { ttlSeconds: 1.5 })).rejects.toThrow(/ttlSeconds/);
+        await expect(store.consume("x", -1, Date.now())).rejects.toThrow(/limit/);
+        await expect(store.consume("x", 1, Number.NaN)).rejects.toThrow(/expiresAt/);
+      });
+
+      it("lists keys segment-wise below a prefix, sorted, without the store's own keys", async () => {
+        for (const key of ["usage:b", "usage:a:c", "usagex:a", "other", "usage"]) {
+          await store.setItem(key, 1);
+        }
+        await store.next("ids");
+        await store.queue("jobs").push("x");
+        expect(await store.getKeys("usage")).toEqual(["usage:a:c", "usage:b"]);
+        expect(await store.getKeys("usage:a")).toEqual(["usage:a:c"]);
+        expect(await store.getKeys("nothing")).toEqual([]);
+        expect(await store.getKeys("")).toEqual(["other", "usage", "usage:a:c", "usage:b", "usagex:a"]);
+      });
+
+      it("expires items after ttlSeconds, also for getKeys and setIfAbsent", async () => {
+        await store.setItem("ttl:short", "soon gone", { ttlSeconds: 1 });
+        await store.setItem("ttl:long", "stays", { ttlSeconds: 60 });
+        expect(await store.setIfAbsent("ttl:nx", 1, { ttlSeconds: 1 })).toBe(true);
+        expect(await store.getItem("ttl:short")).toBe("soon gone");
+        expect(await store.getKeys("ttl")).toEqual(["ttl:long", "ttl:nx", "ttl:short"]);
+        await sleep(1_150);
+        expect(await store.getItem("ttl:short")).toBeNull();
+        expect(await store.getItem("ttl:long")).toBe("stays");
+        expect(await store.getKeys("ttl")).toEqual(["ttl:long"]);
+        expect(await store.setIfAbsent("ttl:nx", 2)).toBe(true);
+        expect(await store.getItem("ttl:nx")).toBe(2);
+      });
+
+      it("allows exactly `limit` of 300 concurrent consumes, with counts 1..limit", async () => {
+        const expiresAt = Date.now() + 60_000;
+        const results = await Promise.all(
+          Array.from({ length: 300 }, () => store.consume("quota:k", 100, expiresAt)),
+        );
+        const allowed = results.filter((result) => result.allowed);
+        expect(allowed).toHaveLength(100);
+        expect(allowed.map((result) => result.count).sort((a, b) => a - b)).toEqual(range(1, 100));
+        expect(results.filter((result) => !result.allowed).every((result) => result.count === 100)).toBe(
+          true,
+        );
+        expect(await store.peek("quota:k")).toBe(100);
+        expect(await store.getItem("quota:k")).toBe(100);
+      });
+
+      it("keeps counters apart and reads absent ones as 0", async () => {
+        const expiresAt = Date.now() + 60_000;
+        expect(await store.peek("quota:none")).toBe(0);
+        expect(await store.consume("quota:zero", 0, expiresAt)).toEqual({ allowed: false, count: 0 });
+        await store.consume("quota:a", 5, expiresAt);
+        await store.consume("quota:a", 5, expiresAt);
+        await store.consume("quota:b", 5, expiresAt);
+        expect([await store.peek("quota:a"), await store.peek("quota:b")]).toEqual([2, 1]);
+        await store.setItem("not-a-counter", { a: 1 });
+        await expect(store.peek("not-a-counter")).rejects.toThrow(/hold a counter/);
+      });
+
+      it("restarts a counter after its window's expiresAt", async () => {
+        const expiresAt = Date.now() + 400;
+        expect(await store.consume("window:k", 2, expiresAt)).toEqual({ allowed: true, count: 1 });
+        expect(await store.consume("window:k", 2, expiresAt + 5_000)).toEqual({ allowed: true, count: 2 });
+        expect(await store.consume("window:k", 2, expiresAt)).toEqual({ allowed: false, count: 2 });
+        await sleep(Math.max(0, expiresAt - Date.now()) + 100);
+        expect(await store.peek("window:k")).toBe(0);
+        expect(await store.consume("window:k", 2, Date.now() + 60_000)).toEqual({ allowed: true, count: 1 });
+      });
+
+      it("lets exactly one of 50 concurrent setIfAbsent calls win", async () => {
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => store.setIfAbsent("once", { by: i })),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(await store.getItem("once")).toEqual({ by: results.indexOf(true) });
+        expect(await store.setIfAbsent("once", "again")).toBe(false);
+      });
+
+      it("numbers 200 concurrent next() calls 1..200, per sequence", async () => {
+        const values = await Promise.all(Array.from({ length: 200 }, () => store.next("submissions")));
+        expect([...values].sort((a, b) => a - b)).toEqual(range(1, 200));
+        expect(await store.next("submissions")).toBe(201);
+        expect(await store.next("other")).toBe(1);
+      });
+
+      it("queues FIFO and refuses ids already queued or in flight", async () => {
+        const queue = store.queue("jobs");
+        for (const id of ["a", "b", "c"]) {
+          expect(await queue.push(id)).toBe(true);
+        }
+        expect(await queue.push("b")).toBe(false);
+        const first = await queue.claim(60_000);
+        expect(first?.id).toBe("a");
+        expect(await queue.push("a")).toBe(false);
+        expect(await queue.size()).toEqual({ pending: 2, inFlight: 1 });
+        expect((await queue.claim(60_000))?.id).toBe("b");
+        expect((await queue.claim(60_000))?.id).toBe("c");
+        expect(await queue.claim(60_000)).toBeNull();
+        if (!first) {
+          throw new Error("expected a claim");
+        }
+        expect(await queue.ack({ ...first, token: "forged" })).toBe(false);
+        expect(await queue.ack(first)).toBe(true);
+        expect(await queue.ack(first)).toBe(false);
+        expect(await queue.size()).toEqual({ pending: 0, inFlight: 2 });
+        expect(await queue.push("a")).toBe(true);
+        expect(await store.queue("other").size()).toEqual({ pending: 0, inFlight: 0 });
+      });
+
+      it("hands each of 50 items to exactly one of 100 concurrent claimers", async () => {
+        const queue = store.queue("work");
+        const ids = range(1, 50).map((n) => `item-${n}`);
+        await Promise.all(ids.map((id) => queue.push(id)));
+        const claims = await Promise.all(Array.from({ length: 100 }, () => queue.claim(60_000)));
+        const claimed = claims.flatMap((claim) => (claim ? [claim.id] : []));
+        expect(claimed).toHaveLength(50);
+        expect(new Set(claimed)).toEqual(new Set(ids));
+        expect(await queue.size()).toEqual({ pending: 0, inFlight: 50 });
+      });
+
+      it("requeues items whose lease passed, and the old claim loses its lease", async () => {
+        const queue = store.queue("leases");
+        await queue.push("x");
+        await queue.push("y");
+        const first = await queue.claim(150);
+        const kept = await queue.claim(60_000);
+        expect(await queue.requeueExpired()).toEqual([]);
+        await sleep(250);
+        expect(await queue.requeueExpired()).toEqual(["x"]);
+        expect(await queue.size()).toEqual({ pending: 1, inFlight: 1 });
+        const second = await queue.claim(60_000);
+        expect(second?.id).toBe("x");
+        expect(second?.token).not.toBe(first?.token);
+        if (!first || !second || !kept) {
+          throw new Error("expected claims");
+        }
+        expect(await queue.ack(first)).toBe(false);
+        expect(await queue.extend(first, 1_000)).toBeNull();
+        const extended = await queue.extend(second, 120_000);
+        expect(extended?.leaseUntil).toBeGreaterThan(second.leaseUntil);
+        expect(await queue.ack(second)).toBe(true);
+        expect(await queue.ack(kept)).toBe(true);
+        expect(await queue.size()).toEqual({ pending: 0, inFlight: 0 });
+      });
+
+      it("answers ping, and refuses work once closed", async () => {
+        expect(await store.ping()).toBe(true);
+        await store.close();
+        expect(await store.ping()).toBe(false);
+        await expect(store.getItem("x")).rejects.toThrow(/closed/);
+        await expect(store.consume("x", 1, Date.now() + 1000)).rejects.toThrow(/closed/);
+        await store.close();
+      });
+    },
+  );
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+}
