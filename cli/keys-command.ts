@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { TIERS, type TierName, TierNameSchema } from "../pipeline/domain/tiers.ts";
+import { createKeyService, type KeyRecord, type KeyService } from "../server/access/key-service.ts";
 import { configFromEnv } from "../server/config.ts";
-import { createKeyService, type KeyRecord, type KeyService } from "../server/keys/key-service.ts";
 import { createStoreFromEnv } from "../server/store/from-env.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { PROJECT_ROOT } from "./paths.ts";
