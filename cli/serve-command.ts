@@ -2,12 +2,14 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { DEFAULT_SELECTION } from "../pipeline/domain/selection.ts";
+import { loadRubric } from "../pipeline/rubric-file.ts";
 import { createSampleSource, sampleDays } from "../pipeline/sources/sample-source.ts";
 import { configFromEnv } from "../server/config.ts";
 import { createContext } from "../server/context.ts";
 import { listen } from "../server/http/listen.ts";
 import { createSnapshotCache } from "../server/snapshots/snapshot-cache.ts";
 import { createStoreFromEnv } from "../server/store/from-env.ts";
+import { rulesScorer } from "../server/submissions/submission-service.ts";
 import { submissionSettingsFromEnv } from "../server/submissions/submission-settings.ts";
 import { createSemanticChecker } from "../server/verify/semantic.ts";
 import { semanticConfigFromEnv } from "../server/verify/semantic-config.ts";
@@ -72,8 +74,9 @@ export function registerServe(program: Command): void {
       const config = configFromEnv(process.env);
       // Settings are checked before the store is opened, so a wrong one leaves no state behind.
       const withWorker = inServerWorker(flags.worker, process.env);
-      const score = submissionScorerFromEnv(process.env, log);
-      const submissions = { settings: submissionSettingsFromEnv(process.env), ...(score ? { score } : {}) };
+      const rubric = await loadRubric();
+      const score = submissionScorerFromEnv(process.env, log, rubric) ?? rulesScorer(rubric);
+      const submissions = { settings: submissionSettingsFromEnv(process.env), score };
       const store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
       if (flags.workers > 1 && !isClusterWorker()) {
         // The primary opened the store only to fail early, once, on a bad one; the workers share it.

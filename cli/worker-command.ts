@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { Candidate } from "../pipeline/domain/candidate.ts";
+import type { Rubric } from "../pipeline/domain/rubric.ts";
 import type { Scores } from "../pipeline/domain/score.ts";
 import { compileRubric, scoreWith } from "../pipeline/domain/scorer.ts";
 import { createHttpClient } from "../pipeline/http.ts";
@@ -10,7 +11,7 @@ import { loadRubric } from "../pipeline/rubric-file.ts";
 import type { ScoringContext } from "../pipeline/screen.ts";
 import { createStoreFromEnv } from "../server/store/from-env.ts";
 import type { SubmissionScorer } from "../server/submissions/submission-records.ts";
-import { createSubmissionService } from "../server/submissions/submission-service.ts";
+import { createSubmissionService, rulesScorer } from "../server/submissions/submission-service.ts";
 import { submissionSettingsFromEnv } from "../server/submissions/submission-settings.ts";
 import { createSubmissionWorker, type SubmissionWorker } from "../server/submissions/submission-worker.ts";
 import { createOutput, UsageError } from "./output.ts";
@@ -20,13 +21,14 @@ import { VERSION } from "./version.ts";
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
 /**
- * The scorer of submissions: the language-model judge when LLM_BASE_URL and LLM_MODEL are set (it
- * falls back to the rules for a submission on any failure, and the scores say which scorer made them),
- * unless SUBMIT_SCORER=rules; otherwise the rules (undefined: the service's default).
+ * The scorer of submissions over `rubric`: the language-model judge when LLM_BASE_URL and LLM_MODEL
+ * are set (it falls back to the rules for a submission on any failure, and the scores say which
+ * scorer made them), unless SUBMIT_SCORER=rules; otherwise undefined, for the rules.
  */
 export function submissionScorerFromEnv(
   env: NodeJS.ProcessEnv,
   warn: (message: string) => void,
+  rubric: Rubric,
 ): SubmissionScorer | undefined {
   const choice = env.SUBMIT_SCORER?.trim() || "auto";
   if (!["auto", "rules", "llm"].includes(choice)) {
@@ -46,13 +48,14 @@ export function submissionScorerFromEnv(
   });
   // No answer cache: submission ids restart with a fresh store, and each is scored once anyway.
   const judge = createLlmJudge({ client, config, now: () => new Date() });
-  let prepared: Promise<ScoringContext> | null = null;
+  const compiled = compileRubric(rubric);
+  const context: ScoringContext = {
+    rubric,
+    rules: (c: Candidate) => scoreWith(compiled, c),
+    progress: () => {},
+  };
   return async (candidate) => {
-    prepared ??= loadRubric().then((rubric) => {
-      const compiled = compileRubric(rubric);
-      return { rubric, rules: (c: Candidate) => scoreWith(compiled, c), progress: () => {} };
-    });
-    const { scores, run } = await judge.score([candidate], await prepared);
+    const { scores, run } = await judge.score([candidate], context);
     for (const fallback of run.fallbacks)
       warn(`${candidate.id}: the judge fell back to the rules: ${fallback.reason}`);
     return scores[0] as Scores;
@@ -83,12 +86,10 @@ export function registerWorker(program: Command): void {
     .action(async () => {
       const out = createOutput({ json: false });
       const settings = submissionSettingsFromEnv(process.env);
-      const score = submissionScorerFromEnv(process.env, log);
+      const rubric = await loadRubric();
+      const score = submissionScorerFromEnv(process.env, log, rubric) ?? rulesScorer(rubric);
       const store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
-      const service = createSubmissionService(
-        { store, now: Date.now, log },
-        { settings, ...(score ? { score } : {}) },
-      );
+      const service = createSubmissionService({ store, now: Date.now, log }, { settings, score });
       const worker = await startSubmissionWorker(service);
       out.line(
         `Research-Picks submission worker running on the ${store.kind} store, ` +

@@ -43,8 +43,8 @@ export async function createContext(options: {
   now?: () => number;
   log?: (message: string) => void;
   semantic?: SemanticChecker;
-  /** Fetch and worker settings, the scorer and the host lookup of submissions (tests inject them). */
-  submissions?: SubmissionServiceOptions;
+  /** The scorer of submissions, with fetch and worker settings and the host lookup (tests inject them). */
+  submissions: SubmissionServiceOptions;
 }): Promise<AppContext> {
   const { submissions, ...rest } = options;
   const now = options.now ?? Date.now;

@@ -8,7 +8,6 @@ import {
   type SubmissionRecord,
   type SubstrateSubmission,
 } from "../../pipeline/domain/submission.ts";
-import { loadRubric } from "../../pipeline/rubric-file.ts";
 import type { Store } from "../store/types.ts";
 import { type HostLookup, systemLookup } from "./checked-address.ts";
 import { createBoardCache } from "./leaderboard-cache.ts";
@@ -35,27 +34,25 @@ export interface SubmissionService {
 
 export interface SubmissionServiceOptions {
   settings?: Partial<SubmissionSettings>;
-  score?: SubmissionScorer;
+  /** How a fetched runtime is scored: rulesScorer(rubric), or the judge (cli/worker-command.ts). */
+  score: SubmissionScorer;
   lookup?: HostLookup;
 }
 
-/** The deterministic rules scorer over the published rubric, loaded on first use. */
-export function rulesScorer(load: () => Promise<Rubric> = loadRubric): SubmissionScorer {
-  let compiled: Promise<ReturnType<typeof compileRubric>> | null = null;
-  return async (candidate: Candidate) => {
-    compiled ??= load().then(compileRubric);
-    return scoreWith(await compiled, candidate);
-  };
+/** The deterministic rules scorer over a rubric the caller loaded (the published one, in the CLI). */
+export function rulesScorer(rubric: Rubric): SubmissionScorer {
+  const compiled = compileRubric(rubric);
+  return async (candidate: Candidate) => scoreWith(compiled, candidate);
 }
 
 export function createSubmissionService(
   base: { store: Store; now: () => number; log: (message: string) => void },
-  options: SubmissionServiceOptions = {},
+  options: SubmissionServiceOptions,
 ): SubmissionService {
   const deps: SubmissionDeps = {
     ...base,
     settings: { ...DEFAULT_SUBMISSION_SETTINGS, ...options.settings },
-    score: options.score ?? rulesScorer(),
+    score: options.score,
     lookup: options.lookup ?? systemLookup,
   };
   const { store } = deps;

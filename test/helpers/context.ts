@@ -3,6 +3,7 @@ import { type AppContext, createContext } from "../../server/context.ts";
 import type { SnapshotCache } from "../../server/snapshots/snapshot-cache.ts";
 import { createMemoryStore } from "../../server/store/memory-store.ts";
 import type { Store } from "../../server/store/types.ts";
+import { publishedRules } from "./rubric.ts";
 
 /** An app context over a memory store (or the one given), with a clock the test can move. */
 export async function testContext(
@@ -16,5 +17,6 @@ export async function testContext(
     config: { ...DEFAULT_CONFIG, ...options.config },
     now: options.now,
     log: () => {},
+    submissions: { score: publishedRules },
   });
 }

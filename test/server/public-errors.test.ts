@@ -47,7 +47,7 @@ afterAll(async () => {
   snapshots.close();
 });
 
-async function serve(options: { modelUrl?: string; submissions?: SubmissionServiceOptions }) {
+async function serve(options: { modelUrl?: string; submissions?: Partial<SubmissionServiceOptions> }) {
   const logged: string[] = [];
   const log = (line: string) => {
     logged.push(line);

@@ -10,6 +10,7 @@ import { createSnapshotCache } from "../../../server/snapshots/snapshot-cache.ts
 import { createMemoryStore } from "../../../server/store/memory-store.ts";
 import type { Store } from "../../../server/store/types.ts";
 import type { SubmissionServiceOptions } from "../../../server/submissions/submission-service.ts";
+import { publishedRules } from "../../helpers/rubric.ts";
 
 /** A page server on 127.0.0.1 that counts the connections it accepts (a refused url must cause none). */
 export interface PageServer {
@@ -63,7 +64,11 @@ export const SUBMISSION = {
 
 /** An app context over a memory store whose submissions may fetch from loopback (the test-only setting). */
 export async function submissionContext(
-  options: { store?: Store; config?: Partial<ServerConfig>; submissions?: SubmissionServiceOptions } = {},
+  options: {
+    store?: Store;
+    config?: Partial<ServerConfig>;
+    submissions?: Partial<SubmissionServiceOptions>;
+  } = {},
 ): Promise<AppContext> {
   const publicDir = await mkdtemp(join(tmpdir(), "picks-submissions-"));
   return createContext({
@@ -73,6 +78,7 @@ export async function submissionContext(
     config: { ...DEFAULT_CONFIG, ...options.config },
     log: () => {},
     submissions: {
+      score: publishedRules,
       ...options.submissions,
       settings: { allowLoopbackFetch: true, pollIntervalMs: 50, ...options.submissions?.settings },
     },

@@ -5,6 +5,7 @@ import type { SubmissionView } from "../../../pipeline/domain/submission.ts";
 import { readDataBlock } from "../../../pipeline/judge/judge-prompt.ts";
 import { createSubmissionWorker } from "../../../server/submissions/submission-worker.ts";
 import { clientFor, postJson } from "../../helpers/app-client.ts";
+import { publishedRubric } from "../../helpers/rubric.ts";
 import {
   ABOUT_PAGE,
   type PageServer,
@@ -53,8 +54,10 @@ afterAll(async () => {
 describe("the judge as the scorer of submissions", () => {
   it("scores with the configured model, and falls back to the rules on an unusable answer", async () => {
     const warnings: string[] = [];
-    const score = submissionScorerFromEnv({ LLM_BASE_URL: `${model.url}/v1`, LLM_MODEL: "m" }, (line) =>
-      warnings.push(line),
+    const score = submissionScorerFromEnv(
+      { LLM_BASE_URL: `${model.url}/v1`, LLM_MODEL: "m" },
+      (line) => warnings.push(line),
+      publishedRubric,
     );
     expect(score).toBeDefined();
     const context = await submissionContext({ submissions: { ...(score ? { score } : {}) } });
@@ -91,13 +94,13 @@ describe("the judge as the scorer of submissions", () => {
     [{}, undefined],
     [{ LLM_BASE_URL: "http://127.0.0.1:9/v1", LLM_MODEL: "m", SUBMIT_SCORER: "rules" }, undefined],
   ])("uses the rules for %j", (env, expected) => {
-    expect(submissionScorerFromEnv(env, () => {})).toBe(expected);
+    expect(submissionScorerFromEnv(env, () => {}, publishedRubric)).toBe(expected);
   });
 
   it.each([
     [{ SUBMIT_SCORER: "llm" }, "SUBMIT_SCORER=llm needs LLM_BASE_URL and LLM_MODEL"],
     [{ SUBMIT_SCORER: "gpt" }, "Expected SUBMIT_SCORER to be `rules` or `llm`, got `gpt`"],
   ])("refuses %j", (env, message) => {
-    expect(() => submissionScorerFromEnv(env, () => {})).toThrow(message);
+    expect(() => submissionScorerFromEnv(env, () => {}, publishedRubric)).toThrow(message);
   });
 });

@@ -1,0 +1,9 @@
+import type { Rubric } from "../../pipeline/domain/rubric.ts";
+import { loadRubric } from "../../pipeline/rubric-file.ts";
+import { rulesScorer } from "../../server/submissions/submission-service.ts";
+
+/** The published rubric (data/rubric.json), as the CLI loads it. */
+export const publishedRubric: Rubric = await loadRubric();
+
+/** The rules scorer of submissions over the published rubric: what `picks serve` uses by default. */
+export const publishedRules = rulesScorer(publishedRubric);
