@@ -5,6 +5,7 @@ import { type CurateResult, curate } from "../pipeline/curate.ts";
 import { dayOf } from "../pipeline/domain/calendar.ts";
 import type { HttpCounts } from "../pipeline/domain/run-record.ts";
 import type { SelectionPolicy } from "../pipeline/domain/selection.ts";
+import { siteUrlFromEnv } from "../pipeline/feeds.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
 import type { CandidateScorer } from "../pipeline/screen.ts";
 import { DEFAULT_CATEGORIES } from "../pipeline/sources/arxiv-source.ts";
@@ -142,6 +143,7 @@ export async function runCurate(options: CurateJobOptions): Promise<CurateResult
     rubric: await loadRubric(),
     selection: options.selection,
     now: () => new Date(),
+    siteUrl: siteUrlFromEnv(process.env),
     onProgress: (stage, message) => options.out.progress(`${stage}: ${message}`),
     ...(options.scorer ? { scorer: options.scorer } : {}),
     ...(options.citations ? { citations: options.citations } : {}),

@@ -1,12 +1,13 @@
 import { join } from "node:path";
 import type { CitationLookup } from "./citations/citation-lookup.ts";
 import { enrichPicks } from "./citations/enrich-picks.ts";
+import { assembleDay } from "./domain/day-assembly.ts";
 import { toPick } from "./domain/pick.ts";
 import type { Rubric } from "./domain/rubric.ts";
 import type { HttpCounts, RunRecord } from "./domain/run-record.ts";
 import type { ScoredCandidate, SelectionPolicy } from "./domain/selection.ts";
-import { buildDailySnapshot, buildRecent, buildStats, type DailySnapshot } from "./domain/snapshot.ts";
-import { planFeeds, siteUrlFromEnv, writeFeeds } from "./feeds.ts";
+import type { DailySnapshot } from "./domain/snapshot.ts";
+import { DEFAULT_SITE_URL, planFeeds, writeFeeds } from "./feeds.ts";
 import { type PlannedFile, publishFiles, readDailySnapshots } from "./publish.ts";
 import { type CandidateScorer, screenCandidates } from "./screen.ts";
 import type { CandidateSource } from "./sources/source.ts";
@@ -39,7 +40,7 @@ export interface CurateOptions {
   citationsSkipped?: string;
   /** The outbound HTTP client's counts, copied into the run record. */
   httpCounts?: () => HttpCounts;
-  /** The site's base URL for the feeds' links (no trailing slash); absent: PUBLIC_BASE_URL or the default. */
+  /** The site's base URL for the feeds' links, without a trailing slash; the CLI passes PUBLIC_BASE_URL. */
   siteUrl?: string;
 }
 
@@ -54,7 +55,7 @@ export interface CurateResult {
 }
 
 /**
- * The daily job: gather -> score -> select -> enrich -> publish. Nothing is written unless every file
+ * The daily job: gather -> score -> select -> enrich (reads), assemble the day (pure), publish. Nothing is written unless every file
  * validates; citation failures become `missing` citation data, never a failed run.
  */
 export async function curate(options: CurateOptions): Promise<CurateResult> {
@@ -96,7 +97,6 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     lookup: options.citations,
     skipped: options.citationsSkipped ?? "no citation index configured",
   });
-  const picks = enriched.picks;
   if (enriched.run.status === "done") {
     const { found_semantic_scholar: s2, found_openalex: openAlex, missing } = enriched.run;
     progress(
@@ -106,48 +106,36 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
   }
 
   const generatedAt = options.now().toISOString();
-  const counts = {
-    screened: batch.candidates.length,
-    skipped: batch.skipped.length,
-    duplicates: batch.duplicates,
-    kept: picks.length,
-  };
-  const snapshot = buildDailySnapshot({
+  const day = assembleDay({
     date,
     generatedAt,
-    sample: batch.sample,
-    source: batch.source,
-    rubricVersion: rubric.version,
+    batch,
+    rubric,
     selection,
-    counts,
-    picks,
+    picks: enriched.picks,
+    published: existing.days,
+    refreshed: enriched.refreshedDays,
   });
-
-  const refreshed = new Map(enriched.refreshedDays.map((day) => [day.date, day]));
-  const days = [
-    ...existing.days.filter((day) => day.date !== date).map((day) => refreshed.get(day.date) ?? day),
-    snapshot,
-  ];
-  const newest = days.reduce((a, b) => (a.date >= b.date ? a : b));
+  const { snapshot, counts, days } = day;
   const planned: PlannedFile[] = [
     { path: join(v1, "daily", `${date}.json`), kind: "daily", value: snapshot },
     ...enriched.refreshedDays.map(
-      (day): PlannedFile => ({
-        path: join(v1, "daily", `${day.date}.json`),
+      (refreshed): PlannedFile => ({
+        path: join(v1, "daily", `${refreshed.date}.json`),
         kind: "daily",
-        value: day,
+        value: refreshed,
       }),
     ),
-    { path: join(v1, "daily", "latest.json"), kind: "daily", value: newest },
-    { path: join(v1, "recent.json"), kind: "recent", value: buildRecent(days, generatedAt) },
-    { path: join(v1, "stats.json"), kind: "stats", value: buildStats(days, generatedAt, rubric.version) },
+    { path: join(v1, "daily", "latest.json"), kind: "daily", value: day.latest },
+    { path: join(v1, "recent.json"), kind: "recent", value: day.recent },
+    { path: join(v1, "stats.json"), kind: "stats", value: day.stats },
     { path: join(v1, "axes.json"), kind: "axes", value: rubric },
   ];
   // Built and checked before anything is written, so a bad feed fails the run like a bad snapshot.
   const feeds = planFeeds({
     days,
     outDir: options.outDir,
-    baseUrl: options.siteUrl ?? siteUrlFromEnv(process.env),
+    baseUrl: options.siteUrl ?? DEFAULT_SITE_URL,
     rubric,
   });
   const record: RunRecord = {

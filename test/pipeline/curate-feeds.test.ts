@@ -8,6 +8,7 @@ import { JsonFeedSchema } from "../../pipeline/domain/feeds.ts";
 import type { Rubric } from "../../pipeline/domain/rubric.ts";
 import { DEFAULT_SELECTION } from "../../pipeline/domain/selection.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
+import { siteUrlFromEnv } from "../../pipeline/feeds.ts";
 import { loadRubric } from "../../pipeline/rubric-file.ts";
 import { createSampleSource, sampleDays } from "../../pipeline/sources/sample-source.ts";
 
@@ -72,16 +73,13 @@ describe("picks curate writes the feeds", () => {
     );
   });
 
-  it("points the links at PUBLIC_BASE_URL when no site URL is passed", async () => {
+  it("points the links at PUBLIC_BASE_URL, as the CLI reads it and passes it on", async () => {
     const dirs = await site();
-    const before = process.env.PUBLIC_BASE_URL;
-    process.env.PUBLIC_BASE_URL = "https://mirror.example.net/picks/";
-    try {
-      await run(dirs, days.at(-1) as string);
-    } finally {
-      if (before === undefined) delete process.env.PUBLIC_BASE_URL;
-      else process.env.PUBLIC_BASE_URL = before;
-    }
+    await run(
+      dirs,
+      days.at(-1) as string,
+      siteUrlFromEnv({ PUBLIC_BASE_URL: "https://mirror.example.net/picks/" }),
+    );
     const json = await readJson<{
       home_page_url: string;
       items: Array<{ _research_picks: { day_url: string } }>;
