@@ -10,7 +10,7 @@ import { promisify } from "node:util";
 import { PICKS_BIN, startPicksServer, startProcess } from "../test/helpers/processes.ts";
 import { redisSkipReason, startRedis } from "../test/helpers/redis.ts";
 import { publishYear } from "../test/server/mcp/year-site.ts";
-import { type LoadResult, load } from "./load.ts";
+import { LOAD_CLIENT, type LoadResult, load, pinServer } from "./load.ts";
 import { runMcpBench } from "./mcp.ts";
 import { runScorerBench } from "./scorer.ts";
 import { runSourcesBench } from "./sources.ts";
@@ -76,6 +76,7 @@ async function curateWallTime(root: string): Promise<number> {
 
 async function baselineFor(file: string): Promise<LoadResult> {
   const bare = await startProcess([BARE, file]);
+  pinServer(bare.child.pid);
   try {
     return await load(bare.url, { seconds });
   } finally {
@@ -94,6 +95,7 @@ async function enterpriseKey(env: Record<string, string>): Promise<string> {
 async function papersLoad(env: Record<string, string>, name: string, target: string): Promise<LoadResult> {
   const key = await enterpriseKey(env);
   const server = await startPicksServer(publicDir, env);
+  pinServer(server.child.pid);
   try {
     return await compare(name, `${server.url}/v1/papers?days=7`, { headers: { "x-api-key": key } }, target);
   } finally {
@@ -108,6 +110,7 @@ async function memoryAfterLoad(): Promise<void> {
   const env = { STATE_DIR: join(root, "state-memory"), VERIFY_RATE_LIMIT: "100000000" };
   const key = await enterpriseKey(env);
   const server = await startPicksServer(yearDir, env);
+  pinServer(server.child.pid);
   try {
     const keyed = { headers: { "x-api-key": key } };
     await Promise.all([
@@ -128,6 +131,7 @@ async function memoryAfterLoad(): Promise<void> {
 
 const root = await mkdtemp(join(tmpdir(), "picks-bench-"));
 const publicDir = join(root, "public");
+console.log(`Load generator: ${LOAD_CLIENT}; the bare baseline's own req/s is printed beside each ratio.`);
 try {
   const wall = await curateWallTime(root);
   console.log(
@@ -146,6 +150,7 @@ try {
 
   if (wanted("snapshot")) {
     const server = await startPicksServer(publicDir, { STATE_DIR: join(root, "state-snapshot") });
+    pinServer(server.child.pid);
     await compare("GET /v1/daily/latest", `${server.url}/v1/daily/latest`, {}, ">= 0.70, p99 < 20 ms");
     await server.stop();
   }
@@ -173,6 +178,7 @@ try {
   if (wanted("verify")) {
     const env = { STATE_DIR: join(root, "state-verify"), VERIFY_RATE_LIMIT: "100000000" };
     const server = await startPicksServer(publicDir, env);
+    pinServer(server.child.pid);
     const body = JSON.stringify({
       subject: "Quarterly evaluation notes",
       body: "The evaluation covered the holdout split and the audit log. ".repeat(170).slice(0, 10_000),
