@@ -7,13 +7,13 @@ import {
   assertKey,
   assertPrefix,
   assertTtl,
-  isReservedKey,
   sequenceKey,
   toCount,
   toJson,
 } from "./keys.ts";
 import { createRedisQueue } from "./redis-queue.ts";
 import { ALL_SCRIPTS, CONSUME, loadScripts, runScript } from "./redis-script.ts";
+import { storageRecords } from "./storage-records.ts";
 import type { Store } from "./types.ts";
 
 export interface RedisStoreOptions {
@@ -58,26 +58,7 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
 
   return {
     kind: "redis",
-    async getItem<T>(key: string): Promise<T | null> {
-      assertOpen();
-      const text = await storage.getItemRaw<string>(assertKey(key));
-      return text === null ? null : (JSON.parse(String(text)) as T);
-    },
-    async setItem(key, value, opts) {
-      assertOpen();
-      const ttl = assertTtl(opts);
-      await storage.setItemRaw(assertKey(key), toJson(key, value), ttl === undefined ? {} : { ttl });
-    },
-    async removeItem(key) {
-      assertOpen();
-      await storage.removeItem(assertKey(key));
-    },
-    async getKeys(prefixOfKeys) {
-      assertOpen();
-      const base = assertPrefix(prefixOfKeys);
-      const keys = await storage.getKeys(base);
-      return (base ? keys : keys.filter((key) => !isReservedKey(key))).sort();
-    },
+    ...storageRecords(storage, assertOpen),
     async consume(key, limit, expiresAt) {
       assertOpen();
       const args = [assertCount("limit", limit), assertEpochMs("expiresAt", expiresAt)];

@@ -3,9 +3,7 @@ import {
   assertCount,
   assertEpochMs,
   assertKey,
-  assertPrefix,
   assertTtl,
-  isReservedKey,
   queueKey,
   sequenceKey,
   toCount,
@@ -15,6 +13,7 @@ import { createWriteBatcher } from "./sqlite-batch.ts";
 import { openDatabase, type SqliteDatabase } from "./sqlite-database.ts";
 import { createSqliteDriver } from "./sqlite-driver.ts";
 import { createSqliteQueue, prepareQueueStatements } from "./sqlite-queue.ts";
+import { storageRecords } from "./storage-records.ts";
 import type { Store } from "./types.ts";
 
 export interface SqliteStoreOptions {
@@ -103,25 +102,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 
   return {
     kind: options.kind ?? "sqlite",
-    async getItem<T>(key: string): Promise<T | null> {
-      open();
-      const text = await storage.getItemRaw<string>(assertKey(key));
-      return text === null ? null : (JSON.parse(String(text)) as T);
-    },
-    async setItem(key, value, opts) {
-      open();
-      const ttl = assertTtl(opts);
-      await storage.setItemRaw(assertKey(key), toJson(key, value), ttl === undefined ? {} : { ttl });
-    },
-    async removeItem(key) {
-      open();
-      await storage.removeItem(assertKey(key));
-    },
-    async getKeys(prefix) {
-      open();
-      const keys = await storage.getKeys(assertPrefix(prefix));
-      return prefix ? keys : keys.filter((key) => !isReservedKey(key));
-    },
+    ...storageRecords(storage, open),
     async consume(key, limit, expiresAt) {
       open();
       assertKey(key);
