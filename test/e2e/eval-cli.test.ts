@@ -5,6 +5,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readDataBlock } from "../../pipeline/judge/judge-prompt.ts";
 import { loadRubric } from "../../pipeline/rubric-file.ts";
 import { RELEASED_DAYS } from "../helpers/curation.ts";
 import { runPicks } from "../helpers/processes.ts";
@@ -59,28 +60,34 @@ const LABELS = {
   },
 };
 
-/** The fake judge's level on every axis: total = 9 x level. 2606.00004 (label 0) is its favourite. */
-const LEVEL: Record<string, number> = {
-  "2606.00001": 4,
-  "2606.00002": 1,
-  "2606.00003": 3,
+/**
+ * The level the fake judge claims on every axis. It cites the title (lower-cased, in quotation marks)
+ * and the abstract as evidence for every axis and for REG FIT, so each axis is held to the rules
+ * scorer's level plus one per quote that shows a signal of that axis: 2606.00004 (label 0) claims 5
+ * but quotes nothing that shows a signal and stays at 0; 2606.00003 rises above the rules' 10 on the
+ * quotes that carry it; 2606.00002 (label 2), which the judge dismisses, falls to 0.
+ */
+const CLAIM: Record<string, number> = {
+  "2606.00001": 5,
+  "2606.00002": 0,
+  "2606.00003": 5,
   "2606.00004": 5,
-  "2606.00005": 0,
-  "2606.00006": 2,
+  "2606.00005": 5,
+  "2606.00006": 5,
 };
 
 function judge(call: RecordedCall): string {
   const body = call.body as { messages: Array<{ content: string }> };
-  const paper = JSON.parse(body.messages[1]?.content ?? "{}") as { arxiv_id: string; title: string };
-  const score = LEVEL[paper.arxiv_id] ?? 0;
-  const axis = (quote: boolean) => ({
-    score,
-    evidence: quote ? [{ signal: "fake", quote: paper.title }] : [],
-  });
-  const axes = { A1: axis(true), A2: axis(false), A3: axis(false), A4: axis(false), A5: axis(false) };
+  const paper = readDataBlock(body.messages[1]?.content ?? "") ?? {};
+  const score = CLAIM[String(paper.id)] ?? 0;
+  const evidence = [
+    { signal: "fake", quote: `"${String(paper.title).toLowerCase()}"` },
+    { signal: "fake", quote: String(paper.abstract) },
+  ];
+  const axis = { score, evidence };
   return JSON.stringify({
-    axes: { ...axes, A6: axis(false), A7: axis(false), A8: axis(false), A9: axis(false) },
-    reg_fit: { score: 2, rationale: "fake", evidence: [] },
+    axes: { A1: axis, A2: axis, A3: axis, A4: axis, A5: axis, A6: axis, A7: axis, A8: axis, A9: axis },
+    reg_fit: { score: 2, rationale: "fake", evidence },
   });
 }
 
@@ -181,70 +188,79 @@ describe("picks eval", () => {
   });
 
   it("measures the language-model judge the same way", async () => {
-    const result = await withJudge(["--labels", labelsPath, "--min-total", "20", "--json"]);
+    const result = await withJudge(["--labels", labelsPath, "--min-total", "1", "--json"]);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report).toMatchObject({ scorer: "llm", model: "fake-judge" });
     const [day] = report.days;
-    // Ranked by total: 00004 (45, label 0), 00001 (36, 2), 00003 (27, 1), 00006 (18), 00002 (9, 2), 00005 (0, 0).
-    expect(day.picks.map((pick: { id: string; label: number | null }) => [pick.id, pick.label])).toEqual([
-      ["2606.00004", 0],
-      ["2606.00001", 2],
-      ["2606.00003", 1],
+    // The rules alone: 00001 10, 00003 10, 00002 9, 00006 2, 00004 0, 00005 0. Held to its quotes, the
+    // judge ranks 00003 (13, label 1), 00001 (10, 2), 00006 (4), 00005 (1, 0), 00002 (0, 2), 00004 (0, 0).
+    expect(
+      day.picks.map((pick: { id: string; total: number; label: number | null }) => [
+        pick.id,
+        pick.total,
+        pick.label,
+      ]),
+    ).toEqual([
+      ["2606.00003", 13, 1],
+      ["2606.00001", 10, 2],
+      ["2606.00006", 4, null],
+      ["2606.00005", 1, 0],
     ]);
     expect(day).toMatchObject({
       precision: 2 / 3,
       top: 1,
       top_possible: 2,
       recall_top10: 1,
-      auc: 0.5,
-      auc_on_topic: 0.5,
+      auc: 0.625,
+      auc_on_topic: 0.75,
       scoring: { scorer: "llm", llm_scored: 6, fallbacks: [] },
     });
-    expect(day.false_positives[0]).toMatchObject({
-      id: "2606.00004",
-      rank: 1,
-      total: 45,
-      kept: true,
-      evidence: [{ axis: "A1", signal: "llm: fake", text: "Segmenting Cells in Microscopy Images" }],
-    });
+    // Only the quote that shows a signal of its axis counts, and what is published is the source's words.
+    expect(day.false_positives).toMatchObject([
+      {
+        id: "2606.00005",
+        rank: 4,
+        total: 1,
+        kept: true,
+        evidence: [{ axis: "A8", signal: "llm: A8.formal", text: "A theorem about compressed sensing." }],
+      },
+      { id: "2606.00004", rank: 6, total: 0, reg_fit: 1, kept: false, evidence: [] },
+    ]);
     expect(day.misses.map((miss: { id: string; rank: number }) => [miss.id, miss.rank])).toEqual([
       ["2606.00002", 5],
       ["2606.00001", 2],
     ]);
+    expect(day.misses[1].evidence).toContainEqual({
+      axis: "A5",
+      signal: "llm: A5.audit",
+      text: "An Agent Runtime with Audited Tool Calls",
+    });
     expect(report.overall).toMatchObject({
       days: 1,
-      picks: 3,
+      picks: 4,
       precision: 2 / 3,
-      auc_mean: 0.5,
-      auc_min: 0.5,
+      auc_mean: 0.625,
+      auc_min: 0.625,
     });
   });
 
   it("exits 1 when a day misses --min-precision, naming the day and the figure, after the report", async () => {
-    const result = await withJudge(["--labels", labelsPath, "--min-total", "20", "--min-precision", "0.9"]);
+    const result = await withJudge(["--labels", labelsPath, "--min-total", "1", "--min-precision", "0.9"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("2026-06-30: precision 0.667 is below --min-precision 0.9");
     expect(result.stdout).toContain("2026-06-30");
     expect(result.stdout).toMatch(/precision 0\.67 \(2 of 3 labelled picks on topic\), top 1\/2/);
-    expect(result.stdout).toContain("overall: 1 days, 3 picks");
+    expect(result.stdout).toContain("overall: 1 days, 4 picks");
 
-    const json = await withJudge([
-      "--labels",
-      labelsPath,
-      "--min-total",
-      "20",
-      "--min-auc",
-      "0.95",
-      "--json",
-    ]);
+    const json = await withJudge(["--labels", labelsPath, "--min-total", "1", "--min-auc", "0.95", "--json"]);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout).gate).toEqual({
       passed: false,
       bounds: { min_auc: 0.95 },
-      misses: [{ day: "2026-06-30", metric: "auc", value: 0.5, bound: 0.95 }],
+      misses: [{ day: "2026-06-30", metric: "auc", value: 0.625, bound: 0.95 }],
     });
-    expect(json.stderr).toContain("2026-06-30: AUC 0.500 is below --min-auc 0.95");
+    expect(json.stderr).toContain("2026-06-30: AUC 0.625 is below --min-auc 0.95");
   });
 
   it.each([
