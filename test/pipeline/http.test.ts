@@ -1,5 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createHttpClient, type HttpClientOptions } from "../../pipeline/http.ts";
+import { z } from "zod";
+import {
+  createHttpClient,
+  createModelClient,
+  type HttpClientOptions,
+  MAX_MODEL_ANSWER_BYTES,
+  type ModelQuestion,
+} from "../../pipeline/http.ts";
 import {
   backoffDelay,
   HttpError,
@@ -152,6 +159,136 @@ describe("the HTTP client", () => {
       expect((seen[i]?.at ?? 0) - (seen[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(75);
     }
     expect(http.counts().politeness_wait_ms).toBeGreaterThanOrEqual(150);
+    await http.close();
+  });
+});
+
+const COMPLETIONS = "/v1/chat/completions";
+const Verdict = z.strictObject({ verdict: z.enum(["yes", "no"]) });
+const QUESTION: ModelQuestion<z.infer<typeof Verdict>> = {
+  messages: [
+    { role: "system", content: "Answer yes or no." },
+    { role: "user", content: "Is this a test?" },
+  ],
+  responseFormat: { type: "json_schema", json_schema: { name: "verdict", strict: true, schema: {} } },
+  answer: Verdict,
+  temperature: 0,
+};
+/** A chat-completions envelope; `content` undefined leaves the message without one. */
+const envelope = (message: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({ choices: [{ index: 0, finish_reason: "stop", message }], ...extra }),
+});
+const USAGE = { usage: { prompt_tokens: 120, completion_tokens: 8, total_tokens: 128 } };
+const NO_USAGE = { promptTokens: 0, completionTokens: 0 };
+
+function modelClient(extra: Partial<HttpClientOptions> = {}) {
+  const { http, waits } = client({ retries: 1, backoffBaseMs: 10, ...extra });
+  const model = createModelClient({
+    client: http,
+    baseUrl: `${fake.url}/v1/`,
+    model: "small",
+    apiKey: "sk-test",
+    timeoutMs: 150,
+  });
+  return { http, model, waits };
+}
+
+describe("the model client", () => {
+  it("asks one JSON-schema question and answers the validated object with the tokens billed", async () => {
+    fake.route("POST", COMPLETIONS, envelope({ content: '```json\n{"verdict":"yes"}\n```' }, USAGE));
+    const { http, model } = modelClient();
+    expect(await model.ask(QUESTION)).toEqual({
+      ok: true,
+      answer: { verdict: "yes" },
+      usage: { promptTokens: 120, completionTokens: 8 },
+    });
+    const [seen] = fake.seen(COMPLETIONS);
+    expect(seen?.headers.authorization).toBe("Bearer sk-test");
+    expect(JSON.parse(seen?.body ?? "{}")).toEqual({
+      model: "small",
+      temperature: 0,
+      messages: QUESTION.messages,
+      response_format: QUESTION.responseFormat,
+    });
+    expect(http.counts().by_upstream.llm?.requests).toBe(1);
+    await http.close();
+  });
+
+  it.each([
+    [
+      "a body that is not JSON",
+      { body: "<html>gateway</html>" },
+      "the model endpoint answered with a body that is not JSON",
+    ],
+    [
+      "no choices",
+      { body: '{"choices":[]}' },
+      "the model endpoint's answer has no choices[0].message.content string",
+    ],
+    ["a refusal", envelope({ content: null, refusal: "I can't\nhelp." }), "the model refused: I can't help."],
+    [
+      "an answer cut off",
+      { body: JSON.stringify({ choices: [{ finish_reason: "length", message: { content: '{"verd' } }] }) },
+      "the model's answer was cut off (finish_reason: length)",
+    ],
+    ["content that is not JSON", envelope({ content: "yes" }), "the model's answer is not valid JSON ("],
+    [
+      "content off the schema",
+      envelope({ content: '{"verdict":"maybe"}' }),
+      "the model's answer does not match the expected schema (verdict: ",
+    ],
+  ])("calls %s an invalid answer", async (_name, reply, problem) => {
+    fake.route("POST", COMPLETIONS, reply);
+    const { http, model } = modelClient();
+    const result = await model.ask(QUESTION);
+    expect(result).toMatchObject({ ok: false, kind: "invalid", usage: NO_USAGE });
+    expect(result.ok ? "" : result.problem).toContain(problem);
+    await http.close();
+  });
+
+  it("counts the tokens of an answer it cannot use: the endpoint billed them", async () => {
+    fake.route("POST", COMPLETIONS, envelope({ content: "I think so." }, USAGE));
+    const { http, model } = modelClient();
+    expect(await model.ask(QUESTION)).toMatchObject({
+      ok: false,
+      kind: "invalid",
+      usage: { promptTokens: 120, completionTokens: 8 },
+    });
+    await http.close();
+  });
+
+  it("retries as its HTTP client does, then says unavailable with what the endpoint answered", async () => {
+    fake.route("POST", COMPLETIONS, { status: 503, body: '{"error":"overloaded"}' });
+    const { http, model, waits } = modelClient();
+    const result = await model.ask(QUESTION);
+    expect(result).toMatchObject({ ok: false, kind: "unavailable", usage: NO_USAGE });
+    expect(result.ok ? "" : result.problem).toMatch(
+      /^the model request failed: llm: POST http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions failed after 2 attempts: HTTP 503 \(\{"error":"overloaded"\}\)$/,
+    );
+    expect(waits).toHaveLength(1);
+    await http.close();
+  });
+
+  it("says timeout when no answer comes within its limit", async () => {
+    fake.route("POST", COMPLETIONS, { hang: true });
+    const { http, model } = modelClient({ retries: 0 });
+    const result = await model.ask(QUESTION);
+    expect(result).toMatchObject({ ok: false, kind: "timeout" });
+    expect(result.ok ? "" : result.problem).toContain("no complete answer within 150 ms");
+    await http.close();
+  });
+
+  it("reads no answer larger than MAX_MODEL_ANSWER_BYTES, whatever its HTTP client allows", async () => {
+    const content = JSON.stringify({ verdict: "yes", padding: "x".repeat(MAX_MODEL_ANSWER_BYTES) });
+    fake.route("POST", COMPLETIONS, envelope({ content }));
+    const { http, model } = modelClient();
+    const result = await model.ask(QUESTION);
+    expect(result).toMatchObject({ ok: false, kind: "invalid" });
+    expect(result.ok ? "" : result.problem).toContain(
+      `the answer is larger than ${MAX_MODEL_ANSWER_BYTES} bytes`,
+    );
+    expect(fake.seen(COMPLETIONS)).toHaveLength(1);
     await http.close();
   });
 });
