@@ -1,5 +1,6 @@
 // The language-model judge's answer: one JSON document per candidate, checked here before it becomes
-// Scores. Pure: the schema is sent to the model as its response format and used to validate what comes back.
+// Scores. Pure: the schema is sent to the model as its response format, and the model client validates
+// what comes back against it.
 
 import { z } from "zod";
 import type { Candidate } from "../domain/candidate.ts";
@@ -52,26 +53,6 @@ export const JUDGE_RESPONSE_FORMAT = {
     schema: (({ $schema: _, ...schema }) => schema)(z.toJSONSchema(JudgeAnswerSchema)),
   },
 } as const;
-
-/** Why an answer is not usable, or the answer. */
-export function readJudgeAnswer(content: string): JudgeAnswer | { problem: string } {
-  // Some servers wrap the JSON in a Markdown fence despite the response format; the fence carries nothing.
-  const unfenced = content
-    .trim()
-    .replace(/^```(?:json)?[ \t]*\n?/, "")
-    .replace(/\n?```$/, "");
-  let json: unknown;
-  try {
-    json = JSON.parse(unfenced);
-  } catch (error) {
-    return { problem: `the model's answer is not JSON (${(error as Error).message})` };
-  }
-  const parsed = JudgeAnswerSchema.safeParse(json);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
-  return { problem: `the model's answer does not match the schema (${where}${issue?.message ?? "invalid"})` };
-}
 
 /** One axis or REG FIT as the model scored it, and what its quotes support. */
 function capped(

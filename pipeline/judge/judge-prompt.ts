@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Candidate } from "../domain/candidate.ts";
 import type { Rubric } from "../domain/rubric.ts";
-import { JUDGE_RESPONSE_FORMAT } from "./judge-answer.ts";
+import type { ModelQuestion } from "../http.ts";
+import { JUDGE_RESPONSE_FORMAT, type JudgeAnswer, JudgeAnswerSchema } from "./judge-answer.ts";
 
 /** Bumped whenever the instructions change, so cached answers to the old wording are not reused. */
 export const JUDGE_PROMPT_VERSION = "3";
@@ -123,19 +124,15 @@ export function readDataBlock(message: string): Record<string, unknown> | undefi
   }
 }
 
-/** One chat-completions request body for one candidate. */
-export function judgeRequest(
-  model: string,
-  instructions: string,
-  candidate: Candidate,
-): Record<string, unknown> {
+/** The question for one candidate: the rubric, the candidate's data block, and the answer's schema. */
+export function judgeQuestion(instructions: string, candidate: Candidate): ModelQuestion<JudgeAnswer> {
   return {
-    model,
     temperature: 0,
     messages: [
       { role: "system", content: instructions },
       { role: "user", content: judgeUserMessage(candidate) },
     ],
-    response_format: JUDGE_RESPONSE_FORMAT,
+    responseFormat: JUDGE_RESPONSE_FORMAT,
+    answer: JudgeAnswerSchema,
   };
 }

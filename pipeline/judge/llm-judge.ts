@@ -1,14 +1,13 @@
 import type { Candidate } from "../domain/candidate.ts";
 import type { ScoringRun } from "../domain/run-record.ts";
 import type { Scores } from "../domain/score.ts";
-import type { HttpClient } from "../http.ts";
-import { HttpError } from "../http-rules.ts";
+import { createModelClient, type HttpClient } from "../http.ts";
 import type { CandidateScorer } from "../screen.ts";
-import { answerToScores, type JudgeAnswer, readJudgeAnswer } from "./judge-answer.ts";
+import { answerToScores, type JudgeAnswer } from "./judge-answer.ts";
 import type { JudgeCache } from "./judge-cache.ts";
 import type { JudgeConfig } from "./judge-config.ts";
 import { evidenceRubric } from "./judge-evidence.ts";
-import { JUDGE_PROMPT_VERSION, judgeInstructions, judgeRequest } from "./judge-prompt.ts";
+import { JUDGE_PROMPT_VERSION, judgeInstructions, judgeQuestion } from "./judge-prompt.ts";
 
 export interface LlmJudgeOptions {
   client: HttpClient;
@@ -16,52 +15,6 @@ export interface LlmJudgeOptions {
   /** Answers already paid for; a rerun of the same day costs nothing. */
   cache?: JudgeCache;
   now: () => Date;
-}
-
-interface Envelope {
-  content?: string;
-  problem?: string;
-  promptTokens: number;
-  completionTokens: number;
-}
-
-function endpoint(baseUrl: string): string {
-  return `${baseUrl.trim().replace(/\/+$/, "")}/chat/completions`;
-}
-
-const tokens = (value: unknown): number =>
-  Number.isInteger(value) && (value as number) > 0 ? (value as number) : 0;
-
-/** The chat-completions envelope: the message content and the tokens billed, or what is wrong with it. */
-function readEnvelope(text: string): Envelope {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return {
-      problem: "the model endpoint answered with a body that is not JSON",
-      promptTokens: 0,
-      completionTokens: 0,
-    };
-  }
-  const body = json as {
-    choices?: Array<{ finish_reason?: unknown; message?: { content?: unknown; refusal?: unknown } }>;
-    usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
-  };
-  const usage = {
-    promptTokens: tokens(body?.usage?.prompt_tokens),
-    completionTokens: tokens(body?.usage?.completion_tokens),
-  };
-  const choice = body?.choices?.[0];
-  if (typeof choice?.message?.refusal === "string" && choice.message.refusal) {
-    return { ...usage, problem: `the model refused: ${choice.message.refusal.slice(0, 200)}` };
-  }
-  if (choice?.finish_reason === "length")
-    return { ...usage, problem: "the model's answer was cut off (finish_reason: length)" };
-  if (typeof choice?.message?.content !== "string") {
-    return { ...usage, problem: "the model endpoint's answer has no choices[0].message.content" };
-  }
-  return { ...usage, content: choice.message.content };
 }
 
 /**
@@ -72,10 +25,14 @@ function readEnvelope(text: string): Envelope {
  * rules scorer instead, and the run records why.
  */
 export function createLlmJudge(options: LlmJudgeOptions): CandidateScorer {
-  const { client, config, cache } = options;
-  const url = endpoint(config.baseUrl);
-  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
-  if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
+  const { config, cache } = options;
+  const model = createModelClient({
+    client: options.client,
+    baseUrl: config.baseUrl,
+    model: config.model,
+    ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+    timeoutMs: config.timeoutMs,
+  });
 
   return {
     async score(candidates, { rubric, rules, progress }) {
@@ -110,28 +67,11 @@ export function createLlmJudge(options: LlmJudgeOptions): CandidateScorer {
           return checked(cached, candidate);
         }
         usage.requests += 1;
-        let text: string;
-        try {
-          const body = JSON.stringify(judgeRequest(config.model, instructions, candidate));
-          const response = await client.send({
-            url,
-            method: "POST",
-            upstream: "llm",
-            headers,
-            body,
-            timeoutMs: config.timeoutMs,
-          });
-          text = response.text;
-        } catch (error) {
-          if (!(error instanceof HttpError)) throw error;
-          return fallback(candidate, `the model request failed: ${error.message}`);
-        }
-        const envelope = readEnvelope(text);
-        usage.prompt_tokens += envelope.promptTokens;
-        usage.completion_tokens += envelope.completionTokens;
-        if (envelope.content === undefined) return fallback(candidate, envelope.problem ?? "no answer");
-        const answer = readJudgeAnswer(envelope.content);
-        if ("problem" in answer) return fallback(candidate, answer.problem);
+        const asked = await model.ask(judgeQuestion(instructions, candidate));
+        usage.prompt_tokens += asked.usage.promptTokens;
+        usage.completion_tokens += asked.usage.completionTokens;
+        if (!asked.ok) return fallback(candidate, asked.problem);
+        const answer = asked.answer;
         // A cache that cannot be written costs a repeat request next time, not this run.
         await cache?.set(key, answer, options.now().toISOString()).catch(() => {});
         run.llm_scored += 1;

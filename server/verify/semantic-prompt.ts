@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { SEMANTIC_KINDS, type VerifyRequest } from "../../pipeline/domain/verify-request.ts";
+import type { ModelQuestion } from "../../pipeline/http.ts";
 
 export const SYSTEM_PROMPT = [
   "You review an outbound message that an AI agent is about to send, before it is sent.",
@@ -58,8 +59,8 @@ export const MODEL_ANSWER_JSON_SCHEMA = {
   },
 } as const;
 
-/** The chat-completions request body for one message. */
-export function buildCompletionRequest(model: string, message: VerifyRequest): Record<string, unknown> {
+/** The question for one message: the instructions, the message as JSON, and the answer's schema. */
+export function reviewQuestion(message: VerifyRequest): ModelQuestion<ModelAnswer> {
   const payload = {
     recipient: message.recipient,
     subject: message.subject,
@@ -67,14 +68,14 @@ export function buildCompletionRequest(model: string, message: VerifyRequest): R
     campaign: message.campaign,
   };
   return {
-    model,
     messages: [
       { role: "system", content: SYSTEM_PROMPT },
       { role: "user", content: `Review this message (JSON):\n${JSON.stringify(payload)}` },
     ],
-    response_format: {
+    responseFormat: {
       type: "json_schema",
       json_schema: { name: "pre_send_review", strict: true, schema: MODEL_ANSWER_JSON_SCHEMA },
     },
+    answer: ModelAnswerSchema,
   };
 }

@@ -1,4 +1,3 @@
-import { request } from "undici";
 import type {
   MessageField,
   SemanticErrorCode,
@@ -6,8 +5,9 @@ import type {
   SemanticResult,
   VerifyRequest,
 } from "../../pipeline/domain/verify-request.ts";
+import { createHttpClient, createModelClient, type ModelFailureKind } from "../../pipeline/http.ts";
 import { createTextViews } from "./checks/text-views.ts";
-import { buildCompletionRequest, type ModelAnswer, ModelAnswerSchema } from "./semantic-prompt.ts";
+import { type ModelAnswer, reviewQuestion } from "./semantic-prompt.ts";
 
 export interface SemanticConfig {
   /** OpenAI-compatible API root, e.g. https://api.openai.com/v1; `/chat/completions` is appended. */
@@ -21,7 +21,6 @@ export interface SemanticConfig {
 export type SemanticChecker = (message: VerifyRequest) => Promise<SemanticResult>;
 
 export const DEFAULT_SEMANTIC_TIMEOUT_MS = 8000;
-const MAX_ANSWER_BYTES = 1 << 20;
 const MAX_TEXT = 500;
 const QUOTE_FIELDS: readonly MessageField[] = ["subject", "body", "recipient", "campaign"];
 
@@ -30,19 +29,11 @@ export type SemanticLog = (line: string) => void;
 
 export const stderrLog: SemanticLog = (line) => process.stderr.write(`${line}\n`);
 
-/**
- * Thrown inside the checker for every way the model can fail; becomes status `error`. The message is
- * for the operator's log; the caller of the API only gets the code's sentence.
- */
-class ModelFailure extends Error {
-  readonly code: SemanticErrorCode;
-  constructor(code: SemanticErrorCode, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
-
-const invalid = (message: string) => new ModelFailure("model_answer_invalid", message);
+const ERROR_CODES: Readonly<Record<ModelFailureKind, SemanticErrorCode>> = {
+  unavailable: "model_unavailable",
+  timeout: "model_timeout",
+  invalid: "model_answer_invalid",
+};
 
 /** What a failed review says publicly: no status codes, bodies, addresses or error names of the model's side. */
 export const SEMANTIC_ERROR_REASONS: Readonly<Record<SemanticErrorCode, string>> = {
@@ -74,64 +65,6 @@ function oneLine(text: string, max = MAX_TEXT): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-function endpoint(baseUrl: string): string {
-  let end = baseUrl.length;
-  while (end > 0 && baseUrl.charAt(end - 1) === "/") end -= 1;
-  return `${baseUrl.slice(0, end)}/chat/completions`;
-}
-
-async function readLimited(body: AsyncIterable<Uint8Array>): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > MAX_ANSWER_BYTES) throw invalid(`the model's answer is larger than ${MAX_ANSWER_BYTES} bytes`);
-    chunks.push(Buffer.from(chunk));
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-function contentOf(envelope: string): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(envelope);
-  } catch {
-    throw invalid("the model endpoint answered with a body that is not JSON");
-  }
-  const message = (parsed as { choices?: { message?: { content?: unknown; refusal?: unknown } }[] })
-    ?.choices?.[0]?.message;
-  if (typeof message?.refusal === "string" && message.refusal.length > 0) {
-    throw invalid(`the model refused: ${oneLine(message.refusal, 200)}`);
-  }
-  if (typeof message?.content !== "string") {
-    throw invalid("the model endpoint's answer has no choices[0].message.content string");
-  }
-  return message.content;
-}
-
-function answerOf(content: string): ModelAnswer {
-  // Some servers wrap the JSON in a Markdown fence despite response_format; the fence carries nothing.
-  const unfenced = content
-    .trim()
-    .replace(/^```(?:json)?[ \t]*\n?/, "")
-    .replace(/\n?```$/, "");
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(unfenced);
-  } catch (error) {
-    throw invalid(`the model's answer is not valid JSON (${(error as Error).message})`);
-  }
-  const result = ModelAnswerSchema.safeParse(parsed);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
-    throw invalid(
-      `the model's answer does not match the expected schema (${where}${issue?.message ?? "invalid"})`,
-    );
-  }
-  return result.data;
-}
-
 /** Keeps a quote only where it occurs verbatim in the message, with its span there. */
 function groundFindings(
   answer: ModelAnswer,
@@ -153,25 +86,10 @@ function groundFindings(
   return { findings, dropped };
 }
 
-function classify(
-  error: unknown,
-  timedOut: boolean,
-  timeoutMs: number,
-): { code: SemanticErrorCode; detail: string } {
-  if (timedOut) return { code: "model_timeout", detail: `the model did not answer within ${timeoutMs} ms` };
-  if (error instanceof ModelFailure) return { code: error.code, detail: error.message };
-  const code = (error as { code?: unknown })?.code;
-  const detail = error instanceof Error ? error.message : String(error);
-  return {
-    code: "model_unavailable",
-    detail: `the model request failed (${typeof code === "string" ? `${code}: ` : ""}${oneLine(detail, 200)})`,
-  };
-}
-
 /**
- * The semantic review through a language model behind an OpenAI-compatible chat-completions API.
- * Without a configured model every review is `skipped`; a failing, slow or malformed model gives
- * `error`, never `pass`.
+ * The semantic review through a language model behind an OpenAI-compatible chat-completions API, asked
+ * once (no retry) within the timeout. Without a configured model every review is `skipped`; a failing,
+ * slow or malformed model gives `error`, never `pass`.
  */
 export function createSemanticChecker(
   config: SemanticConfig | undefined,
@@ -185,11 +103,22 @@ export function createSemanticChecker(
       findings: [],
     });
   }
-  const url = endpoint(config.baseUrl.trim());
   const timeoutMs = config.timeoutMs ?? DEFAULT_SEMANTIC_TIMEOUT_MS;
   const { model, apiKey } = config;
-  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
-  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  // Each review is one request for one caller: no retries, and no queue beyond the callers' own limits.
+  const client = createHttpClient({
+    userAgent: "Research-Picks (verification)",
+    retries: 0,
+    concurrency: Number.POSITIVE_INFINITY,
+    upstreams: { llm: { concurrency: Number.POSITIVE_INFINITY } },
+  });
+  const reviewer = createModelClient({
+    client,
+    baseUrl: config.baseUrl,
+    model,
+    ...(apiKey ? { apiKey } : {}),
+    timeoutMs,
+  });
 
   return async (message) => {
     if (!message.options.llm_check) {
@@ -200,31 +129,18 @@ export function createSemanticChecker(
         findings: [],
       };
     }
-    const signal = AbortSignal.timeout(timeoutMs);
-    try {
-      const response = await request(url, {
-        method: "POST",
-        headers,
-        body: JSON.stringify(buildCompletionRequest(model, message)),
-        signal,
-      });
-      const text = await readLimited(response.body);
-      if (response.statusCode < 200 || response.statusCode >= 300) {
-        throw new ModelFailure(
-          "model_unavailable",
-          `the model endpoint answered HTTP ${response.statusCode}: ${oneLine(text, 200)}`,
-        );
-      }
-      const answer = answerOf(contentOf(text));
-      const { findings, dropped } = groundFindings(answer, message);
-      const note =
-        dropped > 0
-          ? ` (${dropped} quote${dropped === 1 ? "" : "s"} not found verbatim in the message ${dropped === 1 ? "was" : "were"} dropped)`
-          : "";
-      return { status: answer.verdict, model, reason: `${oneLine(answer.reason)}${note}`, findings };
-    } catch (error) {
-      const { code, detail } = classify(error, signal.aborted, timeoutMs);
-      return failedReview(code, detail, log, model);
+    const asked = await reviewer.ask(reviewQuestion(message));
+    if (!asked.ok) {
+      const detail =
+        asked.kind === "timeout" ? `the model did not answer within ${timeoutMs} ms` : asked.problem;
+      return failedReview(ERROR_CODES[asked.kind], detail, log, model);
     }
+    const { answer } = asked;
+    const { findings, dropped } = groundFindings(answer, message);
+    const note =
+      dropped > 0
+        ? ` (${dropped} quote${dropped === 1 ? "" : "s"} not found verbatim in the message ${dropped === 1 ? "was" : "were"} dropped)`
+        : "";
+    return { status: answer.verdict, model, reason: `${oneLine(answer.reason)}${note}`, findings };
   };
 }

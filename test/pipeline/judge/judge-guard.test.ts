@@ -11,7 +11,7 @@ import { type EvidenceRubric, evidenceRubric } from "../../../pipeline/judge/jud
 import {
   dataBlock,
   judgeInstructions,
-  judgeRequest,
+  judgeQuestion,
   judgeUserMessage,
   readDataBlock,
   withoutTag,
@@ -64,8 +64,11 @@ describe("the judge's prompt keeps untrusted text in a data block", () => {
       abstract: HONEST,
       comment: INJECTION,
     });
-    const request = judgeRequest("m", "rules", candidate) as { messages: Array<{ role: string }> };
-    expect(request.messages.map((m) => m.role)).toEqual(["system", "user"]);
+    const question = judgeQuestion("rules", candidate);
+    expect(question.messages).toEqual([
+      { role: "system", content: "rules" },
+      { role: "user", content: message },
+    ]);
   });
 
   it("cannot be closed from inside: guessed tags stay inside JSON strings, the real tag is removed", () => {

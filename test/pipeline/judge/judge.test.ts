@@ -174,7 +174,7 @@ describe("the language-model judge", () => {
     );
     const reasons = record.scoring.fallbacks.map((fallback) => fallback.reason).join(" | ");
     expect(reasons).toContain("HTTP 500");
-    expect(reasons).toContain("the model's answer is not JSON");
+    expect(reasons).toContain("the model's answer is not valid JSON");
     // The failed request billed nothing; the unusable answer was billed.
     expect(record.scoring.usage).toEqual({
       requests: 5,

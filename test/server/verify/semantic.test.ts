@@ -176,7 +176,7 @@ describe("semantic review against a fake model", () => {
       "HTTP 500",
       (r: ServerResponse) => json(r, 500, '{"error":{"message":"overloaded"}}'),
       "model_unavailable",
-      'answered HTTP 500: {"error":{"message":"overloaded"}}',
+      'HTTP 500 ({"error":{"message":"overloaded"}})',
     ],
     [
       "HTTP 401 with the provider's account details",
@@ -187,7 +187,7 @@ describe("semantic review against a fake model", () => {
           '{"error":{"message":"Incorrect API key provided: sk-proj-****wxyz. Organization org-7Hq2 has no access."}}',
         ),
       "model_unavailable",
-      'answered HTTP 401: {"error":{"message":"Incorrect API key provided: sk-proj-****wxyz',
+      'HTTP 401 ({"error":{"message":"Incorrect API key provided: sk-proj-****wxyz',
     ],
   ])("gives error for %s: a code and a sentence, the detail only in the log", async (_name, reply, code, detail) => {
     model.reply = (_call, response) => reply(response);
@@ -205,6 +205,20 @@ describe("semantic review against a fake model", () => {
       model: "review-small",
       detail: expect.stringContaining(detail),
     });
+  });
+
+  it("asks once: a model answering 503 is not retried while the caller waits", async () => {
+    model.reply = (_call, response) => json(response, 503, '{"error":"overloaded"}');
+    expect(await checker()(MESSAGE)).toMatchObject({ status: "error", code: "model_unavailable" });
+    expect(model.calls).toHaveLength(1);
+    expect(loggedFailure().detail).toContain("failed after 1 attempt: HTTP 503");
+  });
+
+  it("does not read an answer over 1 MiB", async () => {
+    model.reply = (_call, response) =>
+      json(response, 200, answer({ verdict: "pass", reason: "x".repeat(1 << 20), findings: [] }));
+    expect(await checker()(MESSAGE)).toMatchObject({ status: "error", code: "model_answer_invalid" });
+    expect(loggedFailure().detail).toContain("the answer is larger than 1048576 bytes");
   });
 
   it("accepts an answer wrapped in a Markdown fence", async () => {
