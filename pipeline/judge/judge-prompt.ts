@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Candidate } from "../domain/candidate.ts";
 import type { Rubric } from "../domain/rubric.ts";
-import type { ModelQuestion } from "../http.ts";
+import type { ModelQuestion } from "../model-client.ts";
 import { JUDGE_RESPONSE_FORMAT, type JudgeAnswer, JudgeAnswerSchema } from "./judge-answer.ts";
 
 /** Bumped whenever the instructions change, so cached answers to the old wording are not reused. */

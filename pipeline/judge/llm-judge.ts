@@ -1,7 +1,8 @@
 import type { Candidate } from "../domain/candidate.ts";
 import type { ScoringRun } from "../domain/run-record.ts";
 import type { Scores } from "../domain/score.ts";
-import { createModelClient, type HttpClient } from "../http.ts";
+import type { HttpClient } from "../http.ts";
+import { createModelClient } from "../model-client.ts";
 import type { CandidateScorer } from "../screen.ts";
 import { answerToScores, type JudgeAnswer } from "./judge-answer.ts";
 import type { JudgeCache } from "./judge-cache.ts";

@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { SEMANTIC_KINDS, type VerifyRequest } from "../../pipeline/domain/verify-request.ts";
-import type { ModelQuestion } from "../../pipeline/http.ts";
+import type { ModelQuestion } from "../../pipeline/model-client.ts";
 
 export const SYSTEM_PROMPT = [
   "You review an outbound message that an AI agent is about to send, before it is sent.",

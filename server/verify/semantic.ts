@@ -5,7 +5,8 @@ import type {
   SemanticResult,
   VerifyRequest,
 } from "../../pipeline/domain/verify-request.ts";
-import { createHttpClient, createModelClient, type ModelFailureKind } from "../../pipeline/http.ts";
+import { createHttpClient } from "../../pipeline/http.ts";
+import { createModelClient, type ModelFailureKind } from "../../pipeline/model-client.ts";
 import { createTextViews } from "./checks/text-views.ts";
 import { type ModelAnswer, reviewQuestion } from "./semantic-prompt.ts";
 

@@ -4,7 +4,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 // The arrows of the layout (docs/architecture.md), checked on every import, type-only ones included:
-// cli -> server | pipeline; server -> pipeline/domain and pipeline/http.ts; pipeline -> pipeline/domain;
+// cli -> server | pipeline; server -> pipeline/domain, pipeline/http.ts and pipeline/model-client.ts
+// (the one outbound client and the one model client); pipeline -> pipeline/domain;
 // pipeline/domain imports zod and itself only; nothing imports cli; and no cycles anywhere.
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -95,8 +96,9 @@ describe("the import graph of the source", () => {
     ).toEqual([]);
   });
 
-  it("lets server reach the pipeline only through its domain and its HTTP client", () => {
-    const allowed = (to: string) => to.startsWith("pipeline/domain/") || to === "pipeline/http.ts";
+  it("lets server reach the pipeline only through its domain and its HTTP and model clients", () => {
+    const allowed = (to: string) =>
+      to.startsWith("pipeline/domain/") || to === "pipeline/http.ts" || to === "pipeline/model-client.ts";
     expect(
       arrows((from, to) => from.startsWith("server/") && to.startsWith("pipeline/") && !allowed(to)),
     ).toEqual([]);

@@ -1,12 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  createHttpClient,
-  createModelClient,
-  type HttpClientOptions,
-  MAX_MODEL_ANSWER_BYTES,
-  type ModelQuestion,
-} from "../../pipeline/http.ts";
+import { createHttpClient, type HttpClientOptions } from "../../pipeline/http.ts";
 import {
   backoffDelay,
   HttpError,
@@ -14,6 +8,11 @@ import {
   parseRetryAfter,
   userAgent,
 } from "../../pipeline/http-rules.ts";
+import {
+  createModelClient,
+  MAX_MODEL_ANSWER_BYTES,
+  type ModelQuestion,
+} from "../../pipeline/model-client.ts";
 import { type FakeUpstream, startFakeUpstream, wrappedReply } from "../helpers/fake-upstream.ts";
 
 let fake: FakeUpstream;
