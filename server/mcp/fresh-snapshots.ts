@@ -7,7 +7,8 @@ import { createSnapshotCache, type SnapshotCache } from "../snapshots/snapshot-c
 
 /** The published snapshots as the MCP tools read them: always as fresh as the folder. */
 export interface McpSnapshots {
-  readonly publicDir: string;
+  /** Where the snapshots are read from, as messages name it: `/srv/site/public/v1`, or `this server`. */
+  readonly where: string;
   /** Starts the first load unless it has started; settles when it is done. */
   load(): Promise<void>;
   /**
@@ -19,6 +20,8 @@ export interface McpSnapshots {
   days(): readonly DailySnapshot[];
   /** Every pick of an arXiv id (versionless), newest day first. */
   picksOf(arxivId: string): readonly Pick[];
+  /** A pick of `days()` or `picksOf()` with its evidence, however the days are held. */
+  fullPick(pick: Pick): Pick;
   /** The bytes of `stats.json` or `axes.json`, if published. */
   file(name: "stats" | "axes"): Buffer | undefined;
   close(): void;
@@ -28,7 +31,7 @@ export interface McpSnapshots {
 // folder's modification time. Two stat calls per tool call (tens of microseconds) therefore see any
 // new publication at once, where the cache's watcher alone would answer the next call up to its
 // debounce late; the watcher still catches writes that land within one timestamp tick of a look.
-async function folderSignature(v1: string): Promise<string> {
+export async function folderSignature(v1: string): Promise<string> {
   const times = await Promise.all(
     [v1, join(v1, "daily")].map((dir) =>
       stat(dir, { bigint: true }).then(
@@ -40,7 +43,7 @@ async function folderSignature(v1: string): Promise<string> {
   return times.join("|");
 }
 
-function indexPicks(days: readonly DailySnapshot[]): Map<string, Pick[]> {
+export function indexPicks(days: readonly DailySnapshot[]): Map<string, Pick[]> {
   const index = new Map<string, Pick[]>();
   for (const day of days) {
     for (const pick of day.picks) {
@@ -82,7 +85,7 @@ export function createMcpSnapshots(options: {
   // One index per loaded generation: the cache swaps its day list whole, so identity marks a reload.
   const indexes = new WeakMap<readonly DailySnapshot[], Map<string, Pick[]>>();
   return {
-    publicDir: options.publicDir,
+    where: v1,
     load,
     async refresh() {
       await load();
@@ -101,6 +104,7 @@ export function createMcpSnapshots(options: {
       }
       return index.get(arxivId) ?? [];
     },
+    fullPick: (pick) => loaded().fullPick(pick),
     file: (name) => loaded().lookup(`/v1/${name}`)?.body,
     close() {
       closed = true;

@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { normalizeArxivRef } from "../../pipeline/domain/arxiv-id.ts";
+import { withinHistory } from "../../pipeline/domain/papers-query.ts";
 import type { McpSnapshots } from "./fresh-snapshots.ts";
 import { EXTERNAL_CONTENT, ExternalContentSchema, FullPickSchema } from "./pick-view.ts";
 import { answer, type ReadOnlyTool, refuse } from "./read-only-tool.ts";
+import { OWNER_ACCESS, type ToolAccess } from "./tool-access.ts";
 
 export const PaperInputSchema = z.strictObject({
   arxiv_id: z
@@ -28,6 +30,7 @@ function publishedRange(snapshots: McpSnapshots): string {
 
 export function paperTool(
   snapshots: McpSnapshots,
+  access: ToolAccess = OWNER_ACCESS,
 ): ReadOnlyTool<typeof PaperInputSchema, typeof PaperOutputSchema> {
   return {
     name: "labs_paper",
@@ -46,19 +49,27 @@ export function paperTool(
         );
       }
       await snapshots.refresh();
-      const picks = snapshots.picksOf(id);
-      const newest = picks[0];
-      if (!newest) {
+      const all = snapshots.picksOf(id);
+      if (all.length === 0) {
         return refuse(
           `no pick with arXiv id \`${id}\` (${publishedRange(snapshots)}): only papers kept by the daily ` +
             "curation are published; call labs_papers to list them",
+        );
+      }
+      const latest = snapshots.days()[0]?.date ?? "";
+      const picks = all.filter((pick) => withinHistory(pick.date, latest, access.historyDays));
+      const newest = picks[0];
+      if (!newest) {
+        return refuse(
+          `\`${id}\` was picked on ${all[0]?.date}, outside the ${access.historyDays} days of history of ` +
+            `the ${access.tier} tier; a key of a higher tier reaches further back`,
         );
       }
       return answer({
         arxiv_id: id,
         picked_on: picks.map((pick) => pick.date),
         external_content: EXTERNAL_CONTENT,
-        pick: newest,
+        pick: snapshots.fullPick(newest),
       });
     },
   };

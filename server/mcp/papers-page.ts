@@ -53,7 +53,7 @@ function fitBudget(picks: readonly PickView[]): PickView[] {
 /** Turns a page of `queryPapers` into the tool's answer: trimmed to the budget, with a cursor and notes. */
 export function papersAnswer(
   page: PapersPage,
-  options: { offset: number; compact: boolean; publishedDays: number; pageMax: number },
+  options: { offset: number; compact: boolean; publishedDays: number; pageMax: number; tier?: string | null },
 ): PapersOutput {
   const { applied } = page;
   const views = options.compact ? page.picks.map(compactPick) : page.picks;
@@ -68,6 +68,9 @@ export function papersAnswer(
     notes.push(
       `limit lowered to ${options.pageMax}, the most one answer carries; follow next_cursor for more`,
     );
+  }
+  if (applied.capped.includes("days")) {
+    notes.push(`days lowered to ${applied.days}, the history the ${options.tier ?? "caller's"} tier reaches`);
   }
   if (picks.length < views.length) {
     notes.push(

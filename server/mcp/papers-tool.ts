@@ -5,6 +5,7 @@ import type { McpSnapshots } from "./fresh-snapshots.ts";
 import { decodeCursor, type PapersCursor } from "./papers-cursor.ts";
 import { PapersOutputSchema, papersAnswer } from "./papers-page.ts";
 import { answer, type ReadOnlyTool, refuse, type ToolAnswer } from "./read-only-tool.ts";
+import { OWNER_ACCESS, type ToolAccess } from "./tool-access.ts";
 
 /** Eight real compact picks (2.2k characters on average, 2.9k at most) fit one answer's budget. */
 export const PAGE_DEFAULT = 8;
@@ -91,6 +92,7 @@ function startOf(
 
 export function papersTool(
   snapshots: McpSnapshots,
+  access: ToolAccess = OWNER_ACCESS,
 ): ReadOnlyTool<typeof PapersInputSchema, typeof PapersOutputSchema> {
   return {
     name: "labs_papers",
@@ -111,9 +113,15 @@ export function papersTool(
       const start = startOf(args, given, snapshots.days());
       if (!start.ok) return start;
       const { days, query, offset } = start.value;
-      const page = queryPapers(days, query, { historyDays: null, maxLimit: PAGE_MAX }, offset);
+      const pageMax = Math.min(PAGE_MAX, access.maxLimit);
+      const page = queryPapers(days, query, { historyDays: access.historyDays, maxLimit: pageMax }, offset);
+      // Days may be held without evidence (a server's); a full page reads its picks back whole.
+      const picks = args.compact ? page.picks : page.picks.map((pick) => snapshots.fullPick(pick));
       return answer(
-        papersAnswer(page, { offset, compact: args.compact, publishedDays: days.length, pageMax: PAGE_MAX }),
+        papersAnswer(
+          { ...page, picks },
+          { offset, compact: args.compact, publishedDays: days.length, pageMax, tier: access.tier },
+        ),
       );
     },
   };

@@ -21,7 +21,7 @@ export async function readPublished<S extends z.ZodType>(
   const body = snapshots.file(name);
   if (!body) {
     return refuse(
-      `no ${name}.json is published in ${snapshots.publicDir}/v1 yet: the operator runs \`picks curate\``,
+      `no ${name}.json is published in ${snapshots.where} yet: the operator runs \`picks curate\``,
     );
   }
   let parsed = parsedFiles.get(body);
@@ -40,7 +40,7 @@ export async function readPublished<S extends z.ZodType>(
   }
   if (!parsed.ok) {
     return refuse(
-      `${name}.json in ${snapshots.publicDir}/v1 is not valid (${parsed.problem}); ` +
+      `${name}.json in ${snapshots.where} is not valid (${parsed.problem}); ` +
         "the operator reruns `picks curate`",
     );
   }

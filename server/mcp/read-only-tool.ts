@@ -41,6 +41,30 @@ export function toError(message: string): CallToolResult {
   return { content: [{ type: "text", text: message }], isError: true };
 }
 
+/**
+ * Runs a tool on the arguments a client sent: bad arguments and failures come back as `isError`
+ * results, never as throws. `failed` is set when the tool broke, so the answer must not be reused.
+ */
+export async function callReadOnlyTool<I extends z.ZodObject, O extends z.ZodObject>(
+  tool: ReadOnlyTool<I, O>,
+  raw: Record<string, unknown> | undefined,
+  log: (message: string) => void,
+): Promise<CallToolResult & { failed?: true }> {
+  const parsed = parseToolArguments(tool.name, tool.input, raw, tool.hints);
+  if (!parsed.ok) return toError(parsed.message);
+  try {
+    // A null argument counts as not given, as in parseToolArguments.
+    const given = new Set(Object.keys(raw ?? {}).filter((key) => raw?.[key] !== null));
+    const result = await tool.run(parsed.value, given);
+    return result.ok ? toResult(result.value) : toError(result.message);
+  } catch (error) {
+    log(`${tool.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    const answer = toError(`${tool.name} failed unexpectedly (${String(error)}); the server log has details`);
+    Object.defineProperty(answer, "failed", { value: true, enumerable: false });
+    return answer;
+  }
+}
+
 /** Registers a tool whose bad arguments and failures come back as `isError` results, never as throws. */
 export function registerReadOnlyTool<I extends z.ZodObject, O extends z.ZodObject>(
   server: McpServer,
@@ -56,20 +80,6 @@ export function registerReadOnlyTool<I extends z.ZodObject, O extends z.ZodObjec
       outputSchema: tool.output,
       annotations: READ_ONLY,
     },
-    async (raw: Record<string, unknown>) => {
-      const parsed = parseToolArguments(tool.name, tool.input, raw, tool.hints);
-      if (!parsed.ok) return toError(parsed.message);
-      try {
-        // A null argument counts as not given, as in parseToolArguments.
-        const given = new Set(Object.keys(raw ?? {}).filter((key) => raw[key] !== null));
-        const result = await tool.run(parsed.value, given);
-        return result.ok ? toResult(result.value) : toError(result.message);
-      } catch (error) {
-        log(
-          `${tool.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-        );
-        return toError(`${tool.name} failed unexpectedly (${String(error)}); the server log has details`);
-      }
-    },
+    (raw: Record<string, unknown>) => callReadOnlyTool(tool, raw, log),
   );
 }
