@@ -21,6 +21,8 @@ export interface ServerConfig {
   requestTimeoutMs: number;
   /** How long an idle keep-alive connection is kept open after an answer. */
   keepAliveTimeoutMs: number;
+  /** Browser origins (`https://app.example`) allowed to call /mcp; requests without Origin always are. */
+  mcpAllowedOrigins: readonly string[];
 }
 
 /**
@@ -69,6 +71,32 @@ function timeouts(env: NodeJS.ProcessEnv) {
   return { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs };
 }
 
+/**
+ * MCP_ALLOWED_ORIGINS: comma-separated origins as browsers send them (scheme, host, port if not the
+ * default). Nothing by default: a web page's requests to /mcp are refused unless its origin is listed.
+ */
+function mcpAllowedOrigins(env: NodeJS.ProcessEnv): string[] {
+  const entries = (env.MCP_ALLOWED_ORIGINS ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  return entries.map((entry) => {
+    let origin: string | undefined;
+    try {
+      origin = new URL(entry).origin;
+    } catch {
+      origin = undefined;
+    }
+    const normal = entry.toLowerCase().replace(/\/$/, "");
+    if (!/^https?:\/\//.test(normal) || origin !== normal) {
+      throw new Error(
+        `Expected MCP_ALLOWED_ORIGINS to list origins like https://app.example or http://localhost:5173, got \`${entry}\``,
+      );
+    }
+    return origin;
+  });
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
   const prefix = env.KEY_PREFIX?.trim() || DEFAULT_KEY_PREFIX;
   if (!/^[a-z][a-z0-9_]{1,30}_$/.test(prefix)) {
@@ -85,6 +113,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
     verifyLimit: positiveInt(env, "VERIFY_RATE_LIMIT", 20),
     submitLimit: positiveInt(env, "SUBMIT_RATE_LIMIT", 3),
     ...timeouts(env),
+    mcpAllowedOrigins: mcpAllowedOrigins(env),
   };
 }
 

@@ -2,6 +2,7 @@ import { H3, type HTTPError } from "h3";
 import type { AppContext } from "../context.ts";
 import { registerDocsRoutes } from "../routes/docs-routes.ts";
 import { registerKeyRoutes } from "../routes/key-routes.ts";
+import { registerMcpRoutes } from "../routes/mcp-routes.ts";
 import { registerPapersRoutes } from "../routes/papers-routes.ts";
 import { registerReadRoutes } from "../routes/read-routes.ts";
 import { registerSiteRoutes } from "../routes/site-routes.ts";
@@ -38,6 +39,7 @@ export function createApp(context: AppContext): H3 {
   registerPapersRoutes(app, context);
   registerVerifyRoutes(app, context);
   registerSubmissionRoutes(app, context);
+  registerMcpRoutes(app, context);
   registerDocsRoutes(app);
   registerSiteRoutes(app, context);
   app.all("/**", () => notFound());

@@ -18,6 +18,8 @@ export interface DocumentInfo {
 
 /** FastAPI's name for an X-API-Key header scheme, which clients of the original service know. */
 export const API_KEY_SCHEME = "APIKeyHeader";
+/** The same key as `Authorization: Bearer <key>`, which MCP clients send. */
+export const BEARER_SCHEME = "APIKeyBearer";
 
 /** `/v1/daily/:date` as OpenAPI writes it: `/v1/daily/{date}`. */
 export function openApiPath(route: string): string {
@@ -51,6 +53,9 @@ class Builder {
             [doc.mediaType ?? "application/json"]: {
               schema: this.schemaOf(this.answers, doc.body, fallbackName),
             },
+            ...(doc.eventStream && {
+              "text/event-stream": { schema: { type: "string", description: doc.eventStream } },
+            }),
           }
         : undefined;
     return { description: doc.description, ...(headers && { headers }), ...(content && { content }) };
@@ -82,7 +87,10 @@ class Builder {
     ];
     const notes = [
       op.rateLimit && `**Rate limit.** ${op.rateLimit}`,
-      op.keyed && "**Key.** Send it in the X-API-Key header; POST /v1/keys issues a free one.",
+      op.keyed &&
+        (op.bearer
+          ? "**Key.** Send it in the X-API-Key header or as Authorization: Bearer <key>; POST /v1/keys issues a free one."
+          : "**Key.** Send it in the X-API-Key header; POST /v1/keys issues a free one."),
     ].filter((note): note is string => typeof note === "string");
     return {
       operationId: head ? `head${pascal(op.operationId)}` : op.operationId,
@@ -92,7 +100,7 @@ class Builder {
         .join("\n\n"),
       tags: [...op.tags],
       // An empty list says "no key needed" outright rather than leaving it to a global default.
-      security: op.keyed ? [{ [API_KEY_SCHEME]: [] }] : [],
+      security: op.keyed ? [{ [API_KEY_SCHEME]: [] }, ...(op.bearer ? [{ [BEARER_SCHEME]: [] }] : [])] : [],
       ...(parameters.length > 0 && { parameters }),
       ...(op.body &&
         !head && {
@@ -164,6 +172,11 @@ export function buildOpenApiDocument(paths: readonly PathDoc[], info: DocumentIn
           in: "header",
           name: "X-API-Key",
           description: "A key from POST /v1/keys. Never in the query string: such requests are refused.",
+        },
+        [BEARER_SCHEME]: {
+          type: "http",
+          scheme: "bearer",
+          description: "The same key as a bearer token, where an operation says it takes one (/mcp).",
         },
       },
     },

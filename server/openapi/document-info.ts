@@ -33,5 +33,6 @@ export const DOCUMENT_INFO: DocumentInfo = {
     verify: "The pre-send verification playground.",
     submissions: "Agent runtimes put forward for scoring on the rubric, and their leaderboard.",
     reference: "This description and its interactive reference.",
+    mcp: "The MCP server for agents, over Streamable HTTP.",
   },
 };

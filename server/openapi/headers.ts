@@ -29,6 +29,10 @@ export const HEADERS = {
     description: "Seconds to wait before trying again.",
     schema: { type: "integer", minimum: 0 },
   },
+  "WWW-Authenticate": {
+    description: "The authentication scheme to use: a Bearer token (the API key).",
+    schema: { type: "string", pattern: "^Bearer " },
+  },
   Location: {
     description: "Where to poll for the result.",
     schema: { type: "string" },

@@ -5,7 +5,7 @@ import type { ResponseDoc } from "./response-doc.ts";
 // What a route file declares next to its handlers, and the OpenAPI document is generated from: the
 // operations of each path, with the zod schemas the handlers validate with and answer in.
 
-export type Tag = "health" | "snapshots" | "keys" | "papers" | "verify" | "submissions" | "reference";
+export type Tag = "health" | "snapshots" | "keys" | "papers" | "verify" | "submissions" | "reference" | "mcp";
 
 export interface OperationDoc {
   operationId: string;
@@ -14,6 +14,8 @@ export interface OperationDoc {
   tags: readonly [Tag, ...Tag[]];
   /** Needs an `X-API-Key`: the document puts the security scheme on the operation. */
   keyed?: boolean;
+  /** The key may also come as `Authorization: Bearer <key>`: the document lists both schemes. */
+  bearer?: boolean;
   /** How often it may be called; the document adds it to the description. */
   rateLimit?: string;
   path?: z.ZodObject;

@@ -1,4 +1,5 @@
 import { keyPaths } from "../routes/key-routes.ts";
+import { mcpPaths } from "../routes/mcp-routes.ts";
 import { papersPaths } from "../routes/papers-routes.ts";
 import { readPaths } from "../routes/read-routes.ts";
 import { submissionPaths } from "../routes/submission-routes.ts";
@@ -15,4 +16,5 @@ export const API_PATHS: readonly PathDoc[] = [
   ...papersPaths,
   ...verifyPaths,
   ...submissionPaths,
+  ...mcpPaths,
 ];

@@ -8,6 +8,8 @@ export interface ResponseDoc {
   body?: z.ZodType;
   /** The body's media type when it is not JSON. */
   mediaType?: string;
+  /** The same answer may come as a server-sent event stream instead: what its events carry. */
+  eventStream?: string;
   /** The headers this answer carries: `true` when always, `false` when only sometimes. */
   headers?: Partial<Record<HeaderName, boolean>>;
 }

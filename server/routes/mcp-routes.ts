@@ -1,0 +1,201 @@
+import type { H3, H3Event } from "h3";
+import { z } from "zod";
+import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
+import { TIERS } from "../../pipeline/domain/tiers.ts";
+import type { AuthFailure } from "../access/key-service.ts";
+import { spendOrRefuse } from "../access/keyed.ts";
+import type { AppContext } from "../context.ts";
+import { detail, methodNotAllowed, notFound } from "../http/answers.ts";
+import type { RouteMethods } from "../http/route-table.ts";
+import { acceptedForm, createHostedMcp, jsonRpcError, toolCallCount } from "../mcp/hosted-mcp.ts";
+import { createHostedSnapshots } from "../mcp/hosted-snapshots.ts";
+import type { PathDoc } from "../openapi/operation.ts";
+import { quotaText } from "../openapi/rate-limits.ts";
+import { readBodyLimited } from "../validation/read-body.ts";
+
+/** Tool arguments are a few hundred bytes; a batch of the most the SDK takes (100) still fits. */
+export const MCP_BODY_MAX_BYTES = 256 * 1024;
+
+const HOW_TO_GET_A_KEY =
+  "Get a free key with POST /v1/keys and send it in the X-API-Key header or as Authorization: Bearer <key>.";
+
+const FAILURES: Record<AuthFailure, string> = {
+  missing: `Missing API key. ${HOW_TO_GET_A_KEY}`,
+  malformed: `Malformed API key: it does not have the rp_labs_ form or its checksum does not match. ${HOW_TO_GET_A_KEY}`,
+  unknown: `Unknown API key. ${HOW_TO_GET_A_KEY}`,
+  revoked: `This API key has been revoked. ${HOW_TO_GET_A_KEY}`,
+};
+
+const QUERY_KEY_NAMES = ["api_key", "apikey", "key", "x-api-key", "x_api_key", "token"];
+
+// What the document shows of a JSON-RPC message; the SDK's transport checks the real thing.
+const JsonRpcMessageSchema = z.object({
+  jsonrpc: z.literal("2.0"),
+  id: z.union([z.string(), z.int()]).optional().describe("absent on a notification"),
+  method: z.string().describe("initialize, tools/list, tools/call, notifications/initialized, ping"),
+  params: z.record(z.string(), z.unknown()).optional(),
+});
+
+const JsonRpcAnswerSchema = z.object({
+  jsonrpc: z.literal("2.0"),
+  id: z.union([z.string(), z.int()]).nullable(),
+  result: z.record(z.string(), z.unknown()).optional(),
+  error: z.object({ code: z.int(), message: z.string(), data: z.unknown().optional() }).optional(),
+});
+
+const quotaHeaderDocs = { RateLimit: false, "RateLimit-Policy": false } as const;
+
+/** The operations of this file, for the OpenAPI document. */
+export const mcpPaths: readonly PathDoc[] = [
+  {
+    route: "/mcp",
+    post: {
+      operationId: "mcp",
+      summary: "MCP server (Streamable HTTP)",
+      description:
+        "The Model Context Protocol server of `picks mcp` over the Streamable HTTP transport (protocol " +
+        "versions 2025-06-18 and 2025-03-26), stateless: no session, any instance answers any request. " +
+        "Tools labs_papers, labs_paper, labs_axes and labs_stats, with the tier's history and page size " +
+        "applied as for GET /v1/papers. The answer is JSON, or an event stream (text/event-stream) for " +
+        "a client that accepts only that. GET and DELETE answer 405: there is no stream or session to " +
+        "open or end. A browser origin not in MCP_ALLOWED_ORIGINS is refused; requests without Origin " +
+        "are allowed. The key may also come as `Authorization: Bearer <key>`.",
+      tags: ["mcp"],
+      keyed: true,
+      bearer: true,
+      rateLimit: `Each tools/call message ${quotaText().replace(/^Spends/, "spends")} initialize, tools/list and notifications spend nothing.`,
+      body: JsonRpcMessageSchema,
+      responses: {
+        200: {
+          description:
+            "The JSON-RPC answer (an array of them for a batch): a tool's result, or an isError result " +
+            "that says what to fix.",
+          body: z.union([JsonRpcAnswerSchema, z.array(JsonRpcAnswerSchema)]),
+          eventStream:
+            "`event: message` events whose `data` is the JSON-RPC answer, for a client that accepts only text/event-stream.",
+          headers: quotaHeaderDocs,
+        },
+        202: { description: "Notifications or answers only: accepted, nothing to answer." },
+        400: {
+          description:
+            "Not JSON (-32700), not a JSON-RPC message, or an unsupported MCP-Protocol-Version: the " +
+            "transport's JSON-RPC error.",
+          body: JsonRpcAnswerSchema,
+        },
+        401: {
+          description:
+            "No usable API key: missing, malformed, unknown or revoked, or sent in the query string. " +
+            "The detail says how to get one.",
+          body: HttpErrorSchema,
+          headers: { "WWW-Authenticate": true },
+        },
+        403: { description: "A browser origin not in MCP_ALLOWED_ORIGINS.", body: HttpErrorSchema },
+        406: {
+          description: "Accepts neither application/json nor text/event-stream.",
+          body: JsonRpcAnswerSchema,
+        },
+        413: {
+          description: `The body is larger than ${MCP_BODY_MAX_BYTES / 1024} KiB.`,
+          body: JsonRpcAnswerSchema,
+        },
+        415: { description: "The body is not application/json.", body: JsonRpcAnswerSchema },
+        429: "TooManyRequests",
+        503: "StoreUnavailable",
+      },
+    },
+  },
+];
+
+function keyOf(event: H3Event): string | null {
+  const headers = event.req.headers;
+  const key = headers.get("x-api-key");
+  if (key !== null) return key;
+  const match = /^\s*bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "");
+  return match?.[1] ?? null;
+}
+
+function unauthorized(message: string, challenge: string): Response {
+  return detail(401, message, { "www-authenticate": challenge });
+}
+
+function refusedOrigin(event: H3Event, allowed: readonly string[]): Response | undefined {
+  const origin = event.req.headers.get("origin");
+  if (origin === null || allowed.includes(origin.toLowerCase())) return undefined;
+  return detail(
+    403,
+    `Origin ${origin} may not call /mcp: browsers may call it only from the origins the operator lists ` +
+      "in MCP_ALLOWED_ORIGINS. Agents and other clients that send no Origin are not affected.",
+  );
+}
+
+/** The hosted MCP server: the tools of `picks mcp` over Streamable HTTP, keyed and counted. */
+export function registerMcpRoutes(app: H3, context: AppContext): void {
+  const hosted = createHostedMcp({
+    snapshots: createHostedSnapshots(context.snapshots),
+    version: context.version,
+    log: context.log,
+  });
+  const realm = 'Bearer realm="research-picks"';
+
+  const post = async (event: H3Event): Promise<Response> => {
+    const request = event.req;
+    const query = event.url.searchParams;
+    if (QUERY_KEY_NAMES.some((name) => query.has(name))) {
+      return unauthorized(
+        "API keys are not accepted in the query string, where they leak into logs; send the key in the X-API-Key header.",
+        `${realm}, error="invalid_request"`,
+      );
+    }
+    const auth = await context.keys.authenticate(keyOf(event));
+    if (!auth.ok) {
+      const challenge = auth.why === "missing" ? realm : `${realm}, error="invalid_token"`;
+      return unauthorized(FAILURES[auth.why], challenge);
+    }
+    const record = auth.record;
+    const form = acceptedForm(request.headers.get("accept"));
+    if (form === undefined) {
+      return jsonRpcError(
+        406,
+        -32000,
+        "Not Acceptable: Client must accept application/json or text/event-stream",
+      );
+    }
+    const read = await readBodyLimited(request, MCP_BODY_MAX_BYTES);
+    if (!read.ok) return jsonRpcError(413, -32000, `Payload Too Large: at most ${MCP_BODY_MAX_BYTES} bytes`);
+    let body: unknown;
+    try {
+      body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(read.bytes));
+    } catch {
+      return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
+    }
+    // JSON-RPC calls an empty batch invalid; the transport would take it as nothing to answer.
+    if (Array.isArray(body) && body.length === 0)
+      return jsonRpcError(400, -32600, "Invalid Request: empty batch");
+    let quota: Record<string, string> | undefined;
+    const calls = toolCallCount(body, request.headers.get("mcp-protocol-version"));
+    for (let spent = 0; spent < calls; spent++) {
+      const answer = await spendOrRefuse(context, record);
+      if (answer instanceof Response) return answer;
+      quota = answer.headers;
+    }
+    const limits = TIERS[record.tier];
+    const response = await hosted.answer(request, body, {
+      access: { tier: record.tier, historyDays: limits.history_days, maxLimit: limits.max_limit },
+      form,
+    });
+    for (const [name, value] of Object.entries(quota ?? {})) response.headers.set(name, value);
+    return response;
+  };
+
+  app.all(
+    "/mcp",
+    async (event) => {
+      if (event.url.pathname !== "/mcp") return notFound();
+      const refused = refusedOrigin(event, context.config.mcpAllowedOrigins);
+      if (refused) return refused;
+      if (event.req.method !== "POST") return methodNotAllowed(["POST"]);
+      return post(event);
+    },
+    { meta: { methods: ["POST"] } satisfies RouteMethods },
+  );
+}

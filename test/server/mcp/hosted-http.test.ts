@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configFromEnv } from "../../../server/config.ts";
+import { acceptedForm } from "../../../server/mcp/hosted-mcp.ts";
+import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
+import { type Call, clientFor, postJson } from "../../helpers/app-client.ts";
+import { testContext } from "../../helpers/context.ts";
+import { publishSampleDays } from "../../helpers/published.ts";
+
+// A lone tools/call answered as JSON takes the hosted server's short path; an event stream goes
+// through the SDK's server and transport. Both must give the same result for every call.
+
+let snapshots: SnapshotCache;
+let call: Call;
+let close: () => Promise<void>;
+let key: string;
+
+beforeAll(async () => {
+  // Held without evidence, as `picks serve` holds them: full answers read the picks back whole.
+  snapshots = await createSnapshotCache({
+    publicDir: (await publishSampleDays()).publicDir,
+    keepEvidence: false,
+  });
+  const context = await testContext(snapshots, {
+    config: { mcpAllowedOrigins: ["https://app.example"] },
+  });
+  key = (await context.keys.issue({ tier: "enterprise", email: "e@example.org", label: "t" })).key;
+  ({ call, close } = await clientFor("in-process", context));
+});
+afterAll(async () => {
+  await close();
+  snapshots.close();
+});
+
+const message = (id: number, name: string, args: unknown) =>
+  ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }) as const;
+
+async function result(accept: string, id: number, name: string, args: unknown): Promise<unknown> {
+  const answer = await call(
+    "/mcp",
+    postJson(message(id, name, args), { headers: { "x-api-key": key, accept } }),
+  );
+  expect(answer.status).toBe(200);
+  const text = await answer.text();
+  const json = accept === "text/event-stream" ? (/^data: (.*)$/m.exec(text)?.[1] ?? "") : text;
+  return JSON.parse(json);
+}
+
+describe("the short path and the SDK's path give the same answers", () => {
+  const calls: Array<[string, unknown]> = [
+    ["labs_papers", {}],
+    ["labs_papers", { compact: false, limit: 3 }],
+    ["labs_papers", { axis: "A10" }],
+    ["labs_papers", { days: "x" }],
+    ["labs_paper", { arxiv_id: "1706.03762" }],
+    ["labs_axes", { axis: "A3" }],
+    ["labs_stats", {}],
+    ["labs_stats", undefined],
+    ["labs_unknown", {}],
+  ];
+  it.each(calls)("%s %j", async (name, args) => {
+    const fast = await result("application/json", 5, name, args);
+    const sdk = await result("text/event-stream", 5, name, args);
+    expect(fast).toEqual(sdk);
+    // The second time comes from the answers kept for this generation: the same again.
+    expect(await result("application/json, text/event-stream", 5, name, args)).toEqual(sdk);
+  });
+
+  it("answers a string id in the envelope the SDK writes", async () => {
+    const answer = await call(
+      "/mcp",
+      postJson({ ...message(0, "labs_stats", {}), id: "a-1" }, { headers: { "x-api-key": key } }),
+    );
+    expect((await answer.text()).endsWith(',"jsonrpc":"2.0","id":"a-1"}')).toBe(true);
+  });
+});
+
+describe("origins and accepted forms", () => {
+  it("lets a listed browser origin in and refuses another", async () => {
+    const headers = { "x-api-key": key, accept: "application/json" };
+    const listed = await call(
+      "/mcp",
+      postJson(message(1, "labs_stats", {}), { headers: { ...headers, origin: "https://app.example" } }),
+    );
+    expect(listed.status).toBe(200);
+    const other = await call(
+      "/mcp",
+      postJson(message(1, "labs_stats", {}), { headers: { ...headers, origin: "https://evil.example" } }),
+    );
+    expect(other.status).toBe(403);
+  });
+
+  it.each([
+    [null, "json"],
+    ["application/json, text/event-stream", "json"],
+    ["text/event-stream", "sse"],
+    ["text/*", "sse"],
+    ["*/*", "json"],
+    ["application/json;q=0, text/event-stream", "sse"],
+    ["text/html", undefined],
+  ] as const)("Accept %s answers %s", (accept, form) => {
+    expect(acceptedForm(accept)).toBe(form);
+  });
+
+  it("reads MCP_ALLOWED_ORIGINS as origins and refuses anything else", () => {
+    expect(
+      configFromEnv({ MCP_ALLOWED_ORIGINS: "https://App.example, http://localhost:5173/" }).mcpAllowedOrigins,
+    ).toEqual(["https://app.example", "http://localhost:5173"]);
+    expect(() => configFromEnv({ MCP_ALLOWED_ORIGINS: "https://app.example/path" })).toThrow(
+      /MCP_ALLOWED_ORIGINS/,
+    );
+    expect(() => configFromEnv({ MCP_ALLOWED_ORIGINS: "*" })).toThrow(/MCP_ALLOWED_ORIGINS/);
+  });
+});
