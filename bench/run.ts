@@ -194,6 +194,31 @@ try {
     );
     await server.stop();
   }
+  if (wanted("mcp-http")) {
+    const env = { STATE_DIR: join(root, "state-mcp-http") };
+    const key = await enterpriseKey(env);
+    const server = await startPicksServer(publicDir, env);
+    pinServer(server.child.pid);
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "labs_papers", arguments: { days: 7, compact: true } },
+    });
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-06-18",
+      "x-api-key": key,
+    };
+    await compare(
+      "POST /mcp tools/call labs_papers (days 7, compact), enterprise key, SQLite",
+      `${server.url}/mcp`,
+      { method: "POST", body, headers },
+      ">= 0.25",
+    );
+    await server.stop();
+  }
   if (wanted("memory")) await memoryAfterLoad();
   if (wanted("mcp")) {
     const mcp = await runMcpBench();
