@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SkippedRowSchema } from "./candidate.ts";
 import { ScorerNameSchema, ScoresSchema } from "./score.ts";
+import { SearchIndexRunSchema } from "./search-index.ts";
 import { SelectionPolicySchema } from "./selection.ts";
 import { DayCountsSchema } from "./snapshot.ts";
 
@@ -82,5 +83,8 @@ export const RunRecordSchema = z.object({
   scoring: ScoringRunSchema,
   citations: CitationRunSchema,
   http: HttpCountsSchema,
+  search_index: SearchIndexRunSchema.optional().describe(
+    "the archive's search index this run wrote (public/v1/search-index.json) and its size",
+  ),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;

@@ -47,6 +47,15 @@ export const RecentSchema = z.object({
 });
 export type Recent = z.infer<typeof RecentSchema>;
 
+/** One published day in the stats' series: what was screened and kept. */
+export const DayTallySchema = z.object({
+  date: z.string(),
+  screened: z.int().min(0),
+  kept: z.int().min(0),
+  sample: z.boolean(),
+});
+export type DayTally = z.infer<typeof DayTallySchema>;
+
 /** `public/v1/stats.json`: pipeline-wide counts over every published day. */
 export const StatsSchema = z.object({
   generated_at: z.string(),
@@ -60,6 +69,14 @@ export const StatsSchema = z.object({
   mean_axis_scores: z.record(z.string(), z.number()).describe("mean score of each axis over all picks"),
   reg_fit_histogram: z.object({ "1": z.int(), "2": z.int(), "3": z.int() }),
   sample_days: z.int().min(0),
+  by_day: z
+    .array(DayTallySchema)
+    .optional()
+    .describe("every published day, oldest first: screened and kept (absent in files written before it)"),
+  axis_histograms: z
+    .record(z.string(), z.array(z.int().min(0)).length(6))
+    .optional()
+    .describe("per axis, how many picks scored 0, 1, 2, 3, 4 and 5 (absent in files written before it)"),
 });
 export type Stats = z.infer<typeof StatsSchema>;
 
@@ -120,10 +137,15 @@ export function buildStats(
   const picks = days.flatMap((day) => day.picks);
   const screened = days.reduce((sum, day) => sum + day.counts.screened, 0);
   const axisSums = new Map<string, number>();
+  const axisHistograms: Record<string, number[]> = {};
   const histogram = { "1": 0, "2": 0, "3": 0 };
   for (const pick of picks) {
     for (const [axis, { score }] of Object.entries(pick.scores.axes)) {
       axisSums.set(axis, (axisSums.get(axis) ?? 0) + score);
+      const counts = axisHistograms[axis] ?? [0, 0, 0, 0, 0, 0];
+      const level = Math.min(5, Math.max(0, score));
+      counts[level] = (counts[level] ?? 0) + 1;
+      axisHistograms[axis] = counts;
     }
     histogram[String(pick.scores.reg_fit.score) as "1" | "2" | "3"] += 1;
   }
@@ -141,5 +163,14 @@ export function buildStats(
     mean_axis_scores: mean,
     reg_fit_histogram: histogram,
     sample_days: days.filter((day) => day.sample).length,
+    by_day: [...days]
+      .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0))
+      .map((day) => ({
+        date: day.date,
+        screened: day.counts.screened,
+        kept: day.picks.length,
+        sample: day.sample,
+      })),
+    axis_histograms: axisHistograms,
   };
 }

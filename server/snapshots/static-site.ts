@@ -56,7 +56,7 @@ async function listAssets(dir: string, urlPrefix: string, depth: number, log: (m
 
 /**
  * The prepared answers of the site under `publicDir`: `/` and `/index.html`, `/assets/**` (known
- * types only), `/feed.xml` and `/feed.json`, each only when the file exists.
+ * types only), `/feed.xml`, `/feed.json` and `/v1/search-index.json`, each only when the file exists.
  */
 export async function loadStaticSite(
   publicDir: string,
@@ -82,6 +82,8 @@ export async function loadStaticSite(
   const feeds: ReadonlyArray<[string, string]> = [
     ["/feed.xml", "application/atom+xml; charset=utf-8"],
     ["/feed.json", "application/feed+json"],
+    // The archive's search index: a plain file on every host, loaded by the page's search box.
+    ["/v1/search-index.json", "application/json"],
   ];
   for (const [url, type] of feeds) {
     const body = await readOptional(join(publicDir, url.slice(1)));

@@ -1,6 +1,7 @@
 import { access, mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { XMLParser } from "fast-xml-parser";
 import { beforeAll, describe, expect, it } from "vitest";
 import { curate } from "../../pipeline/curate.ts";
@@ -96,5 +97,32 @@ describe("picks curate writes the feeds", () => {
     for (const path of [join(dirs.outDir, "v1", "daily", `${days[0]}.json`), join(dirs.outDir, "feed.xml")]) {
       await expect(access(path)).rejects.toThrow(/ENOENT/);
     }
+  });
+});
+
+describe("picks curate writes the archive's search index", () => {
+  it("indexes every pick of every published day and gives its size in the run record", async () => {
+    const dirs = await site();
+    for (const date of days) await run(dirs, date);
+    const published = await Promise.all(
+      days.map((date) => readJson<DailySnapshot>(join(dirs.outDir, "v1", "daily", `${date}.json`))),
+    );
+    const path = join(dirs.outDir, "v1", "search-index.json");
+    const content = await readFile(path, "utf8");
+    const file = JSON.parse(content) as { version: number; documents: number; options: { fields: string[] } };
+    expect(file.version).toBe(1);
+    expect(file.documents).toBe(published.reduce((sum, day) => sum + day.picks.length, 0));
+    expect(file.options.fields).toEqual(["title", "authors", "summary", "arxiv_id"]);
+
+    const record = await readJson<{ files: string[]; search_index: Record<string, unknown> }>(
+      join(dirs.runsDir, `${days.at(-1)}.json`),
+    );
+    expect(record.files).toContain(path);
+    expect(record.search_index).toEqual({
+      path,
+      documents: file.documents,
+      bytes: Buffer.byteLength(content),
+      gzip_bytes: gzipSync(content).byteLength,
+    });
   });
 });
