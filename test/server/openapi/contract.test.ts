@@ -39,6 +39,8 @@ interface Case {
   body?: string | Uint8Array;
   /** Send If-None-Match with the ETag an earlier GET of this path got. */
   conditional?: boolean;
+  /** More request headers; a body is sent as application/json unless these say otherwise. */
+  headers?: Record<string, string>;
 }
 
 const KEY_REQUEST = JSON.stringify({ email: "ada@example.org", label: "reader" });
@@ -57,6 +59,27 @@ const SUBMISSION = JSON.stringify({
 });
 const HUGE = JSON.stringify({ email: "a@b.c", label: "x".repeat(1_100_000) });
 const NOT_UTF8 = new Uint8Array([0x7b, 0xff, 0xfe, 0x7d, 0x20]);
+
+// The hosted MCP server: one JSON-RPC message per request, from a client that takes either answer form.
+const MCP_ACCEPT = { accept: "application/json, text/event-stream" };
+const rpc = (method: string, id?: number) =>
+  JSON.stringify({ jsonrpc: "2.0", ...(id === undefined ? {} : { id }), method, params: {} });
+const TOOLS_LIST = rpc("tools/list", 1);
+const TOOL_CALL = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 2,
+  method: "tools/call",
+  params: { name: "labs_axes", arguments: {} },
+});
+const mcp = (status: number, body: string | Uint8Array, extra: Partial<Case> = {}): Case => ({
+  status,
+  method: "POST",
+  path: "/mcp",
+  key: "free",
+  body,
+  ...extra,
+  headers: { ...MCP_ACCEPT, ...extra.headers },
+});
 
 const SNAPSHOT_PATHS = ["/v1/stats", "/v1/axes", "/v1/recent", "/v1/daily/latest", "/v1/daily/2026-11-20"];
 
@@ -116,6 +139,17 @@ const CASES: Case[] = [
   { status: 200, path: "/v1/score/leaderboard?limit=5" },
   { status: 422, path: "/v1/score/leaderboard?limit=101" },
   { status: 503, client: "down", path: "/v1/score/leaderboard" },
+  mcp(200, TOOLS_LIST),
+  mcp(200, TOOL_CALL, { key: "enterprise" }),
+  mcp(202, rpc("notifications/initialized")),
+  mcp(400, '{"jsonrpc": '),
+  mcp(401, TOOLS_LIST, { key: undefined }),
+  mcp(403, TOOLS_LIST, { headers: { origin: "https://evil.example" } }),
+  mcp(406, TOOLS_LIST, { headers: { accept: "text/html" } }),
+  mcp(413, HUGE),
+  mcp(415, TOOLS_LIST, { headers: { "content-type": "text/plain" } }),
+  mcp(429, TOOL_CALL, { key: "spent" }),
+  mcp(503, TOOL_CALL, { client: "down", key: "unknown" }),
   { status: 200, path: "/v1/openapi.json" },
   { status: 304, path: "/v1/openapi.json", conditional: true },
   { status: 200, path: "/v1/docs" },
@@ -194,6 +228,7 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
     if (entry.key) headers["x-api-key"] = entry.key === "unknown" ? generateKey() : world[entry.key];
     if (entry.conditional) headers["if-none-match"] = world.etags.get(path) ?? "";
     if (entry.body !== undefined) headers["content-type"] = "application/json";
+    Object.assign(headers, entry.headers);
     const init: CallInit = { method, headers, ...(entry.body !== undefined && { body: entry.body }) };
     const client = clients.get(entry.client ?? "main");
     if (!client) throw new Error(`no ${entry.client} client`);

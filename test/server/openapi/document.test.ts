@@ -80,6 +80,7 @@ describe("the OpenAPI document", () => {
       "/v1/score/submit": "post",
       "/v1/score/submission/{submission_id}": read,
       "/v1/score/leaderboard": read,
+      "/mcp": "post",
       "/v1/openapi.json": read,
       "/v1/docs": read,
     });
@@ -107,7 +108,15 @@ describe("the OpenAPI document", () => {
       .filter((op) => op.security.length > 0)
       .map((op) => op.operationId)
       .sort();
-    expect(keyed).toEqual(["getMe", "getPaper", "headGetMe", "headGetPaper", "headListPapers", "listPapers"]);
+    expect(keyed).toEqual([
+      "getMe",
+      "getPaper",
+      "headGetMe",
+      "headGetPaper",
+      "headListPapers",
+      "listPapers",
+      "mcp",
+    ]);
     for (const id of ["getMe", "getPaper", "listPapers"]) {
       const path = Object.keys(document.paths).find((p) =>
         Object.values(document.paths[p] ?? {}).some((op) => op.operationId === id),
