@@ -1,18 +1,52 @@
-// The page's entry point: loads the rubric and the archive, shows a day (the latest, or `?date=`),
-// and wires the date picker, the leaderboard and the two forms.
+// The page's entry point: loads the rubric and the archive, shows a day (the latest, or `?date=`) or
+// the filtered picks of a range of days (`?from=&to=&axis=&min=&total=&reg=&group=`), and wires the
+// date picker, the filters, the search box, the charts, the citation graph, the leaderboard and forms.
 
 import { describeProblem, getSnapshot, snapshotUrl } from "./api.js";
+import { renderCharts } from "./charts.js";
 import { el, formatDay, notice, replace } from "./dom.js";
+import {
+  describeFilters,
+  fillForm,
+  filterParams,
+  filterRange,
+  formParams,
+  hasFilters,
+  matches,
+  readFilters,
+} from "./filters.js";
+import { renderGraph } from "./graph.js";
 import { setupKeyForm } from "./key-form.js";
 import { loadLeaderboard } from "./leaderboard.js";
-import { dayMeta, renderPicks } from "./picks.js";
+import { dayMeta, pickItem, renderPicks } from "./picks.js";
 import { setupPlayground } from "./playground.js";
 import { renderRubric, rubricIndex } from "./rubric.js";
+import { setupSearch } from "./search.js";
 
 const $ = (id) => document.getElementById(id);
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-const state = { days: [], date: null, rubric: rubricIndex(null), loading: 0 };
+const state = {
+  days: [],
+  /** Every published day, oldest first: from stats.json, else the recent days. */
+  published: [],
+  stats: null,
+  date: null,
+  rubric: rubricIndex(null),
+  loading: 0,
+  snapshots: new Map(),
+};
+
+/** A day's snapshot, fetched once per page. */
+function daySnapshot(path) {
+  let pending = state.snapshots.get(path);
+  if (!pending) {
+    pending = getSnapshot(path);
+    state.snapshots.set(path, pending);
+    pending.catch(() => state.snapshots.delete(path));
+  }
+  return pending;
+}
 
 const problemText = (error) =>
   error?.result ? describeProblem(error.result).join(" ") : String(error?.message ?? error);
@@ -22,22 +56,23 @@ function requestedDate() {
   return date && DATE.test(date) ? date : null;
 }
 
-/** Newest first: the days of recent.json, plus the shown day when it is older than those. */
+/** Newest first: every published day (recent.json's when stats.json has no list), plus the shown day. */
 function knownDates() {
-  const dates = state.days.map((day) => day.date);
+  const dates = (state.published.length ? state.published : state.days).map((day) => day.date);
   if (state.date && !dates.includes(state.date)) dates.push(state.date);
   return dates.sort().reverse();
 }
 
 function syncPicker() {
   const select = $("day-select");
-  const summaries = new Map(state.days.map((day) => [day.date, day]));
+  const summaries = new Map(state.published.map((day) => [day.date, day]));
+  for (const day of state.days) summaries.set(day.date, { ...day, kept: day.picks.length });
   const dates = knownDates();
   replace(
     select,
     dates.map((date) => {
       const summary = summaries.get(date);
-      const count = summary ? ` · ${summary.picks.length} picks` : "";
+      const count = summary?.kept === undefined ? "" : ` · ${summary.kept} picks`;
       const sample = summary?.sample ? " (sample)" : "";
       return el("option", {
         attrs: { value: date, selected: date === state.date },
@@ -52,14 +87,27 @@ function syncPicker() {
   $("day-newer").disabled = index <= 0;
 }
 
+function setMode(mode) {
+  const filtered = mode === "filtered";
+  document.documentElement.dataset.view = mode;
+  $("day-meta").hidden = filtered;
+  $("filter-clear").hidden = !filtered;
+  if (!filtered) {
+    delete document.documentElement.dataset.filtered;
+    replace($("filter-notes"));
+  }
+}
+
 async function showDay(date) {
   const token = ++state.loading;
   const list = $("pick-list");
   const status = $("picks-status");
+  setMode("day");
+  fillForm($("filter-form"), readFilters(new URLSearchParams()).filters);
   list.setAttribute("aria-busy", "true");
   status.textContent = date ? `Loading the picks of ${formatDay(date)}…` : "Loading the latest picks…";
   try {
-    const day = await getSnapshot(date ? `v1/daily/${date}` : "v1/daily/latest");
+    const day = await daySnapshot(date ? `v1/daily/${date}` : "v1/daily/latest");
     // A later navigation started while this one was loading: let it win.
     if (token !== state.loading) return;
     state.date = day.date;
@@ -68,6 +116,7 @@ async function showDay(date) {
     $("day-meta").textContent = dayMeta(day);
     $("sample-banner").hidden = !day.sample;
     renderPicks(list, day, state.rubric);
+    renderGraph($("graph-body"), day);
     // Says which day is on screen, for tests and for styling; set only once the list is filled.
     document.documentElement.dataset.day = day.date;
     const count = `${day.picks.length} ${day.picks.length === 1 ? "pick" : "picks"}`;
@@ -75,6 +124,7 @@ async function showDay(date) {
   } catch (error) {
     if (token !== state.loading) return;
     status.textContent = "";
+    replace($("graph-body"), notice("empty", "No day is shown, so there is no citation graph."));
     replace(
       list,
       el(
@@ -95,12 +145,85 @@ async function showDay(date) {
     link.href = snapshotUrl(link.dataset.snapshot);
 }
 
+const latestDate = () =>
+  state.published.at(-1)?.date ?? state.days[0]?.date ?? new Date().toISOString().slice(0, 10);
+
+/** The picks of every published day in the range that pass the filters: newest day first, then rank. */
+async function showFiltered(params) {
+  const token = ++state.loading;
+  const list = $("pick-list");
+  const status = $("picks-status");
+  setMode("filtered");
+  const { filters, problems } = readFilters(params);
+  const range = filterRange(filters, latestDate());
+  fillForm($("filter-form"), filters, range);
+  list.setAttribute("aria-busy", "true");
+  status.textContent = `Loading the picks from ${formatDay(range.from)} to ${formatDay(range.to)}…`;
+  const dates = state.published
+    .map((day) => day.date)
+    .filter((date) => date >= range.from && date <= range.to)
+    .sort()
+    .reverse();
+  const loaded = await Promise.all(
+    dates.map((date) => daySnapshot(`v1/daily/${date}`).catch(() => ({ date, failed: true }))),
+  );
+  if (token !== state.loading) return;
+  const failed = loaded.filter((day) => day.failed).map((day) => day.date);
+  const picks = loaded
+    .filter((day) => !day.failed)
+    .flatMap((day) => [...day.picks].sort((a, b) => a.rank - b.rank))
+    .filter((pick) => matches(pick, filters));
+  const notes = [...problems, ...range.notes];
+  if (problems.length) notes.push("Those values fell back to their defaults.");
+  if (failed.length)
+    notes.push(`Could not load ${failed.map(formatDay).join(", ")}; their picks are missing.`);
+  replace($("filter-notes"), notes.length ? notice("info", notes.join(" ")) : null);
+  $("day-title").textContent = `from ${formatDay(range.from)} to ${formatDay(range.to)}`;
+  document.title = "Research-Picks: filtered picks";
+  $("sample-banner").hidden = !loaded.some((day) => day.sample);
+  if (picks.length === 0) {
+    replace(list, el("li", { className: "notice notice-empty", text: "No pick matches these filters." }));
+  } else {
+    replace(
+      list,
+      picks.map((pick) => {
+        const item = pickItem(pick, state.rubric);
+        const rank = item.querySelector(".rank");
+        if (rank) rank.textContent = `#${pick.rank} · ${formatDay(pick.date)}`;
+        return item;
+      }),
+    );
+  }
+  const count = `${picks.length} ${picks.length === 1 ? "pick" : "picks"}`;
+  status.textContent = `Showing ${count} of ${dates.length} published days (${describeFilters(filters)}).`;
+  replace($("graph-body"), notice("info", "Choose a single day to see its citation graph."));
+  list.removeAttribute("aria-busy");
+  // The view's own query, in canonical order, once the list is filled: for tests and for sharing.
+  document.documentElement.dataset.filtered = filterParams({ ...filters, ...range }).toString();
+  delete document.documentElement.dataset.day;
+  syncPicker();
+}
+
+/** Shows what the address asks for: filtered picks, or one day. */
+function route() {
+  const params = new URLSearchParams(window.location.search);
+  return hasFilters(params) ? showFiltered(params) : showDay(requestedDate());
+}
+
 function navigate(date) {
-  if (!date || date === state.date) return;
+  if (!date || (date === state.date && document.documentElement.dataset.view === "day")) return;
   const url = new URL(window.location.href);
+  url.search = "";
   url.searchParams.set("date", date);
   window.history.pushState({ date }, "", url);
   void showDay(date);
+}
+
+function applyFilters(params) {
+  const url = new URL(window.location.href);
+  url.search = params.toString();
+  window.history.pushState({ filters: url.search }, "", url);
+  void route();
 }
 
 function step(offset) {
@@ -133,6 +256,9 @@ async function loadArchive() {
 async function loadStats() {
   try {
     const stats = await getSnapshot("v1/stats");
+    state.stats = stats;
+    state.published =
+      stats.by_day ?? [...state.days].reverse().map((day) => ({ date: day.date, sample: day.sample }));
     const rate = `${Math.round(stats.keep_rate * 1000) / 10}%`;
     $("footer-stats").textContent =
       `${stats.days} days published (${stats.first_date ?? "–"} to ${stats.latest_date ?? "–"}): ` +
@@ -140,6 +266,7 @@ async function loadStats() {
       (stats.sample_days ? ` ${stats.sample_days} of the days are sample data.` : "");
   } catch {
     $("footer-stats").textContent = "";
+    state.published = [...state.days].reverse().map((day) => ({ date: day.date, sample: day.sample }));
   }
 }
 
@@ -150,11 +277,23 @@ async function start() {
   $("day-select").addEventListener("change", (event) => navigate(event.target.value));
   $("day-older").addEventListener("click", () => step(1));
   $("day-newer").addEventListener("click", () => step(-1));
-  window.addEventListener("popstate", () => void showDay(requestedDate()));
+  $("filter-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    applyFilters(formParams(event.target));
+  });
+  $("filter-clear").addEventListener("click", () => {
+    const url = new URL(window.location.href);
+    url.search = "";
+    window.history.pushState({}, "", url);
+    void route();
+  });
+  window.addEventListener("popstate", () => void route());
+  setupSearch($("search-input"), $("search-results"), $("search-status"));
 
-  await Promise.all([loadRubric(), loadArchive()]);
-  await showDay(requestedDate());
-  await Promise.all([loadLeaderboard($("leaderboard-body"), state.rubric), loadStats()]);
+  await Promise.all([loadRubric(), loadArchive().then(loadStats)]);
+  await route();
+  renderCharts($("charts-body"), state.stats, state.rubric);
+  await loadLeaderboard($("leaderboard-body"), state.rubric);
   document.documentElement.dataset.ready = "true";
 }
 
