@@ -5,7 +5,6 @@
 import { setTimeout as delay } from "node:timers/promises";
 import pLimit, { type LimitFunction } from "p-limit";
 import { Agent, request } from "undici";
-import { z } from "zod";
 import type { HttpCounts, UpstreamCounts } from "./domain/run-record.ts";
 import {
   backoffDelay,
