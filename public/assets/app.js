@@ -3,7 +3,6 @@
 // date picker, the filters, the search box, the charts, the citation graph, the leaderboard and forms.
 
 import { describeProblem, getSnapshot, snapshotUrl } from "./api.js";
-import { renderCharts } from "./charts.js";
 import { el, formatDay, notice, replace } from "./dom.js";
 import {
   describeFilters,
@@ -15,13 +14,10 @@ import {
   matches,
   readFilters,
 } from "./filters.js";
-import { renderGraph } from "./graph.js";
 import { setupKeyForm } from "./key-form.js";
-import { loadLeaderboard } from "./leaderboard.js";
 import { dayMeta, pickItem, renderPicks } from "./picks.js";
 import { setupPlayground } from "./playground.js";
 import { renderRubric, rubricIndex } from "./rubric.js";
-import { setupSearch } from "./search.js";
 
 const $ = (id) => document.getElementById(id);
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -36,6 +32,47 @@ const state = {
   loading: 0,
   snapshots: new Map(),
 };
+
+/**
+ * Loads a section's module the first time the section comes near the viewport or takes focus, so
+ * the first view carries only what it shows (the search module waits for the search box instead).
+ */
+function whenNear(id, load) {
+  let pending = null;
+  const start = () => {
+    pending ??= load();
+    return pending;
+  };
+  const section = $(id);
+  const observer = new IntersectionObserver(
+    (entries) => {
+      if (!entries.some((entry) => entry.isIntersecting)) return;
+      observer.disconnect();
+      void start();
+    },
+    { rootMargin: "200px" },
+  );
+  observer.observe(section);
+  section.addEventListener("focusin", () => void start(), { once: true });
+  return start;
+}
+
+let graphModule = null;
+/** Draws the citation graph of the shown day (or says why not), once graph.js is loaded. */
+function drawGraph() {
+  if (!graphModule) return;
+  if (state.graphDay) graphModule.renderGraph($("graph-body"), state.graphDay);
+  else
+    replace(
+      $("graph-body"),
+      notice(
+        "info",
+        document.documentElement.dataset.view === "filtered"
+          ? "Choose a single day to see its citation graph."
+          : "No day is shown, so there is no citation graph.",
+      ),
+    );
+}
 
 /** A day's snapshot, fetched once per page. */
 function daySnapshot(path) {
@@ -116,7 +153,8 @@ async function showDay(date) {
     $("day-meta").textContent = dayMeta(day);
     $("sample-banner").hidden = !day.sample;
     renderPicks(list, day, state.rubric);
-    renderGraph($("graph-body"), day);
+    state.graphDay = day;
+    drawGraph();
     // Says which day is on screen, for tests and for styling; set only once the list is filled.
     document.documentElement.dataset.day = day.date;
     const count = `${day.picks.length} ${day.picks.length === 1 ? "pick" : "picks"}`;
@@ -124,7 +162,8 @@ async function showDay(date) {
   } catch (error) {
     if (token !== state.loading) return;
     status.textContent = "";
-    replace($("graph-body"), notice("empty", "No day is shown, so there is no citation graph."));
+    state.graphDay = null;
+    drawGraph();
     replace(
       list,
       el(
@@ -196,7 +235,8 @@ async function showFiltered(params) {
   }
   const count = `${picks.length} ${picks.length === 1 ? "pick" : "picks"}`;
   status.textContent = `Showing ${count} of ${dates.length} published days (${describeFilters(filters)}).`;
-  replace($("graph-body"), notice("info", "Choose a single day to see its citation graph."));
+  state.graphDay = null;
+  drawGraph();
   list.removeAttribute("aria-busy");
   // The view's own query, in canonical order, once the list is filled: for tests and for sharing.
   document.documentElement.dataset.filtered = filterParams({ ...filters, ...range }).toString();
@@ -288,12 +328,41 @@ async function start() {
     void route();
   });
   window.addEventListener("popstate", () => void route());
-  setupSearch($("search-input"), $("search-results"), $("search-status"));
+  $("search-input").addEventListener(
+    "focus",
+    async (event) => {
+      const { setupSearch } = await import("./search.js");
+      setupSearch($("search-input"), $("search-results"), $("search-status"));
+      // The module's own focus handler was not there for this first focus: hand it on.
+      if (document.activeElement === event.target) event.target.dispatchEvent(new FocusEvent("focus"));
+    },
+    { once: true },
+  );
 
   await Promise.all([loadRubric(), loadArchive().then(loadStats)]);
   await route();
-  renderCharts($("charts-body"), state.stats, state.rubric);
-  await loadLeaderboard($("leaderboard-body"), state.rubric);
+  const sections = [
+    whenNear("citations", async () => {
+      graphModule = await import("./graph.js");
+      drawGraph();
+    }),
+    whenNear("figures", async () => {
+      const { renderCharts } = await import("./charts.js");
+      renderCharts($("charts-body"), state.stats, state.rubric);
+    }),
+    whenNear("leaderboard", async () => {
+      const { loadLeaderboard } = await import("./leaderboard.js");
+      await loadLeaderboard($("leaderboard-body"), state.rubric);
+    }),
+  ];
+  // Sections already in view (a link to #figures) are drawn before the page says it is ready.
+  await Promise.all(
+    sections.map((start, index) => {
+      const id = ["citations", "figures", "leaderboard"][index];
+      const box = $(id).getBoundingClientRect();
+      return box.top < window.innerHeight + 200 && box.bottom > -200 ? start() : null;
+    }),
+  );
   document.documentElement.dataset.ready = "true";
 }
 

@@ -3,7 +3,6 @@
 // fetched the first time the box gets focus, never before: the first view stays small.
 
 import { el, formatDay, notice, replace } from "./dom.js";
-import { decodeIndex } from "./search-index-codec.js";
 
 const INDEX_VERSION = 1;
 const MAX_RESULTS = 20;
@@ -20,8 +19,9 @@ const OPTIONS = {
 let loading = null;
 
 async function loadIndex() {
-  const [{ default: MiniSearch }, response] = await Promise.all([
+  const [{ default: MiniSearch }, { decodeIndex }, response] = await Promise.all([
     import("./vendor/minisearch.js"),
+    import("./search-index-codec.js"),
     fetch("v1/search-index.json", { headers: { accept: "application/json" } }),
   ]);
   if (!response.ok) throw new Error(`the search index is not there (status ${response.status})`);

@@ -156,6 +156,9 @@ describe.skipIf(plan.skip)("the web page, served by picks serve", () => {
       await page.$$eval("#day-select option", (options) => options.map((option) => option.value)),
     ).toEqual(site.days.map((entry) => entry.date));
     expect(await page.$$eval("#rubric-groups .axis-card", (cards) => cards.length)).toBe(9);
+    // Below the fold: the leaderboard loads when its section comes into view.
+    await page.locator("#leaderboard").scrollIntoViewIfNeeded();
+    await page.waitForSelector("#leaderboard-body .notice, #leaderboard-body table");
     expect(await page.textContent("#leaderboard-body")).toContain("No agent runtime has been scored yet");
     expect(await page.getAttribute("a[data-snapshot='v1/recent']", "href")).toBe("v1/recent");
     await screenshot(page, "picks-desktop");
@@ -327,6 +330,8 @@ describe.skipIf(plan.skip)("the web page, on a plain static host", () => {
     await page.selectOption("#day-select", "2026-11-18");
     await waitForDay(page, "2026-11-18");
     expect(await titles(page)).toEqual(day("2026-11-18").picks.map((pick) => pick.title));
+    await page.locator("#leaderboard").scrollIntoViewIfNeeded();
+    await page.waitForSelector("#leaderboard-body .notice");
     expect(await page.textContent("#leaderboard-body")).toContain(
       "The leaderboard is not available right now.",
     );
