@@ -73,6 +73,7 @@ const SIMPLE = {
   float_type: "Input should be a valid number",
   float_parsing: "Input should be a valid number, unable to parse string as a number",
   finite_number: "Input should be a finite number",
+  string_unicode: "Input should be a valid string, unable to parse raw data as a unicode string",
   bool_type: "Input should be a valid boolean",
   bool_parsing: "Input should be a valid boolean, unable to interpret input",
   list_type: "Input should be a valid list",

@@ -4,14 +4,21 @@
 
 import { decodeJsonBytes, decodeRawBytes } from "./body-text.ts";
 import { detailBody, jsonInvalid, validationErrorBody } from "./errors.ts";
+import { readExactJson } from "./exact-json.ts";
 import { parsePythonJson } from "./python-json.ts";
 import { readBodyLimited } from "./read-body.ts";
 
 /** The cap of a route that names none; each POST route names its own, sized to what its schema holds. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
-/** `value` is undefined for an empty body; a string for an unparsed (non-JSON) body. */
-export type BodyResult = { ok: true; value: unknown } | { ok: false; status: 400 | 413 | 422; body: string };
+/**
+ * `value` is undefined for an empty body; a string for an unparsed (non-JSON) body. `exact`, when
+ * present, gives the value as py-value.ts holds it, for answers that echo the body: `value` is then
+ * JSON.parse's, which validates the same but may print differently.
+ */
+export type BodyResult =
+  | { ok: true; value: unknown; exact?: () => unknown }
+  | { ok: false; status: 400 | 413 | 422; body: string };
 
 export interface BodyOptions {
   /** Bodies larger than this are answered 413 as soon as that is known, never read whole. */
@@ -85,7 +92,10 @@ export async function parseJsonBody(request: Request, options: BodyOptions = {})
   const text = decodeJsonBytes(read.bytes);
   if (text === undefined) return PARSE_ERROR;
   const parsed = parsePythonJson(text);
-  if (parsed.ok) return { ok: true, value: parsed.value };
-  if (parsed.reason === "too_deep") return PARSE_ERROR;
+  if (parsed.ok) {
+    if (!("approximate" in parsed)) return { ok: true, value: parsed.value };
+    return { ok: true, value: parsed.value, exact: () => readExactJson(text) };
+  }
+  if (parsed.reason !== "invalid") return PARSE_ERROR;
   return { ok: false, status: 422, body: validationErrorBody([jsonInvalid(parsed.pos, parsed.msg)]) };
 }

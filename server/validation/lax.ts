@@ -1,5 +1,7 @@
 // pydantic's lax coercion of strings (query and path values, and strings inside JSON bodies), ported
 // from pydantic-core src/input/shared.rs: str_as_int, str_as_float, str_as_bool.
+// jiter applies Python's limit of 4300 digits to an int.
+import { MAX_INT_DIGITS } from "./py-value.ts";
 
 // Rust's str::trim strips Unicode White_Space: unlike String.prototype.trim, U+0085 yes, U+FEFF no.
 const RUST_WS = "[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
@@ -10,16 +12,16 @@ export function rustTrim(text: string): string {
 }
 
 const JSON_INT = /^-?(?:0|[1-9][0-9]*)$/;
-// Python 3.11+ refuses to convert longer digit strings; jiter applies the same limit.
-const MAX_INT_DIGITS = 4300;
 
-export type IntParse = number | "int_parsing" | "int_parsing_size";
+/** An int is exact: a bigint past 2**53, as Python's int keeps every digit. */
+export type IntParse = number | bigint | "int_parsing" | "int_parsing_size";
 
 // jiter's NumberInt::try_from: a JSON integer and nothing else.
-function jsonInt(text: string): number | "int_parsing_size" | undefined {
+function jsonInt(text: string): number | bigint | "int_parsing_size" | undefined {
   if (!JSON_INT.test(text)) return undefined;
   if (text.length > MAX_INT_DIGITS) return "int_parsing_size";
   const value = Number(text);
+  if (!Number.isSafeInteger(value)) return BigInt(text);
   return value === 0 ? 0 : value;
 }
 
@@ -78,7 +80,7 @@ export function strAsInt(text: string): IntParse {
   const cleaned = cleanIntStr(text);
   if (cleaned === undefined) return "int_parsing";
   const value = jsonInt(cleaned);
-  return typeof value === "number" ? value : "int_parsing";
+  return value === undefined || value === "int_parsing_size" ? "int_parsing" : value;
 }
 
 // Rust's f64::from_str: optional sign, inf/infinity/nan in any case, or decimal digits with an exponent.

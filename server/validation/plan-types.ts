@@ -71,6 +71,8 @@ export type Plan =
   | { kind: "default"; inner: Plan; value: () => unknown; prefault: boolean }
   | { kind: "pipe"; in: Plan; out: Plan }
   | { kind: "lazy"; resolve: () => Plan }
+  /** A zod transform that takes the value alone (no `ctx`, so it adds no issue): called directly. */
+  | { kind: "transform"; fn: (value: unknown) => unknown }
   | { kind: "null" }
   | { kind: "any" }
   | { kind: "zod"; schema: $ZodType };

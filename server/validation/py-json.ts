@@ -1,6 +1,7 @@
 // What Starlette's JSONResponse writes: json.dumps(content, ensure_ascii=False, allow_nan=False,
 // separators=(",", ":")). JSON.stringify agrees on strings, arrays and objects; numbers differ, because
-// Python keeps ints and floats apart and prints floats with repr ("1.0", "1e-05").
+// Python keeps ints and floats apart and prints floats with repr ("1.0", "1e-05"). A lone surrogate,
+// which Python's UTF-8 encoder would refuse (FastAPI's 500), is written as JSON.stringify's \uXXXX escape.
 
 /** A number Python holds as a float, e.g. a `ge` bound of a float field: serialized as `1.0`, not `1`. */
 export class PyFloat {
@@ -60,15 +61,18 @@ export function rustFloatDisplay(x: number): string {
   return `${decimal.negative ? "-" : ""}${whole}${fraction ? `.${fraction}` : ""}`;
 }
 
-// JSON numbers reach us as JS numbers: integral values print as Python ints, others as Python floats.
-// A JSON `5.0` (a float to Python) therefore prints as `5`; see the module's open points.
+// A plain JS number is an int when whole and a float otherwise (py-value.ts): whole floats come wrapped
+// in PyFloat and ints past 2**53 as bigint, so each prints as Python printed the client's number.
 function pyNumber(x: number): string {
   if (!Number.isFinite(x)) return "null"; // Python would refuse (allow_nan=False); null keeps the body JSON.
   if (Number.isInteger(x)) return Math.abs(x) < 1e21 ? String(x === 0 ? 0 : x) : pyFloatRepr(x);
   return pyFloatRepr(x);
 }
 
-/** Serializes like Starlette's JSONResponse. `undefined` becomes `null` (Python has only None). */
+/**
+ * Serializes like Starlette's JSONResponse. `undefined` becomes `null` (Python has only None); a Map is
+ * a dict, written in its own order (a plain object would put integer-like keys first).
+ */
 export function pyJson(value: unknown): string {
   switch (typeof value) {
     case "string":
@@ -90,6 +94,15 @@ export function pyJson(value: unknown): string {
     let out = "[";
     for (let i = 0; i < value.length; i++) out += (i === 0 ? "" : ",") + pyJson(value[i]);
     return `${out}]`;
+  }
+  if (value instanceof Map) {
+    let out = "{";
+    let first = true;
+    for (const [key, item] of value) {
+      out += `${first ? "" : ","}${JSON.stringify(String(key))}:${pyJson(item)}`;
+      first = false;
+    }
+    return `${out}}`;
   }
   let out = "{";
   let first = true;

@@ -1,15 +1,20 @@
 // A port of CPython's JSON scanner (Modules/_json.c and json/decoder.py, 3.13/3.14): the same verdict,
-// reason and character position as json.loads. Slower than JSON.parse, so it runs only where JSON.parse
-// failed. It also accepts what Python accepts and JSON.parse does not: NaN, Infinity and -Infinity,
-// which become the JS numbers of the same name.
+// reason and character position as json.loads, and the same value, held as py-value.ts describes
+// (dicts as Maps in the client's order, ints exact, whole floats as PyFloat). Slower than JSON.parse, so
+// it runs only where JSON.parse failed or where the exact value is needed (an answer that echoes input).
+import { jsonNumber } from "./py-value.ts";
 
 /** Nesting Python reaches before RecursionError (its default recursion limit); FastAPI then answers 400. */
 export const MAX_JSON_DEPTH = 1000;
 
+/**
+ * `too_deep` is Python's RecursionError and `int_too_long` the ValueError of an integer over 4300
+ * digits: neither is a JSONDecodeError, so FastAPI answers both 400.
+ */
 export type PythonJsonResult =
   | { ok: true; value: unknown }
   | { ok: false; reason: "invalid"; msg: string; pos: number }
-  | { ok: false; reason: "too_deep" };
+  | { ok: false; reason: "too_deep" | "int_too_long" };
 
 class DecodeError {
   readonly msg: string;
@@ -22,6 +27,8 @@ class DecodeError {
 }
 
 class TooDeep {}
+
+class IntTooLong {}
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -53,10 +60,6 @@ function fromCodePoints(codePoints: Uint32Array, from: number, to: number): stri
   for (let i = from; i < to; i += 4096)
     out += String.fromCodePoint(...codePoints.subarray(i, Math.min(to, i + 4096)));
   return out;
-}
-
-function setProperty(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** Positions are code point indices, as in Python's str; the text is scanned by code point. */
@@ -127,7 +130,9 @@ class Scanner {
     } else {
       throw new DecodeError("Expecting value", start);
     }
+    let isFloat = false;
     if (idx < end && s[idx] === 0x2e && isDigit(s[idx + 1])) {
+      isFloat = true;
       idx += 2;
       while (idx <= end && isDigit(s[idx])) idx++;
     }
@@ -136,9 +141,12 @@ class Scanner {
       idx++;
       if (idx < end && (s[idx] === 0x2d || s[idx] === 0x2b)) idx++;
       while (idx <= end && isDigit(s[idx])) idx++;
-      if (!isDigit(s[idx - 1])) idx = exponentStart;
+      if (isDigit(s[idx - 1])) isFloat = true;
+      else idx = exponentStart;
     }
-    return [Number(fromCodePoints(s, start, idx)), idx];
+    const value = jsonNumber(fromCodePoints(s, start, idx), isFloat);
+    if (value === undefined) throw new IntTooLong();
+    return [value, idx];
   }
 
   // scanstring_unicode: `end` is the index after the opening quote.
@@ -199,9 +207,10 @@ class Scanner {
     return value;
   }
 
-  // _parse_object_unicode; `idx` is the index after "{". Keys become own properties, "__proto__" too.
+  // _parse_object_unicode; `idx` is the index after "{". A repeated key keeps its first place and takes
+  // the last value, as in a dict.
   parseObject(idx: number): [unknown, number] {
-    const result: Record<string, unknown> = {};
+    const result = new Map<string, unknown>();
     idx = this.skipWhitespace(idx);
     if (idx >= this.len || this.s[idx] !== 0x7d) {
       for (;;) {
@@ -213,7 +222,7 @@ class Scanner {
         if (idx >= this.len || this.s[idx] !== 0x3a) throw new DecodeError("Expecting ':' delimiter", idx);
         idx = this.skipWhitespace(idx + 1);
         const [value, afterValue] = this.scanOnce(idx);
-        setProperty(result, key, value);
+        result.set(key, value);
         idx = this.skipWhitespace(afterValue);
         if (idx < this.len && this.s[idx] === 0x7d) break;
         if (idx >= this.len || this.s[idx] !== 0x2c) throw new DecodeError("Expecting ',' delimiter", idx);
@@ -257,13 +266,14 @@ class Scanner {
   }
 }
 
-/** Python's json.loads verdict on a text, from the slow, exact scanner. Used directly by tests. */
+/** Python's json.loads on a text, from the slow, exact scanner: its verdict, or its value (see py-value.ts). */
 export function scanPythonJson(text: string): PythonJsonResult {
   try {
     return { ok: true, value: new Scanner(text).decode() };
   } catch (error) {
     if (error instanceof DecodeError) return { ok: false, reason: "invalid", msg: error.msg, pos: error.pos };
     if (error instanceof TooDeep) return { ok: false, reason: "too_deep" };
+    if (error instanceof IntTooLong) return { ok: false, reason: "int_too_long" };
     throw error;
   }
 }

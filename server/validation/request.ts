@@ -5,7 +5,8 @@ import { type LocItem, missing, type ValidationIssue, validationErrorBody } from
 import { type BodyOptions, parseJsonBody } from "./json-body.ts";
 import { planOf } from "./plan.ts";
 import type { ObjectPlan, Plan } from "./plan-types.ts";
-import { setOwn, type Validated, validatePlan, validateValue } from "./validate.ts";
+import { setOwn } from "./py-value.ts";
+import { type Validated, validatePlan, validateValue } from "./validate.ts";
 
 type Where = "path" | "query" | "header";
 type Read = (name: string, sequence: boolean) => string | string[] | undefined;
@@ -59,10 +60,15 @@ function paramFields(schema: $ZodObject, where: Where): ParamField[] {
   return fields;
 }
 
-function validateParams<S extends $ZodObject>(schema: S, where: Where, read: Read): Validated<output<S>> {
+function validateParams<S extends $ZodObject>(
+  schema: S,
+  where: Where,
+  read: Read,
+  fields: readonly ParamField[] = paramFields(schema, where),
+): Validated<output<S>> {
   const issues: ValidationIssue[] = [];
   const out: Record<string, unknown> = {};
-  for (const field of paramFields(schema, where)) {
+  for (const field of fields) {
     const raw = read(field.name, field.sequence);
     const absent = raw === undefined || (Array.isArray(raw) && raw.length === 0);
     const loc: LocItem[] = [where, field.name];
@@ -82,15 +88,64 @@ function validateParams<S extends $ZodObject>(schema: S, where: Where, read: Rea
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value: out as output<S> };
 }
 
+// A number plan without its maximum; the wrappers around it (default, optional, ...) are kept.
+function withoutMaximum(plan: Plan): Plan {
+  switch (plan.kind) {
+    case "number":
+      return { ...plan, le: undefined, lt: undefined };
+    case "optional":
+    case "nullable":
+    case "passthrough":
+    case "default":
+      return { ...plan, inner: withoutMaximum(plan.inner) };
+    default:
+      throw new TypeError(`Expected a number parameter to lower, got ${plan.kind}`);
+  }
+}
+
+const loweredCache = new WeakMap<$ZodObject, WeakMap<readonly string[], ParamField[]>>();
+
+function loweredFields(schema: $ZodObject, lowered: readonly string[]): ParamField[] {
+  let bySchema = loweredCache.get(schema);
+  if (!bySchema) {
+    bySchema = new WeakMap();
+    loweredCache.set(schema, bySchema);
+  }
+  let fields = bySchema.get(lowered);
+  if (!fields) {
+    fields = paramFields(schema, "query").map((field) =>
+      lowered.includes(field.key) ? { ...field, plan: withoutMaximum(field.plan) } : field,
+    );
+    bySchema.set(lowered, fields);
+  }
+  return fields;
+}
+
+export interface QueryOptions {
+  /**
+   * Parameters whose maximum the handler applies by lowering the value (a tier's cap): any integer
+   * at or above the minimum passes, as FastAPI's `int` with only `ge` would, and one past 2**53 arrives
+   * as Number.MAX_SAFE_INTEGER. The schema keeps its maximum, for the document and other callers.
+   */
+  lowered?: readonly string[];
+}
+
 /** Query parameters at loc ["query", name]; a repeated scalar takes its last value. */
 export function validateQuery<S extends $ZodObject>(
   schema: S,
   params: URLSearchParams,
+  options: QueryOptions = {},
 ): Validated<output<S>> {
-  return validateParams(schema, "query", (name, sequence) => {
-    const values = params.getAll(name);
-    return sequence ? values : values.at(-1);
-  });
+  const fields = options.lowered ? loweredFields(schema, options.lowered) : undefined;
+  return validateParams(
+    schema,
+    "query",
+    (name, sequence) => {
+      const values = params.getAll(name);
+      return sequence ? values : values.at(-1);
+    },
+    fields,
+  );
 }
 
 /** Path parameters (already percent-decoded by the router) at loc ["path", name]. */
@@ -112,11 +167,25 @@ export function validateHeaders<S extends $ZodObject>(schema: S, headers: Header
   });
 }
 
-/** A parsed body (see parseJsonBody) at loc ["body"]: no body or `null` is `missing` unless optional. */
-export function validateBody<S extends $ZodType>(schema: S, value: unknown): Validated<output<S>> {
-  if (value !== undefined && value !== null) return validateValue(schema, value, ["body"]);
-  if (schema._zod.optin === undefined) return { ok: false, issues: [missing(["body"], null)] };
-  return validatePlan(planOf(schema), undefined, ["body"]) as Validated<output<S>>;
+/**
+ * A parsed body (see parseJsonBody) at loc ["body"]: no body or `null` is `missing` unless optional.
+ * With `exact`, `value` is JSON.parse's: a valid body is done at its speed, and only a refused one is
+ * parsed again exactly and validated once more, so that its issues echo the input as the client wrote it.
+ */
+export function validateBody<S extends $ZodType>(
+  schema: S,
+  value: unknown,
+  exact?: () => unknown,
+): Validated<output<S>> {
+  if (value === undefined || value === null) {
+    if (schema._zod.optin === undefined) return { ok: false, issues: [missing(["body"], null)] };
+    return validatePlan(planOf(schema), undefined, ["body"]) as Validated<output<S>>;
+  }
+  if (!exact) return validateValue(schema, value, ["body"]);
+  const plan = planOf(schema);
+  const fast = validatePlan(plan, value, ["body"], { approximate: true });
+  if (fast.ok) return fast as Validated<output<S>>;
+  return validatePlan(plan, exact(), ["body"]) as Validated<output<S>>;
 }
 
 export interface RequestSchemas {
@@ -156,10 +225,12 @@ export async function validateRequest<S extends RequestSchemas>(
   options: RequestOptions = {},
 ): Promise<RequestResult<S>> {
   let rawBody: unknown;
+  let exactBody: (() => unknown) | undefined;
   if (schemas.body) {
     const parsed = await parseJsonBody(request, options);
     if (!parsed.ok) return parsed;
     rawBody = parsed.value;
+    exactBody = parsed.exact;
   }
   const issues: ValidationIssue[] = [];
   const take = <T>(result: Validated<T> | undefined): T | undefined => {
@@ -173,7 +244,7 @@ export async function validateRequest<S extends RequestSchemas>(
     schemas.query && validateQuery(schemas.query, (options.url ?? new URL(request.url)).searchParams),
   );
   const headers = take(schemas.headers && validateHeaders(schemas.headers, request.headers));
-  const body = take(schemas.body && validateBody(schemas.body, rawBody));
+  const body = take(schemas.body && validateBody(schemas.body, rawBody, exactBody));
   if (issues.length > 0) return { ok: false, status: 422, body: validationErrorBody(issues) };
   return { ok: true, value: { path, query, headers, body } as ValidRequest<S> };
 }

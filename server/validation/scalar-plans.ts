@@ -29,6 +29,7 @@ export interface Def {
   in?: $ZodType;
   out?: $ZodType;
   getter?: () => $ZodType;
+  transform?: (value: unknown, ctx: unknown) => unknown;
 }
 
 export const defOf = (schema: $ZodType): Def => schema._zod.def as unknown as Def;

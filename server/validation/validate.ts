@@ -15,28 +15,44 @@ import {
 } from "./errors.ts";
 import { planOf } from "./plan.ts";
 import type { ArrayPlan, ObjectPlan, Plan } from "./plan-types.ts";
+import { PyFloat } from "./py-json.ts";
+import { plainValue, setOwn, valueAt } from "./py-value.ts";
 import { checkBoolean, checkChoice, checkNumber, checkString, Rejected } from "./scalar-checks.ts";
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
 
+export interface ValidateOptions {
+  /**
+   * The input is JSON.parse's plain value (see python-json.ts): a whole number past 2**53 may have been
+   * an int with more digits or a float, so a scalar meeting one fails without issues, for the caller to
+   * validate the exact value instead.
+   */
+  approximate?: boolean;
+}
+
+const isUnsure = (input: unknown) =>
+  typeof input === "number" && Number.isInteger(input) && !Number.isSafeInteger(input);
+
 const FAIL: unique symbol = Symbol("validation failed");
 
-/** Sets an own property even when the key is `__proto__`, which plain assignment would treat as a setter. */
-export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === "__proto__") {
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  } else {
-    target[key] = value;
-  }
+type Dict = Map<string, unknown> | Record<string, unknown>;
+
+// Own properties only: a body's "constructor" or "__proto__" key is data, never Object.prototype.
+function read(source: Dict, key: string): unknown {
+  if (source instanceof Map) return source.get(key);
+  return Object.hasOwn(source, key) ? source[key] : undefined;
 }
 
 /** One validation run: a shared location stack and the issues found so far. */
 class Walker {
   readonly path: LocItem[];
   readonly issues: ValidationIssue[] = [];
+  readonly approximate: boolean;
+  unsure = false;
 
-  constructor(loc: readonly LocItem[]) {
+  constructor(loc: readonly LocItem[], options: ValidateOptions) {
     this.path = [...loc];
+    this.approximate = options.approximate === true;
   }
 
   fail(issue: (loc: LocItem[]) => ValidationIssue): typeof FAIL {
@@ -53,6 +69,10 @@ class Walker {
 
   // Scalars first run pydantic's checks, then any zod refinement on the validated value.
   scalar(value: unknown, plan: { extra?: $ZodType | undefined }, input: unknown): unknown {
+    if (this.approximate && isUnsure(input)) {
+      this.unsure = true;
+      return FAIL;
+    }
     if (value instanceof Rejected) return this.fail(value.issue);
     return this.refined(plan, value, input);
   }
@@ -86,21 +106,30 @@ class Walker {
       }
       case "lazy":
         return this.walk(plan.resolve(), input);
+      case "transform": {
+        const out = plan.fn(plainValue(input));
+        if (out instanceof Promise) throw new TypeError("Expected a synchronous transform");
+        return out;
+      }
       case "null":
         return input === null ? null : this.fail((loc) => simpleIssue("none_required", loc, input));
       case "any":
-        return input;
+        return plainValue(input);
       case "zod":
-        return this.zod(plan.schema, input, input);
+        return this.zod(plan.schema, plainValue(input), input);
     }
   }
 
-  // Runs zod on a value: refinements (after pydantic's own checks passed) and schemas we do not map.
+  // Runs zod on a plain value: refinements (after pydantic's own checks passed) and schemas we do not
+  // map. An issue shows the input as the client sent it where the path reaches it.
   zod(schema: $ZodType, value: unknown, input: unknown): unknown {
     const result = safeParse(schema, value, { reportInput: true });
     if (result.success) return result.data;
     for (const issue of result.error.issues) {
-      const shown = issue.path.length === 0 ? input : (issue as { input?: unknown }).input;
+      const shown =
+        issue.path.length === 0
+          ? input
+          : (valueAt(input, issue.path) ?? (issue as { input?: unknown }).input);
       this.issues.push(valueError([...this.path, ...(issue.path as LocItem[])], shown, issue.message));
     }
     return FAIL;
@@ -131,16 +160,17 @@ class Walker {
     return this.refined(plan, out, input);
   }
 
+  // A dict is a Map (exact input) or a plain object (JSON.parse's, or a caller's).
   object(plan: ObjectPlan, input: unknown): unknown {
-    if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    if (typeof input !== "object" || input === null || Array.isArray(input) || input instanceof PyFloat) {
       return this.fail((loc) => modelAttributesType(loc, input));
     }
-    const source = input as Record<string, unknown>;
+    const source =
+      input instanceof Map ? (input as Map<string, unknown>) : (input as Record<string, unknown>);
     const out: Record<string, unknown> = {};
     let failed = false;
     for (const field of plan.fields) {
-      // Own properties only: a body's "constructor" or "__proto__" key is data, never Object.prototype.
-      const value = Object.hasOwn(source, field.key) ? source[field.key] : undefined;
+      const value = read(source, field.key);
       if (value === undefined && !field.optional) {
         this.issues.push(missing([...this.path, field.key], input));
         failed = true;
@@ -156,16 +186,11 @@ class Walker {
   }
 
   // Extra keys come after the declared fields, in the body's order, as pydantic reports them.
-  unknownKeys(
-    plan: ObjectPlan,
-    rule: "forbid" | Plan,
-    source: Record<string, unknown>,
-    out: Record<string, unknown>,
-  ) {
+  unknownKeys(plan: ObjectPlan, rule: "forbid" | Plan, source: Dict, out: Record<string, unknown>) {
     let failed = false;
-    for (const key of Object.keys(source)) {
+    for (const key of source instanceof Map ? source.keys() : Object.keys(source)) {
       if (plan.keys.has(key)) continue;
-      const value = source[key];
+      const value = read(source, key);
       if (rule === "forbid") {
         this.issues.push(extraForbidden([...this.path, key], value));
         failed = true;
@@ -179,10 +204,19 @@ class Walker {
   }
 }
 
-/** Runs a compiled plan; the building block of validateValue and the request helpers. */
-export function validatePlan(plan: Plan, input: unknown, loc: readonly LocItem[] = []): Validated<unknown> {
-  const walker = new Walker(loc);
+/**
+ * Runs a compiled plan; the building block of validateValue and the request helpers. An approximate
+ * input that needs its exact value fails with no issues (see ValidateOptions).
+ */
+export function validatePlan(
+  plan: Plan,
+  input: unknown,
+  loc: readonly LocItem[] = [],
+  options: ValidateOptions = {},
+): Validated<unknown> {
+  const walker = new Walker(loc, options);
   const value = walker.walk(plan, input);
+  if (walker.unsure) return { ok: false, issues: [] };
   if (value === FAIL || walker.issues.length > 0) return { ok: false, issues: walker.issues };
   return { ok: true, value };
 }

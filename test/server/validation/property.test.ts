@@ -2,7 +2,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { validationErrorBody } from "../../../server/validation/errors.ts";
+import { readExactJson } from "../../../server/validation/exact-json.ts";
 import { parseJsonBody } from "../../../server/validation/json-body.ts";
+import { pyJson } from "../../../server/validation/py-json.ts";
+import { plainValue } from "../../../server/validation/py-value.ts";
 import { scanPythonJson } from "../../../server/validation/python-json-scanner.ts";
 import { validateBody } from "../../../server/validation/request.ts";
 
@@ -72,7 +75,8 @@ describe("the Python JSON scanner", () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
         const text = JSON.stringify(value);
-        expect(scanPythonJson(text)).toEqual({ ok: true, value: JSON.parse(text) });
+        const result = scanPythonJson(text);
+        expect(result.ok && plainValue(result.value)).toEqual(JSON.parse(text));
       }),
       { numRuns: 1000 },
     );
@@ -112,6 +116,37 @@ describe("parseJsonBody", () => {
         }
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe("the exact reader", () => {
+  it("gives the scanner's exact value for every document JSON.parse accepts", () => {
+    const numbers = fc.oneof(
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map((x) => JSON.stringify(x)),
+      fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String),
+      fc.constantFrom("1.0", "-0.0", "1e2", "1E+16", "0.5e-7", "-0", "12345678901234567.0"),
+    );
+    const text = fc.letrec<{ doc: string }>((tie) => ({
+      doc: fc.oneof(
+        { depthSize: "small" },
+        numbers,
+        fc.string({ unit: "binary" }).map((s) => JSON.stringify(s)),
+        fc.constantFrom("true", "false", "null", '"a\\"b\\\\"', '"\\ud800"', '"\\u00e9\\n"'),
+        fc.array(tie("doc"), { maxLength: 4 }).map((items) => `[ ${items.join(" ,\n")} ]`),
+        fc
+          .array(fc.tuple(fc.oneof(fc.string(), fc.nat().map(String)), tie("doc")), { maxLength: 4 })
+          .map((entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)} :\t${v}`).join(",")}}`),
+      ),
+    })).doc;
+    fc.assert(
+      fc.property(text, (doc) => {
+        JSON.parse(doc);
+        const scanned = scanPythonJson(doc);
+        expect(scanned.ok).toBe(true);
+        expect(pyJson(readExactJson(doc))).toBe(pyJson(scanned.ok ? scanned.value : undefined));
+      }),
+      { numRuns: 2000 },
     );
   });
 });

@@ -98,6 +98,10 @@ describe("the zod internals the validation layer reads", () => {
     const out = z.string();
     expect(defOf(element.pipe(out))).toMatchObject({ type: "pipe", in: element, out });
     expect(typeof defOf(z.lazy(() => element)).getter).toBe("function");
+    const transform = (value: string) => value.length;
+    const transformed = element.transform(transform);
+    expect(defOf(transformed)).toMatchObject({ type: "pipe", in: element });
+    expect(defOf(defOf(transformed).out as $ZodType)).toMatchObject({ type: "transform", transform });
     expect(["boolean", "null", "any", "unknown"].map((type) => defOf(z[type as "boolean"]()).type)).toEqual([
       "boolean",
       "null",
