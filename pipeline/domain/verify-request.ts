@@ -16,6 +16,17 @@ export function isTimeZoneName(name: string): boolean {
   }
 }
 
+/**
+ * A field the specification declares `Optional[X] = None`: null is the same as leaving it out, and both
+ * give `fallback`, so code past validation never sees null.
+ */
+function noneMeansDefault<T extends z.ZodType>(schema: T, fallback: () => z.output<T>) {
+  return schema
+    .nullable()
+    .default(null)
+    .transform((value) => value ?? fallback());
+}
+
 export const VerifyOptionsSchema = z.object({
   weekend_block: z
     .boolean()
@@ -31,11 +42,9 @@ export const VerifyOptionsSchema = z.object({
     .describe("IANA time zone of the recipient, used by the send-window check"),
   // Each term is bounded too: 200 unbounded terms would let one request build a matcher of a
   // megabyte of text and stall the server.
-  redlist: z
-    .array(z.string().max(200))
-    .max(200)
-    .default([])
-    .describe("Plain-text terms that must not appear in subject or body unless in the recipient address"),
+  redlist: noneMeansDefault(z.array(z.string().max(200)).max(200), () => []).describe(
+    "Plain-text terms that must not appear in subject or body unless in the recipient address",
+  ),
   llm_check: z.boolean().default(true).describe("Ask the language model for the semantic review"),
 });
 export type VerifyOptions = z.infer<typeof VerifyOptionsSchema>;
@@ -45,7 +54,7 @@ export const VerifyRequestSchema = z.object({
   body: z.string().min(1).max(10_000),
   recipient: z.string().min(3).max(320).describe("The recipient's address, e.g. jane@example.com"),
   campaign: z.string().max(120).default("").describe("Campaign name; a campaign message needs an opt-out"),
-  options: VerifyOptionsSchema.default(() => VerifyOptionsSchema.parse({})),
+  options: noneMeansDefault(VerifyOptionsSchema, () => VerifyOptionsSchema.parse({})),
 });
 /** A request after validation: every default filled in. */
 export type VerifyRequest = z.infer<typeof VerifyRequestSchema>;

@@ -127,6 +127,49 @@ describe.each(MODES)("POST /v1/verify (%s)", (mode) => {
     expect(await response.text()).toBe(JSON.stringify({ detail: [issue] }));
   });
 
+  it.each([
+    ["options", { ...good, options: null }],
+    ["options.redlist", { ...good, options: { llm_check: false, redlist: null } }],
+  ])("takes null for %s, which the specification makes Optional[...] = None, as left out", async (_name, body) => {
+    const response = await call("/v1/verify", postJson(body));
+    expect(response.status).toBe(200);
+    const answer = (await response.json()) as VerifyAnswer;
+    expect(answer.verdict).toBe("allow");
+    expect(answer.metadata.timezone).toBe("UTC");
+  });
+
+  it("still refuses null where the field has a value by default", async () => {
+    const response = await call("/v1/verify", postJson({ ...good, options: { weekend_block: null } }));
+    expect(await response.text()).toBe(
+      '{"detail":[{"type":"bool_type","loc":["body","options","weekend_block"],"msg":"Input should be a valid boolean","input":null}]}',
+    );
+  });
+
+  it.each([
+    [
+      '{"subject": 1.0, "body": "Hi", "recipient": "a@b.c"}',
+      '{"detail":[{"type":"string_type","loc":["body","subject"],"msg":"Input should be a valid string","input":1.0}]}',
+    ],
+    [
+      '{"subject": "Hi", "body": "Hi", "recipient": "a@b.c", "options": {"weekend_block": 2.0, "redlist": ["x", 1e16, -0.0]}}',
+      '{"detail":[{"type":"bool_parsing","loc":["body","options","weekend_block"],"msg":"Input should be a valid boolean, unable to interpret input","input":2.0},' +
+        '{"type":"string_type","loc":["body","options","redlist",1],"msg":"Input should be a valid string","input":1e+16},' +
+        '{"type":"string_type","loc":["body","options","redlist",2],"msg":"Input should be a valid string","input":-0.0}]}',
+    ],
+    [
+      '{"body": "Hi", "recipient": "a@b.c", "2": 9007199254740993, "1": 1e-5}',
+      '{"detail":[{"type":"missing","loc":["body","subject"],"msg":"Field required","input":{"body":"Hi","recipient":"a@b.c","2":9007199254740993,"1":1e-05}}]}',
+    ],
+    [
+      '{"subject": "Hi \\ud83d", "body": "Hi", "recipient": "a@b.c"}',
+      '{"detail":[{"type":"string_unicode","loc":["body","subject"],"msg":"Input should be a valid string, unable to parse raw data as a unicode string","input":"Hi \\ud83d"}]}',
+    ],
+  ])("echoes %s as FastAPI does", async (body, expected) => {
+    const response = await call("/v1/verify", postJson(body));
+    expect(response.status).toBe(422);
+    expect(await response.text()).toBe(expected);
+  });
+
   it("accepts a 500-code-point subject of emoji (1000 UTF-16 units)", async () => {
     const response = await call("/v1/verify", postJson({ ...good, subject: "😀".repeat(500) }));
     expect(response.status).toBe(200);
