@@ -3,12 +3,16 @@ import { addDays } from "./calendar.ts";
 import type { Pick } from "./pick.ts";
 import { AxisIdSchema } from "./score.ts";
 
-/** The largest history anyone may ask for: ten years of days. */
+/** The longest history any answer covers: ten years of days, also for a tier whose history is full. */
 export const MAX_DAYS = 3650;
-/** The largest page anyone may ask for (the enterprise tier's). */
+/** The largest page any answer holds (the enterprise tier's). */
 export const MAX_LIMIT = 5000;
 
-/** `GET /v1/papers` and the MCP `labs_papers` tool take these filters, with these bounds and defaults. */
+/**
+ * `GET /v1/papers` and the MCP `labs_papers` tool take these filters, with these bounds and defaults.
+ * The HTTP route lowers a larger `days` or `limit` to the caller's caps instead of refusing it
+ * (LOWERED_FILTERS); the maxima stay here as the most any answer applies.
+ */
 export const PapersQuerySchema = z.object({
   days: z
     .int()
@@ -22,6 +26,9 @@ export const PapersQuerySchema = z.object({
   limit: z.int().min(1).max(MAX_LIMIT).default(25),
 });
 export type PapersQuery = z.infer<typeof PapersQuerySchema>;
+
+/** The filters `GET /v1/papers` takes at any size from their minimum up, for queryPapers to lower. */
+export const LOWERED_FILTERS: readonly (keyof PapersQuery)[] = ["days", "limit"];
 
 /** What the caller's tier allows; `null` history means all of it. */
 export interface QueryCaps {
@@ -46,6 +53,8 @@ export interface PapersPage {
 /**
  * Filters the published picks (days newest first): newest day first, then by rank.
  * `days` counts calendar days back from the latest published day, so a quiet weekend does not empty it.
+ * `days` and `limit` above the caps (and above MAX_DAYS and MAX_LIMIT, for any caps) are lowered to them,
+ * and `applied.capped` names them.
  */
 export function queryPapers(
   daysNewestFirst: ReadonlyArray<{ date: string; picks: readonly Pick[] }>,
@@ -54,14 +63,16 @@ export function queryPapers(
   offset = 0,
 ): PapersPage {
   const capped: AppliedQuery["capped"] = [];
+  const maxDays = Math.min(caps.historyDays ?? MAX_DAYS, MAX_DAYS);
   let days = query.days;
-  if (caps.historyDays !== null && days > caps.historyDays) {
-    days = caps.historyDays;
+  if (days > maxDays) {
+    days = maxDays;
     capped.push("days");
   }
+  const maxLimit = Math.min(caps.maxLimit, MAX_LIMIT);
   let limit = query.limit;
-  if (limit > caps.maxLimit) {
-    limit = caps.maxLimit;
+  if (limit > maxLimit) {
+    limit = maxLimit;
     capped.push("limit");
   }
   const to = daysNewestFirst[0]?.date ?? null;

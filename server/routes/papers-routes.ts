@@ -3,7 +3,13 @@ import { z } from "zod";
 import { PapersListSchema } from "../../pipeline/domain/api-answers.ts";
 import { ARXIV_ID_PATTERN, baseArxivId } from "../../pipeline/domain/arxiv-id.ts";
 import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
-import { PapersQuerySchema, queryPapers, withinHistory } from "../../pipeline/domain/papers-query.ts";
+import {
+  LOWERED_FILTERS,
+  MAX_DAYS,
+  PapersQuerySchema,
+  queryPapers,
+  withinHistory,
+} from "../../pipeline/domain/papers-query.ts";
 import { PickSchema } from "../../pipeline/domain/pick.ts";
 import { TIERS } from "../../pipeline/domain/tiers.ts";
 import { authorize, quotaHeaders, spendOrRefuse } from "../access/keyed.ts";
@@ -34,8 +40,9 @@ export const papersPaths: readonly PathDoc[] = [
       summary: "Query the picks",
       description:
         "The picks of the last `days` calendar days (counted back from the latest published day), newest " +
-        "day first, then by rank, filtered by score. `days` beyond the tier's history and `limit` above " +
-        "its maximum are lowered, and `applied.capped` says which.",
+        "day first, then by rank, filtered by score. `days` and `limit` take any integer from 1 up: beyond " +
+        "the tier's history or page size, and beyond the maxima below, which bound every tier (a full " +
+        `history reaches ${MAX_DAYS} days), they are lowered, not refused, and \`applied.capped\` says which.`,
       tags: ["papers"],
       keyed: true,
       rateLimit: quotaText(),
@@ -86,7 +93,7 @@ export function registerPapersRoutes(app: H3, context: AppContext): void {
     GET: async (event) => {
       const record = await authorize(event, context);
       if (record instanceof Response) return record;
-      const query = validateQuery(PapersQuerySchema, event.url.searchParams);
+      const query = validateQuery(PapersQuerySchema, event.url.searchParams, { lowered: LOWERED_FILTERS });
       if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
       const spent = await spendOrRefuse(context, record);
       if (spent instanceof Response) return spent;

@@ -88,6 +88,28 @@ describe.each(MODES)("keyed picks queries (%s)", (mode) => {
     expect(wide.applied).toMatchObject({ days: 30, limit: 100, capped: [] });
   });
 
+  const LONG = "123456789012345678901234567890";
+  it.each([
+    ["free", "limit=6000", { days: 7, limit: 25, capped: ["limit"] }],
+    ["free", `limit=${LONG}&days=${LONG}`, { days: 7, limit: 25, capped: ["days", "limit"] }],
+    ["free", `days=${"9".repeat(4300)}`, { days: 7, limit: 25, capped: ["days"] }],
+    ["enterprise", "limit=6000", { days: 7, limit: 5000, capped: ["limit"] }],
+    ["enterprise", `limit=${LONG}`, { limit: 5000, capped: ["limit"] }],
+    ["enterprise", "limit=5000&days=3650", { days: 3650, limit: 5000, capped: [] }],
+    // A full history reaches as far as any answer does: ten years.
+    ["enterprise", "days=4000", { days: 3650, capped: ["days"], from: "2016-11-23" }],
+    ["enterprise", `days=${LONG}`, { days: 3650, capped: ["days"] }],
+    ["enterprise", "days=%204000%20&limit=+6_000", { days: 3650, limit: 5000, capped: ["days", "limit"] }],
+  ])("lowers rather than refuses a large value: %s ?%s", async (tier, query, applied) => {
+    const response = await get(`/v1/papers?${query}`, tier === "free" ? free : enterprise);
+    expect(response.status).toBe(200);
+    const answer = (await response.json()) as PapersAnswer;
+    expect(answer.applied).toMatchObject(applied);
+    if (tier === "enterprise" && "days" in applied) {
+      expect(answer.total).toBe(days.reduce((sum, day) => sum + day.picks.length, 0));
+    }
+  });
+
   it("filters by an axis score, the total and REG FIT", async () => {
     const byAxis = (await (await get("/v1/papers?axis=A6&min_score=3", enterprise)).json()) as PapersAnswer;
     expect(byAxis.papers.every((paper) => (paper.axes.A6 ?? 0) >= 3)).toBe(true);
@@ -129,6 +151,43 @@ describe.each(MODES)("keyed picks queries (%s)", (mode) => {
         msg: "Input should be greater than or equal to 1",
         input: "0",
         ctx: { ge: 1 },
+      },
+    ],
+    [
+      "limit=-5",
+      {
+        type: "greater_than_equal",
+        loc: ["query", "limit"],
+        msg: "Input should be greater than or equal to 1",
+        input: "-5",
+        ctx: { ge: 1 },
+      },
+    ],
+    [
+      "days=1e3",
+      {
+        type: "int_parsing",
+        loc: ["query", "days"],
+        msg: "Input should be a valid integer, unable to parse string as an integer",
+        input: "1e3",
+      },
+    ],
+    [
+      "limit=60.5",
+      {
+        type: "int_parsing",
+        loc: ["query", "limit"],
+        msg: "Input should be a valid integer, unable to parse string as an integer",
+        input: "60.5",
+      },
+    ],
+    [
+      `days=${"1".repeat(4301)}`,
+      {
+        type: "int_parsing_size",
+        loc: ["query", "days"],
+        msg: "Unable to parse input string as an integer, exceeded maximum size",
+        input: "1".repeat(4301),
       },
     ],
     [
