@@ -1,7 +1,8 @@
 // A port of CPython's JSON scanner (Modules/_json.c and json/decoder.py, 3.13/3.14): the same verdict,
 // reason and character position as json.loads, and the same value, held as py-value.ts describes
 // (dicts as Maps in the client's order, ints exact, whole floats as PyFloat). Slower than JSON.parse, so
-// it runs only where JSON.parse failed or where the exact value is needed (an answer that echoes input).
+// it runs only where JSON.parse failed or met an infinite number (see python-json.ts); the exact value of
+// a text JSON.parse accepted comes from exact-json.ts.
 import { jsonNumber } from "./py-value.ts";
 
 /** Nesting Python reaches before RecursionError (its default recursion limit); FastAPI then answers 400. */
