@@ -10,6 +10,7 @@ import type { DailySnapshot } from "./domain/snapshot.ts";
 import { DEFAULT_SITE_URL, planFeeds, writeFeeds } from "./feeds.ts";
 import { type PlannedFile, publishFiles, readDailySnapshots } from "./publish.ts";
 import { type CandidateScorer, screenCandidates } from "./screen.ts";
+import { buildSearchIndex } from "./search-index.ts";
 import type { CandidateSource } from "./sources/source.ts";
 
 const NO_HTTP: HttpCounts = {
@@ -138,6 +139,10 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     baseUrl: options.siteUrl ?? DEFAULT_SITE_URL,
     rubric,
   });
+  // The archive's search index, from the days already in memory: one file, fetched by the page only
+  // when its search box is used.
+  const index = buildSearchIndex(days, generatedAt);
+  const searchPath = join(v1, "search-index.json");
   const record: RunRecord = {
     date,
     started_at: startedAt,
@@ -149,17 +154,23 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     counts,
     skipped: batch.skipped,
     candidates: screened,
-    files: [...planned.map((file) => file.path), ...feeds.map((feed) => feed.path)],
+    files: [...planned.map((file) => file.path), searchPath, ...feeds.map((feed) => feed.path)],
     source_notes: batch.notes ?? [],
     scoring,
     citations: enriched.run,
     http: options.httpCounts?.() ?? NO_HTTP,
+    search_index: {
+      path: searchPath,
+      documents: index.documents,
+      bytes: index.bytes,
+      gzip_bytes: index.gzipBytes,
+    },
   };
   progress("publish", `writing ${planned.length} files to ${v1}, then the feeds`);
-  await publishFiles([
-    ...planned,
-    { path: join(options.runsDir, `${date}.json`), kind: "run", value: record },
-  ]);
+  await publishFiles(
+    [...planned, { path: join(options.runsDir, `${date}.json`), kind: "run", value: record }],
+    [{ path: searchPath, content: index.content }],
+  );
   // After the snapshots: a reader that follows a feed entry finds its day already published.
   await writeFeeds(feeds);
   return { snapshot, record, files: record.files, unreadable: existing.unreadable };

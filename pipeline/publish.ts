@@ -1,12 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { FILE_SCHEMAS, type FileKind } from "./domain/json-schemas.ts";
-import type { RunRecord } from "./domain/run-record.ts";
-import type { SearchIndexRun } from "./domain/search-index.ts";
 import { type DailySnapshot, DailySnapshotSchema } from "./domain/snapshot.ts";
-import { buildSearchIndex } from "./search-index.ts";
 
 // Only the first error is reported, and each schema is compiled once per run: skip the work of
 // collecting every error and of optimising code that runs a handful of times.
@@ -83,67 +80,32 @@ export async function removeStaleTemps(dir: string): Promise<string[]> {
   return stale;
 }
 
-const DATED = /^\d{4}-\d{2}-\d{2}\.json$/;
-
-/**
- * The archive's search index after this run: every dated day on disk, with the days being published
- * over them. Null when no dated day is being published (nothing the index holds can have changed).
- */
-async function planSearchIndex(
-  files: readonly PlannedFile[],
-): Promise<{ path: string; content: string; run: SearchIndexRun } | null> {
-  const planned = files.filter((file) => file.kind === "daily" && DATED.test(basename(file.path)));
-  const first = planned[0];
-  if (!first) return null;
-  const dailyDir = dirname(first.path);
-  const byDate = new Map<string, DailySnapshot>();
-  const names = await readdir(dailyDir).catch(() => [] as string[]);
-  for (const name of names.filter((entry) => DATED.test(entry))) {
-    try {
-      const day = JSON.parse(await readFile(join(dailyDir, name), "utf8")) as DailySnapshot;
-      if (Array.isArray(day?.picks)) byDate.set(name.slice(0, 10), day);
-    } catch {
-      // An unreadable day is left out here as it is left out of recent.json and stats.json.
-    }
-  }
-  for (const file of planned) byDate.set(basename(file.path).slice(0, 10), file.value as DailySnapshot);
-  const generatedAt = planned
-    .map((file) => (file.value as DailySnapshot).generated_at)
-    .reduce((a, b) => (a > b ? a : b));
-  const built = buildSearchIndex([...byDate.values()], generatedAt);
-  const path = join(dirname(dailyDir), "search-index.json");
-  return {
-    path,
-    content: built.content,
-    run: { path, documents: built.documents, bytes: built.bytes, gzip_bytes: built.gzipBytes },
-  };
+/** A file written as it is, after the checked files and before the run record (the search index). */
+export interface RawFile {
+  path: string;
+  content: string;
 }
 
 /**
  * Validates every planned file first, then writes them one by one; a failed check writes nothing.
- * When dated days are among them, the archive's search index is rebuilt and written after the
- * snapshots and before the run record, which names it and gives its size.
+ * `raw` files (already built and checked by their maker) go after the snapshots and before the run
+ * record, which names them.
  */
-export async function publishFiles(files: readonly PlannedFile[]): Promise<void> {
-  for (const dir of new Set(files.map((file) => dirname(file.path)))) await removeStaleTemps(dir);
-  const search = await planSearchIndex(files);
-  const withIndex = files.map((file): PlannedFile => {
-    if (!search || file.kind !== "run") return file;
-    const record = file.value as RunRecord;
-    return { ...file, value: { ...record, files: [...record.files, search.path], search_index: search.run } };
-  });
-  const contents = withIndex.map((file) => {
+export async function publishFiles(
+  files: readonly PlannedFile[],
+  raw: readonly RawFile[] = [],
+): Promise<void> {
+  const all = [...files.map((file) => file.path), ...raw.map((file) => file.path)];
+  for (const dir of new Set(all.map((path) => dirname(path)))) await removeStaleTemps(dir);
+  const writes = files.map((file) => {
     assertValidFile(file.kind, file.value, file.path);
     // Snapshots are served to machines: compact. Run records are read by the operator: indented.
-    return file.kind === "run" ? `${JSON.stringify(file.value, null, 2)}\n` : JSON.stringify(file.value);
+    const content =
+      file.kind === "run" ? `${JSON.stringify(file.value, null, 2)}\n` : JSON.stringify(file.value);
+    return { path: file.path, content, run: file.kind === "run" };
   });
-  const writes = withIndex.map((file, index) => ({ path: file.path, content: contents[index] as string }));
-  if (search) {
-    const record = withIndex.findIndex((file) => file.kind === "run");
-    const entry = { path: search.path, content: search.content };
-    if (record === -1) writes.push(entry);
-    else writes.splice(record, 0, entry);
-  }
+  const record = writes.findIndex((write) => write.run);
+  writes.splice(record === -1 ? writes.length : record, 0, ...raw.map((file) => ({ ...file, run: false })));
   for (const write of writes) await writeFileAtomic(write.path, write.content);
 }
 
