@@ -4,10 +4,15 @@ import { isJSONRPCRequest, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprot
 import { FastResponse } from "srvx";
 import type { z } from "zod";
 import { type BoundedCache, createBoundedCache } from "../bounded-cache.ts";
+import { AxesInputSchema } from "./axes-tool.ts";
 import type { McpSnapshots } from "./fresh-snapshots.ts";
 import { type AnyReadOnlyTool, createMcpServer, readOnlyTools } from "./mcp-server.ts";
+import { PaperInputSchema } from "./paper-tool.ts";
+import { PapersInputSchema } from "./papers-tool.ts";
 import { callReadOnlyTool, type ReadOnlyTool } from "./read-only-tool.ts";
+import { StatsInputSchema } from "./stats-tool.ts";
 import type { ToolAccess } from "./tool-access.ts";
+import { parseToolArguments } from "./tool-input.ts";
 
 // The hosted server is stateless: each POST gets its own server and transport, lives for that one
 // request and keeps nothing, so any process of a cluster (or any machine behind a balancer) can
@@ -44,17 +49,35 @@ export function jsonRpcError(status: number, code: number, message: string): Res
   });
 }
 
+// The tools' arguments, by tool name: a call that names no tool or whose arguments do not parse gets
+// an isError result and, like a 422 on the HTTP API, spends nothing.
+const TOOL_INPUTS: Readonly<Record<string, z.ZodObject>> = {
+  labs_papers: PapersInputSchema,
+  labs_paper: PaperInputSchema,
+  labs_axes: AxesInputSchema,
+  labs_stats: StatsInputSchema,
+};
+
+function callsATool(message: Plain): boolean {
+  const params = isPlain(message.params) ? message.params : {};
+  const input = typeof params.name === "string" ? TOOL_INPUTS[params.name] : undefined;
+  if (!input) return false;
+  const args = params.arguments === undefined || isPlain(params.arguments) ? params.arguments : null;
+  return args !== null && parseToolArguments(params.name as string, input, args).ok;
+}
+
 /**
- * How many tool calls a POST body asks for: what spends quota. Only requests the transport will
- * dispatch count, so a message it refuses (bad JSON-RPC, an unsupported protocol version) spends nothing.
+ * How many tool calls a POST body asks for: what spends quota. Only calls the transport will dispatch
+ * and the tool will run count: a message it refuses (bad JSON-RPC, an unsupported protocol version),
+ * an unknown tool or arguments that do not parse spend nothing.
  */
 export function toolCallCount(body: unknown, protocolVersion: string | null): number {
   if (protocolVersion !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocolVersion)) return 0;
-  if (plainToolCall(body)) return 1;
   const messages = Array.isArray(body) ? body : [body];
   let count = 0;
   for (const message of messages) {
-    if (isJSONRPCRequest(message) && message.method === "tools/call") count += 1;
+    if (isJSONRPCRequest(message) && message.method === "tools/call" && callsATool(message as Plain))
+      count += 1;
   }
   return count;
 }

@@ -111,3 +111,28 @@ describe("origins and accepted forms", () => {
     expect(() => configFromEnv({ MCP_ALLOWED_ORIGINS: "*" })).toThrow(/MCP_ALLOWED_ORIGINS/);
   });
 });
+
+describe("what a tools/call spends", () => {
+  const used = async (): Promise<number> => {
+    const me = await call("/v1/me", { headers: { "x-api-key": key } });
+    return ((await me.json()) as { usage: { used: number } }).usage.used;
+  };
+
+  it("one call for a tool that runs; nothing for an unknown tool or arguments that do not parse, as a 422 on the HTTP API", async () => {
+    const before = await used();
+    const refused: Array<[string, unknown]> = [
+      ["labs_nothing", {}],
+      ["labs_papers", { limit: 0 }],
+      ["labs_papers", { days: "many" }],
+      ["labs_paper", {}],
+      ["labs_stats", { extra: true }],
+    ];
+    for (const [name, args] of refused) {
+      const answer = (await result("application/json", 7, name, args)) as { result: { isError?: boolean } };
+      expect(answer.result.isError, name).toBe(true);
+    }
+    expect(await used()).toBe(before);
+    await result("application/json", 8, "labs_stats", {});
+    expect(await used()).toBe(before + 1);
+  });
+});
