@@ -8,26 +8,34 @@ import { rateLimitHeaders } from "./rate-limit-headers.ts";
 const HOW_TO_GET_A_KEY = "Get a free key with POST /v1/keys and send it in the X-API-Key header.";
 
 const FAILURES: Record<AuthFailure, string> = {
-  missing: `Missing API key. ${HOW_TO_GET_A_KEY}`,
-  malformed: `Malformed API key: it does not have the rp_labs_ form or its checksum does not match. ${HOW_TO_GET_A_KEY}`,
-  unknown: `Unknown API key. ${HOW_TO_GET_A_KEY}`,
-  revoked: `This API key has been revoked. ${HOW_TO_GET_A_KEY}`,
+  missing: "Missing API key.",
+  malformed: "Malformed API key: it does not have the rp_labs_ form or its checksum does not match.",
+  unknown: "Unknown API key.",
+  revoked: "This API key has been revoked.",
 };
+
+/** Why a key was refused, and how to get one (`howToGetAKey` names where this endpoint reads it). */
+export const authFailure = (why: AuthFailure, howToGetAKey = HOW_TO_GET_A_KEY): string =>
+  `${FAILURES[why]} ${howToGetAKey}`;
 
 // Keys in URLs end up in access logs, proxies and browser history: refuse them outright.
 const QUERY_KEY_NAMES = ["api_key", "apikey", "key", "x-api-key", "x_api_key", "token"];
 
+/** True when the query string carries something named like an API key. */
+export const keyInQuery = (query: URLSearchParams): boolean =>
+  QUERY_KEY_NAMES.some((name) => query.has(name));
+
 /** The caller's key record, or the 401 that tells them how to get one. */
 export async function authorize(event: H3Event, context: AppContext): Promise<KeyRecord | Response> {
   const query = event.url.searchParams;
-  if (!event.req.headers.has("x-api-key") && QUERY_KEY_NAMES.some((name) => query.has(name))) {
+  if (!event.req.headers.has("x-api-key") && keyInQuery(query)) {
     return detail(
       401,
       "API keys are not accepted in the query string, where they leak into logs; send the key in the X-API-Key header.",
     );
   }
   const result = await context.keys.authenticate(event.req.headers.get("x-api-key"));
-  return result.ok ? result.record : detail(401, FAILURES[result.why]);
+  return result.ok ? result.record : detail(401, authFailure(result.why));
 }
 
 /** The RateLimit headers of a key's quota; none for an unlimited tier, which has no quota to describe. */

@@ -2,8 +2,7 @@ import type { H3, H3Event } from "h3";
 import { z } from "zod";
 import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
 import { TIERS } from "../../pipeline/domain/tiers.ts";
-import type { AuthFailure } from "../access/key-service.ts";
-import { spendOrRefuse } from "../access/keyed.ts";
+import { authFailure, keyInQuery, spendOrRefuse } from "../access/keyed.ts";
 import type { AppContext } from "../context.ts";
 import { detail, methodNotAllowed, notFound } from "../http/answers.ts";
 import type { RouteMethods } from "../http/route-table.ts";
@@ -18,15 +17,6 @@ export const MCP_BODY_MAX_BYTES = 256 * 1024;
 
 const HOW_TO_GET_A_KEY =
   "Get a free key with POST /v1/keys and send it in the X-API-Key header or as Authorization: Bearer <key>.";
-
-const FAILURES: Record<AuthFailure, string> = {
-  missing: `Missing API key. ${HOW_TO_GET_A_KEY}`,
-  malformed: `Malformed API key: it does not have the rp_labs_ form or its checksum does not match. ${HOW_TO_GET_A_KEY}`,
-  unknown: `Unknown API key. ${HOW_TO_GET_A_KEY}`,
-  revoked: `This API key has been revoked. ${HOW_TO_GET_A_KEY}`,
-};
-
-const QUERY_KEY_NAMES = ["api_key", "apikey", "key", "x-api-key", "x_api_key", "token"];
 
 // What the document shows of a JSON-RPC message; the SDK's transport checks the real thing.
 const JsonRpcMessageSchema = z.object({
@@ -140,7 +130,7 @@ export function registerMcpRoutes(app: H3, context: AppContext): void {
   const post = async (event: H3Event): Promise<Response> => {
     const request = event.req;
     const query = event.url.searchParams;
-    if (QUERY_KEY_NAMES.some((name) => query.has(name))) {
+    if (keyInQuery(query)) {
       return unauthorized(
         "API keys are not accepted in the query string, where they leak into logs; send the key in the X-API-Key header.",
         `${realm}, error="invalid_request"`,
@@ -149,7 +139,7 @@ export function registerMcpRoutes(app: H3, context: AppContext): void {
     const auth = await context.keys.authenticate(keyOf(event));
     if (!auth.ok) {
       const challenge = auth.why === "missing" ? realm : `${realm}, error="invalid_token"`;
-      return unauthorized(FAILURES[auth.why], challenge);
+      return unauthorized(authFailure(auth.why, HOW_TO_GET_A_KEY), challenge);
     }
     const record = auth.record;
     const form = acceptedForm(request.headers.get("accept"));
