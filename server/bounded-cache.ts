@@ -1,24 +1,39 @@
 /**
- * A Map that holds at most `max` entries, forgetting the oldest insertion first. For per-process
- * caches of values that are cheap to compute again (hashes, compiled lists, key records), where a
- * flood of distinct keys must not grow memory: FIFO needs no bookkeeping on a hit.
+ * A Map that holds at most `max` entries (or, with `weigh`, at most `max` units of weight, such as
+ * bytes), forgetting the oldest insertion first. For per-process caches of values that are cheap to
+ * compute again (hashes, compiled lists, key records, prepared answers), where a flood of distinct
+ * keys must not grow memory: FIFO needs no bookkeeping on a hit.
  */
 export interface BoundedCache<K, V> {
   get(key: K): V | undefined;
-  /** Stores and returns `value`. */
+  /** Stores and returns `value`; a value heavier than the whole budget is returned, not stored. */
   set(key: K, value: V): V;
   delete(key: K): void;
 }
 
-export function createBoundedCache<K, V>(max: number): BoundedCache<K, V> {
+export function createBoundedCache<K, V>(
+  max: number,
+  weigh: (value: V) => number = () => 1,
+): BoundedCache<K, V> {
   const map = new Map<K, V>();
+  let weight = 0;
+  const remove = (key: K): void => {
+    const value = map.get(key);
+    if (value === undefined) return;
+    weight -= weigh(value);
+    map.delete(key);
+  };
   return {
     get: (key) => map.get(key),
     set(key, value) {
-      if (!map.has(key) && map.size >= max) map.delete(map.keys().next().value as K);
+      remove(key);
+      const heavy = weigh(value);
+      if (heavy > max) return value;
+      while (map.size > 0 && weight + heavy > max) remove(map.keys().next().value as K);
       map.set(key, value);
+      weight += heavy;
       return value;
     },
-    delete: (key) => void map.delete(key),
+    delete: remove,
   };
 }

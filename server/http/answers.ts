@@ -16,7 +16,7 @@ export function json(status: number, body: unknown, headers?: Record<string, str
 
 /** An answer whose JSON is already written: a failed validation's, or precomputed bytes. */
 export function jsonText(
-  result: { status: number; body: string },
+  result: { status: number; body: string | Uint8Array },
   headers?: Record<string, string>,
 ): Response {
   return new FastResponse(result.body, {

@@ -6,19 +6,21 @@ import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
 import {
   LOWERED_FILTERS,
   MAX_DAYS,
+  type PapersQuery,
   PapersQuerySchema,
   queryPapers,
   withinHistory,
 } from "../../pipeline/domain/papers-query.ts";
 import { PickSchema } from "../../pipeline/domain/pick.ts";
-import { TIERS } from "../../pipeline/domain/tiers.ts";
+import { TIERS, type TierName } from "../../pipeline/domain/tiers.ts";
 import { authorize, quotaHeaders, spendOrRefuse } from "../access/keyed.ts";
+import { type BoundedCache, createBoundedCache } from "../bounded-cache.ts";
 import type { AppContext } from "../context.ts";
 import { detail, jsonText } from "../http/answers.ts";
 import { pathParam, route } from "../http/route-table.ts";
 import type { PathDoc } from "../openapi/operation.ts";
 import { quotaText } from "../openapi/rate-limits.ts";
-import { papersIndex } from "../snapshots/papers-index.ts";
+import { type PapersIndex, papersIndex } from "../snapshots/papers-index.ts";
 import { validationErrorBody } from "../validation/errors.ts";
 import { validatePath, validateQuery } from "../validation/request.ts";
 
@@ -87,6 +89,35 @@ export const papersPaths: readonly PathDoc[] = [
   },
 ];
 
+// Repeated queries are answered from the bytes of the first: a full ten-year history takes tens of
+// milliseconds to filter and join, and then nothing. Per snapshot generation (a reload starts an
+// empty cache), and bounded in bytes: a few full-history answers, or thousands of small ones.
+const ANSWER_CACHE_BYTES = 32 * 1024 * 1024;
+const answerCaches = new WeakMap<PapersIndex, BoundedCache<string, Buffer>>();
+
+function answersOf(index: PapersIndex): BoundedCache<string, Buffer> {
+  let answers = answerCaches.get(index);
+  if (!answers) {
+    answers = createBoundedCache<string, Buffer>(ANSWER_CACHE_BYTES, (body) => body.byteLength);
+    answerCaches.set(index, answers);
+  }
+  return answers;
+}
+
+/** The bytes of a list answer: kept as bytes, so a repeated answer is not encoded again. */
+function listAnswer(index: PapersIndex, tier: TierName, query: PapersQuery): Buffer {
+  const limits = TIERS[tier];
+  const page = queryPapers(index.days, query, {
+    historyDays: limits.history_days,
+    maxLimit: limits.max_limit,
+  });
+  const items = page.picks.map((pick) => index.byPick.get(pick)?.compactJson ?? "null");
+  return Buffer.from(
+    `{"tier":${JSON.stringify(tier)},"applied":${JSON.stringify(page.applied)},` +
+      `"total":${page.total},"returned":${items.length},"papers":[${items.join(",")}]}`,
+  );
+}
+
 /** The keyed queries over the published picks, answered from memory. */
 export function registerPapersRoutes(app: H3, context: AppContext): void {
   route(app, "/v1/papers", {
@@ -97,16 +128,12 @@ export function registerPapersRoutes(app: H3, context: AppContext): void {
       if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
       const spent = await spendOrRefuse(context, record);
       if (spent instanceof Response) return spent;
-      const limits = TIERS[record.tier];
       const index = papersIndex(context.snapshots.days(), context.snapshots.fullPick);
-      const page = queryPapers(index.days, query.value, {
-        historyDays: limits.history_days,
-        maxLimit: limits.max_limit,
-      });
-      const items = page.picks.map((pick) => index.byPick.get(pick)?.compactJson ?? "null");
-      const body =
-        `{"tier":${JSON.stringify(record.tier)},"applied":${JSON.stringify(page.applied)},` +
-        `"total":${page.total},"returned":${items.length},"papers":[${items.join(",")}]}`;
+      const answers = answersOf(index);
+      // The answer depends on the tier (its caps and its name in the body) and the query, nothing
+      // else; the quota is spent and the RateLimit headers are the key's whatever the cache holds.
+      const key = `${record.tier}|${JSON.stringify(query.value)}`;
+      const body = answers.get(key) ?? answers.set(key, listAnswer(index, record.tier, query.value));
       return jsonText({ status: 200, body }, spent.headers);
     },
   });

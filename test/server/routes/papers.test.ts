@@ -1,3 +1,5 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DailySnapshot } from "../../../pipeline/domain/snapshot.ts";
 import type { AppContext } from "../../../server/context.ts";
@@ -280,5 +282,39 @@ describe("a server holding the days without their evidence", () => {
     const answer = await call(`/v1/papers/${held?.arxiv_id}`, { headers: { "x-api-key": key } });
     expect(await answer.json()).toEqual(full);
     slim.close();
+  });
+});
+
+describe("repeated queries", () => {
+  it("answer the same bytes, still spend the key's quota, and never outlive a reload", async () => {
+    const { publicDir } = await publishSampleDays();
+    const cache = await createSnapshotCache({ publicDir });
+    const context = await testContext(cache);
+    const { call, close } = await clientFor("in-process", context);
+    const { key } = await context.keys.issue({ tier: "pro", email: "r@example.org", label: "repeat" });
+    const ask = async () => {
+      const answer = await call("/v1/papers?days=30&limit=50", { headers: { "x-api-key": key } });
+      return {
+        text: await answer.text(),
+        remaining: Number(/r=(\d+)/.exec(answer.headers.get("ratelimit") ?? "")?.[1]),
+      };
+    };
+    const first = await ask();
+    const second = await ask();
+    expect(second.text).toBe(first.text);
+    expect(second.remaining).toBe(first.remaining - 1);
+
+    // A new day published and loaded: the next answer is built from it.
+    const latest = JSON.parse(
+      await readFile(join(publicDir, "v1", "daily", "latest.json"), "utf8"),
+    ) as DailySnapshot;
+    const next: DailySnapshot = { ...latest, date: "2026-11-21" };
+    await writeFile(join(publicDir, "v1", "daily", "2026-11-21.json"), JSON.stringify(next));
+    await cache.reload();
+    const after = JSON.parse((await ask()).text) as PapersAnswer;
+    expect(after.applied.to).toBe("2026-11-21");
+    expect(after.total).toBe((JSON.parse(first.text) as PapersAnswer).total + next.picks.length);
+    await close();
+    cache.close();
   });
 });
