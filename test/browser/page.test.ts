@@ -289,6 +289,8 @@ describe.skipIf(plan.skip)("the web page, served by picks serve", () => {
     expect(status).toBe("scored");
 
     const page = await open(server.url, "/#leaderboard");
+    // The leaderboard loads when its section is seen; the hash scroll alone is not always observed.
+    await page.locator("#leaderboard").scrollIntoViewIfNeeded();
     await page.waitForSelector("#leaderboard-body table");
     expect(await page.textContent("#leaderboard-body tbody .runtime-name")).toBe(name);
     expect(await page.textContent("#leaderboard-body tbody .vendor")).toBe(vendor);

@@ -279,7 +279,9 @@ describe.skipIf(plan.skip)("the citation graph and the figures", () => {
 
   it("draws the figures from stats.json, each with its words", async () => {
     const { page } = await open(server.url, "/#figures");
-    expect(await page.locator("#charts-body svg.chart").count()).toBe(11);
+    // The figures load when their section is seen; the hash scroll alone is not always observed.
+    await page.locator("#figures").scrollIntoViewIfNeeded();
+    await expect.poll(() => page.locator("#charts-body svg.chart").count(), { timeout: 10_000 }).toBe(11);
     const summaries = await page.$$eval("#charts-body .chart-summary", (nodes) =>
       nodes.map((node) => node.textContent),
     );
