@@ -4,14 +4,10 @@ import { isJSONRPCRequest, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprot
 import { FastResponse } from "srvx";
 import type { z } from "zod";
 import { type BoundedCache, createBoundedCache } from "../bounded-cache.ts";
-import { AxesInputSchema } from "./axes-tool.ts";
 import type { McpSnapshots } from "./fresh-snapshots.ts";
 import { type AnyReadOnlyTool, createMcpServer, readOnlyTools } from "./mcp-server.ts";
-import { PaperInputSchema } from "./paper-tool.ts";
-import { PapersInputSchema } from "./papers-tool.ts";
 import { callReadOnlyTool, type ReadOnlyTool } from "./read-only-tool.ts";
-import { StatsInputSchema } from "./stats-tool.ts";
-import type { ToolAccess } from "./tool-access.ts";
+import { OWNER_ACCESS, type ToolAccess } from "./tool-access.ts";
 import { parseToolArguments } from "./tool-input.ts";
 
 // The hosted server is stateless: each POST gets its own server and transport, lives for that one
@@ -49,18 +45,13 @@ export function jsonRpcError(status: number, code: number, message: string): Res
   });
 }
 
-// The tools' arguments, by tool name: a call that names no tool or whose arguments do not parse gets
-// an isError result and, like a 422 on the HTTP API, spends nothing.
-const TOOL_INPUTS: Readonly<Record<string, z.ZodObject>> = {
-  labs_papers: PapersInputSchema,
-  labs_paper: PaperInputSchema,
-  labs_axes: AxesInputSchema,
-  labs_stats: StatsInputSchema,
-};
-
-function callsATool(message: Plain): boolean {
+/**
+ * Whether a tools/call message will run a tool: it names one of `inputs` and its arguments parse. One
+ * that does not gets an isError result and, like a 422 on the HTTP API, spends nothing.
+ */
+function callsATool(message: Plain, inputs: ReadonlyMap<string, z.ZodObject>): boolean {
   const params = isPlain(message.params) ? message.params : {};
-  const input = typeof params.name === "string" ? TOOL_INPUTS[params.name] : undefined;
+  const input = typeof params.name === "string" ? inputs.get(params.name) : undefined;
   if (!input) return false;
   const args = params.arguments === undefined || isPlain(params.arguments) ? params.arguments : null;
   return args !== null && parseToolArguments(params.name as string, input, args).ok;
@@ -68,15 +59,19 @@ function callsATool(message: Plain): boolean {
 
 /**
  * How many tool calls a POST body asks for: what spends quota. Only calls the transport will dispatch
- * and the tool will run count: a message it refuses (bad JSON-RPC, an unsupported protocol version),
+ * and a tool will run count: a message it refuses (bad JSON-RPC, an unsupported protocol version),
  * an unknown tool or arguments that do not parse spend nothing.
  */
-export function toolCallCount(body: unknown, protocolVersion: string | null): number {
+function toolCallCount(
+  body: unknown,
+  protocolVersion: string | null,
+  inputs: ReadonlyMap<string, z.ZodObject>,
+): number {
   if (protocolVersion !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocolVersion)) return 0;
   const messages = Array.isArray(body) ? body : [body];
   let count = 0;
   for (const message of messages) {
-    if (isJSONRPCRequest(message) && message.method === "tools/call" && callsATool(message as Plain))
+    if (isJSONRPCRequest(message) && message.method === "tools/call" && callsATool(message as Plain, inputs))
       count += 1;
   }
   return count;
@@ -123,6 +118,8 @@ function plainToolCall(
 const ANSWERS_PER_GENERATION = 256;
 
 export interface HostedMcp {
+  /** How many tool calls the body asks for that will run a tool: what the caller's quota pays. */
+  toolCalls(body: unknown, protocolVersion: string | null): number;
   /** Answers one POST /mcp whose body is already read and parsed, as the caller's tier allows. */
   answer(
     request: Request,
@@ -158,6 +155,8 @@ export function createHostedMcp(options: {
     }
     return tools;
   };
+  // Every tier has the same tools with the same arguments; only what they may answer differs.
+  const inputs = new Map([...toolsFor(OWNER_ACCESS).values()].map((tool) => [tool.name, tool.input]));
   // The answer's bytes up to the id, ready to send: the result, encoded once.
   const answers = new WeakMap<object, BoundedCache<string, Buffer>>();
 
@@ -183,6 +182,7 @@ export function createHostedMcp(options: {
   };
 
   return {
+    toolCalls: (body, protocolVersion) => toolCallCount(body, protocolVersion, inputs),
     async answer(request, body, caller) {
       const version = request.headers.get("mcp-protocol-version");
       const call = plainToolCall(body);

@@ -6,7 +6,7 @@ import { authFailure, keyInQuery, spendOrRefuse } from "../access/keyed.ts";
 import type { AppContext } from "../context.ts";
 import { detail, methodNotAllowed, notFound } from "../http/answers.ts";
 import type { RouteMethods } from "../http/route-table.ts";
-import { acceptedForm, createHostedMcp, jsonRpcError, toolCallCount } from "../mcp/hosted-mcp.ts";
+import { acceptedForm, createHostedMcp, jsonRpcError } from "../mcp/hosted-mcp.ts";
 import { createHostedSnapshots } from "../mcp/hosted-snapshots.ts";
 import type { PathDoc } from "../openapi/operation.ts";
 import { quotaText } from "../openapi/rate-limits.ts";
@@ -162,7 +162,7 @@ export function registerMcpRoutes(app: H3, context: AppContext): void {
     if (Array.isArray(body) && body.length === 0)
       return jsonRpcError(400, -32600, "Invalid Request: empty batch");
     let quota: Record<string, string> | undefined;
-    const calls = toolCallCount(body, request.headers.get("mcp-protocol-version"));
+    const calls = hosted.toolCalls(body, request.headers.get("mcp-protocol-version"));
     for (let spent = 0; spent < calls; spent++) {
       const answer = await spendOrRefuse(context, record);
       if (answer instanceof Response) return answer;
