@@ -10,6 +10,7 @@ import { promisify } from "node:util";
 import { PICKS_BIN, startPicksServer, startProcess } from "../test/helpers/processes.ts";
 import { redisSkipReason, startRedis } from "../test/helpers/redis.ts";
 import { publishYear } from "../test/server/mcp/year-site.ts";
+import { historyLines, runHistoryBench } from "./history.ts";
 import { LOAD_CLIENT, type LoadResult, load, pinServer } from "./load.ts";
 import { runMcpBench } from "./mcp.ts";
 import { runScorerBench } from "./scorer.ts";
@@ -220,6 +221,9 @@ try {
     await server.stop();
   }
   if (wanted("memory")) await memoryAfterLoad();
+  if (wanted("history")) {
+    for (const line of historyLines(await runHistoryBench(root, seconds))) console.log(line);
+  }
   if (wanted("mcp")) {
     const mcp = await runMcpBench();
     console.log(

@@ -98,7 +98,6 @@ export function registerServe(program: Command): void {
         publicDir: flags.public,
         watch: true,
         log,
-        keepEvidence: false,
       });
       const semantic = createSemanticChecker(semanticConfigFromEnv(process.env));
       const context = await createContext({

@@ -3,6 +3,7 @@ import type { CitationLookup } from "./citations/citation-lookup.ts";
 import { enrichPicks } from "./citations/enrich-picks.ts";
 import { assembleDay } from "./domain/day-assembly.ts";
 import { toPick } from "./domain/pick.ts";
+import { buildPicksIndex, PICKS_INDEX_FILE } from "./domain/picks-index.ts";
 import type { Rubric } from "./domain/rubric.ts";
 import type { HttpCounts, RunRecord } from "./domain/run-record.ts";
 import type { ScoredCandidate, SelectionPolicy } from "./domain/selection.ts";
@@ -138,6 +139,22 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     outDir: options.outDir,
     baseUrl: options.siteUrl ?? DEFAULT_SITE_URL,
     rubric,
+  });
+  // Every day's picks as list items, for a server to start from instead of parsing every day in full.
+  // Each day's size is that of the file as this run leaves it, so a server can tell it is unchanged.
+  const bytes = new Map(existing.bytes);
+  for (const file of planned) {
+    if (file.kind === "daily" && file.path !== join(v1, "daily", "latest.json")) {
+      const written = file.value as DailySnapshot;
+      bytes.set(written.date, Buffer.byteLength(JSON.stringify(written)));
+    }
+  }
+  const picksIndexPath = join(v1, PICKS_INDEX_FILE);
+  // After the day files it describes: a day newer than the index is read in full by a server.
+  planned.push({
+    path: picksIndexPath,
+    kind: "picks_index",
+    value: buildPicksIndex(days, bytes, generatedAt),
   });
   // The archive's search index, from the days already in memory: one file, fetched by the page only
   // when its search box is used.

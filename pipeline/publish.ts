@@ -109,10 +109,13 @@ export async function publishFiles(
   for (const write of writes) await writeFileAtomic(write.path, write.content);
 }
 
-/** Reads every published daily snapshot under `dailyDir`; files that do not parse are reported, not used. */
+/**
+ * Reads every published daily snapshot under `dailyDir`, with each file's size by date; files that do
+ * not parse are reported, not used.
+ */
 export async function readDailySnapshots(
   dailyDir: string,
-): Promise<{ days: DailySnapshot[]; unreadable: string[] }> {
+): Promise<{ days: DailySnapshot[]; bytes: Map<string, number>; unreadable: string[] }> {
   let names: string[];
   try {
     names = await readdir(dailyDir);
@@ -120,18 +123,23 @@ export async function readDailySnapshots(
     // Only a folder that does not exist means no days yet. Any other failure (permissions, a file where
     // the folder should be) must stop the run: rebuilding recent.json and stats.json from today alone
     // would erase the published history.
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { days: [], unreadable: [] };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT")
+      return { days: [], bytes: new Map(), unreadable: [] };
     throw new Error(`Cannot read the published days in ${dailyDir}: ${(error as Error).message}`);
   }
   const days: DailySnapshot[] = [];
+  const bytes = new Map<string, number>();
   const unreadable: string[] = [];
   for (const name of names.filter((entry) => /^\d{4}-\d{2}-\d{2}\.json$/.test(entry)).sort()) {
     const path = join(dailyDir, name);
     try {
-      days.push(DailySnapshotSchema.parse(JSON.parse(await readFile(path, "utf8"))));
+      const body = await readFile(path);
+      const day = DailySnapshotSchema.parse(JSON.parse(body.toString("utf8")));
+      days.push(day);
+      bytes.set(day.date, body.byteLength);
     } catch {
       unreadable.push(path);
     }
   }
-  return { days, unreadable };
+  return { days, bytes, unreadable };
 }

@@ -9,6 +9,13 @@ import { TierLimitsSchema, TierNameSchema } from "./tiers.ts";
 // and the OpenAPI document that describes them.
 
 /** `GET /health`. */
+/** A day file the server does not serve, and why (`/health`). */
+export const SkippedDaySchema = z.object({
+  file: z.string().describe("the file's name under v1/daily"),
+  reason: z.string(),
+});
+export type SkippedDay = z.infer<typeof SkippedDaySchema>;
+
 export const HealthSchema = z.object({
   status: z
     .enum(["ok", "degraded"])
@@ -16,6 +23,11 @@ export const HealthSchema = z.object({
   version: z.string(),
   latest_snapshot: z.string().nullable().describe("the newest published day; null before the first"),
   store: z.object({ kind: z.enum(["memory", "sqlite", "redis"]), reachable: z.boolean() }),
+  skipped_days: z
+    .array(SkippedDaySchema)
+    .describe(
+      "published day files left out because they cannot be read or are not snapshots; the rest are served",
+    ),
 });
 export type Health = z.infer<typeof HealthSchema>;
 

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { addDays } from "./calendar.ts";
-import type { Pick } from "./pick.ts";
-import { AxisIdSchema } from "./score.ts";
+import { type AxisId, AxisIdSchema } from "./score.ts";
 
 /** The longest history any answer covers: ten years of days, also for a tier whose history is full. */
 export const MAX_DAYS = 3650;
@@ -44,10 +43,18 @@ export interface AppliedQuery extends PapersQuery {
   capped: Array<"days" | "limit">;
 }
 
-export interface PapersPage {
+/** What the filters read of a pick: its list item (`PaperListItem`) has these, as numbers. */
+export interface PickFigures {
+  date: string;
+  total: number;
+  reg_fit: number;
+  axes: Record<AxisId, number>;
+}
+
+export interface PapersPage<P> {
   applied: AppliedQuery;
   total: number;
-  picks: Pick[];
+  picks: P[];
 }
 
 /**
@@ -56,12 +63,12 @@ export interface PapersPage {
  * `days` and `limit` above the caps (and above MAX_DAYS and MAX_LIMIT, for any caps) are lowered to them,
  * and `applied.capped` names them.
  */
-export function queryPapers(
-  daysNewestFirst: ReadonlyArray<{ date: string; picks: readonly Pick[] }>,
+export function queryPapers<P extends PickFigures>(
+  daysNewestFirst: ReadonlyArray<{ date: string; picks: readonly P[] }>,
   query: PapersQuery,
   caps: QueryCaps,
   offset = 0,
-): PapersPage {
+): PapersPage<P> {
   const capped: AppliedQuery["capped"] = [];
   const maxDays = Math.min(caps.historyDays ?? MAX_DAYS, MAX_DAYS);
   let days = query.days;
@@ -77,12 +84,12 @@ export function queryPapers(
   }
   const to = daysNewestFirst[0]?.date ?? null;
   const from = to === null ? null : addDays(to, -(days - 1));
-  const matching: Pick[] = [];
+  const matching: P[] = [];
   for (const day of daysNewestFirst) {
     if (from === null || day.date < from) break;
     for (const pick of day.picks) {
-      const score = query.axis === undefined ? pick.scores.total : pick.scores.axes[query.axis].score;
-      if (score >= query.min_score && pick.scores.reg_fit.score >= query.min_reg_fit) matching.push(pick);
+      const score = query.axis === undefined ? pick.total : pick.axes[query.axis];
+      if (score >= query.min_score && pick.reg_fit >= query.min_reg_fit) matching.push(pick);
     }
   }
   return {

@@ -1,8 +1,9 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
+import type { PaperListItem } from "../../pipeline/domain/api-answers.ts";
 import { baseArxivId } from "../../pipeline/domain/arxiv-id.ts";
 import type { Pick } from "../../pipeline/domain/pick.ts";
-import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
+import type { HeldDay } from "../snapshots/held-days.ts";
 import { createSnapshotCache, type SnapshotCache } from "../snapshots/snapshot-cache.ts";
 
 /** The published snapshots as the MCP tools read them: always as fresh as the folder. */
@@ -16,12 +17,12 @@ export interface McpSnapshots {
    * start of every tool call, before any of the readers below.
    */
   refresh(): Promise<void>;
-  /** Published days, newest first. */
-  days(): readonly DailySnapshot[];
+  /** Published days, newest first, their picks as list items. */
+  days(): readonly HeldDay[];
   /** Every pick of an arXiv id (versionless), newest day first. */
-  picksOf(arxivId: string): readonly Pick[];
-  /** A pick of `days()` or `picksOf()` with its evidence, however the days are held. */
-  fullPick(pick: Pick): Pick;
+  picksOf(arxivId: string): readonly PaperListItem[];
+  /** The published picks of list items of `days()` or `picksOf()`, read back from their days' files. */
+  fullPicks(items: readonly PaperListItem[]): Promise<Pick[]>;
   /** The bytes of `stats.json` or `axes.json`, if published. */
   file(name: "stats" | "axes"): Buffer | undefined;
   close(): void;
@@ -43,8 +44,8 @@ export async function folderSignature(v1: string): Promise<string> {
   return times.join("|");
 }
 
-export function indexPicks(days: readonly DailySnapshot[]): Map<string, Pick[]> {
-  const index = new Map<string, Pick[]>();
+export function indexPicks(days: readonly HeldDay[]): Map<string, PaperListItem[]> {
+  const index = new Map<string, PaperListItem[]>();
   for (const day of days) {
     for (const pick of day.picks) {
       const id = baseArxivId(pick.arxiv_id);
@@ -83,7 +84,7 @@ export function createMcpSnapshots(options: {
     return cache;
   };
   // One index per loaded generation: the cache swaps its day list whole, so identity marks a reload.
-  const indexes = new WeakMap<readonly DailySnapshot[], Map<string, Pick[]>>();
+  const indexes = new WeakMap<readonly HeldDay[], Map<string, PaperListItem[]>>();
   return {
     where: v1,
     load,
@@ -104,7 +105,7 @@ export function createMcpSnapshots(options: {
       }
       return index.get(arxivId) ?? [];
     },
-    fullPick: (pick) => loaded().fullPick(pick),
+    fullPicks: (items) => loaded().fullPicks(items),
     file: (name) => loaded().lookup(`/v1/${name}`)?.body,
     close() {
       closed = true;

@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import type { Pick } from "../../pipeline/domain/pick.ts";
-import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
+import type { PaperListItem } from "../../pipeline/domain/api-answers.ts";
+import type { HeldDay } from "../snapshots/held-days.ts";
 import type { SnapshotCache } from "../snapshots/snapshot-cache.ts";
 import { folderSignature, indexPicks, type McpSnapshots } from "./fresh-snapshots.ts";
 
@@ -16,7 +16,7 @@ export function createHostedSnapshots(
 ): McpSnapshots {
   const v1 = options.publicDir === undefined ? undefined : join(options.publicDir, "v1");
   let seen: Promise<string> | undefined;
-  const indexes = new WeakMap<readonly DailySnapshot[], Map<string, Pick[]>>();
+  const indexes = new WeakMap<readonly HeldDay[], Map<string, PaperListItem[]>>();
   return {
     where: "this server's published snapshots",
     load: async () => {},
@@ -39,7 +39,7 @@ export function createHostedSnapshots(
       }
       return index.get(arxivId) ?? [];
     },
-    fullPick: (pick) => cache.fullPick(pick),
+    fullPicks: (items) => cache.fullPicks(items),
     file: (name) => cache.lookup(`/v1/${name}`)?.body,
     // The cache belongs to the server, which closes it.
     close: () => {},

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { normalizeArxivRef } from "../../pipeline/domain/arxiv-id.ts";
 import { withinHistory } from "../../pipeline/domain/papers-query.ts";
+import type { Pick } from "../../pipeline/domain/pick.ts";
+import { DayUnavailableError } from "../snapshots/snapshot-cache.ts";
 import type { McpSnapshots } from "./fresh-snapshots.ts";
 import { EXTERNAL_CONTENT, ExternalContentSchema, FullPickSchema } from "./pick-view.ts";
 import { answer, type ReadOnlyTool, refuse } from "./read-only-tool.ts";
@@ -65,11 +67,18 @@ export function paperTool(
             `the ${access.tier} tier; a key of a higher tier reaches further back`,
         );
       }
+      let pick: Pick | undefined;
+      try {
+        [pick] = await snapshots.fullPicks([newest]);
+      } catch (error) {
+        if (!(error instanceof DayUnavailableError)) throw error;
+        return refuse(`${error.message}; try again shortly`);
+      }
       return answer({
         arxiv_id: id,
-        picked_on: picks.map((pick) => pick.date),
+        picked_on: picks.map((item) => item.date),
         external_content: EXTERNAL_CONTENT,
-        pick: snapshots.fullPick(newest),
+        pick: pick as Pick,
       });
     },
   };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type PapersPage, PapersQuerySchema } from "../../pipeline/domain/papers-query.ts";
+import type { Pick } from "../../pipeline/domain/pick.ts";
 import { AxisIdSchema } from "../../pipeline/domain/score.ts";
 import { encodeCursor } from "./papers-cursor.ts";
 import {
@@ -52,7 +53,7 @@ function fitBudget(picks: readonly PickView[]): PickView[] {
 
 /** Turns a page of `queryPapers` into the tool's answer: trimmed to the budget, with a cursor and notes. */
 export function papersAnswer(
-  page: PapersPage,
+  page: PapersPage<Pick>,
   options: { offset: number; compact: boolean; publishedDays: number; pageMax: number; tier?: string | null },
 ): PapersOutput {
   const { applied } = page;

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { type PapersQuery, PapersQuerySchema, queryPapers } from "../../pipeline/domain/papers-query.ts";
-import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
+import type { Pick } from "../../pipeline/domain/pick.ts";
+import type { HeldDay } from "../snapshots/held-days.ts";
+import { DayUnavailableError } from "../snapshots/snapshot-cache.ts";
 import type { McpSnapshots } from "./fresh-snapshots.ts";
 import { decodeCursor, type PapersCursor } from "./papers-cursor.ts";
 import { PapersOutputSchema, papersAnswer } from "./papers-page.ts";
@@ -34,7 +36,7 @@ export const PapersInputSchema = z.strictObject({
 type PapersInput = z.output<typeof PapersInputSchema>;
 
 interface Start {
-  days: readonly DailySnapshot[];
+  days: readonly HeldDay[];
   query: PapersQuery;
   offset: number;
 }
@@ -48,11 +50,7 @@ function describeCursor(cursor: PapersCursor): string {
  * Where a page starts: the first page of the filters given, or the page a cursor points to, over the
  * window of days the cursor's first page saw (a day published since does not shift later pages).
  */
-function startOf(
-  args: PapersInput,
-  given: ReadonlySet<string>,
-  days: readonly DailySnapshot[],
-): ToolAnswer<Start> {
+function startOf(args: PapersInput, given: ReadonlySet<string>, days: readonly HeldDay[]): ToolAnswer<Start> {
   const { days: history, axis, min_score, min_reg_fit, limit } = args;
   if (args.cursor === undefined)
     return answer({ days, query: { days: history, axis, min_score, min_reg_fit, limit }, offset: 0 });
@@ -115,8 +113,14 @@ export function papersTool(
       const { days, query, offset } = start.value;
       const pageMax = Math.min(PAGE_MAX, access.maxLimit);
       const page = queryPapers(days, query, { historyDays: access.historyDays, maxLimit: pageMax }, offset);
-      // Days may be held without evidence (a server's); a full page reads its picks back whole.
-      const picks = args.compact ? page.picks : page.picks.map((pick) => snapshots.fullPick(pick));
+      // Days are held as list items; a page (at most PAGE_MAX picks) reads its picks back whole.
+      let picks: Pick[];
+      try {
+        picks = await snapshots.fullPicks(page.picks);
+      } catch (error) {
+        if (!(error instanceof DayUnavailableError)) throw error;
+        return refuse(`${error.message}; try again shortly`);
+      }
       return answer(
         papersAnswer(
           { ...page, picks },

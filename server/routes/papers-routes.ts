@@ -21,6 +21,7 @@ import { pathParam, route } from "../http/route-table.ts";
 import type { PathDoc } from "../openapi/operation.ts";
 import { quotaText } from "../openapi/rate-limits.ts";
 import { type PapersIndex, papersIndex } from "../snapshots/papers-index.ts";
+import { DayUnavailableError } from "../snapshots/snapshot-cache.ts";
 import { validationErrorBody } from "../validation/errors.ts";
 import { validatePath, validateQuery } from "../validation/request.ts";
 
@@ -83,7 +84,10 @@ export const papersPaths: readonly PathDoc[] = [
         404: { description: "No pick has this arXiv id.", body: HttpErrorSchema },
         422: "ValidationFailed",
         429: "TooManyRequests",
-        503: "StoreUnavailable",
+        503: {
+          description: "The store is unreachable, or the pick's published day cannot be read right now.",
+          body: HttpErrorSchema,
+        },
       },
     },
   },
@@ -111,10 +115,14 @@ function listAnswer(index: PapersIndex, tier: TierName, query: PapersQuery): Buf
     historyDays: limits.history_days,
     maxLimit: limits.max_limit,
   });
-  const items = page.picks.map((pick) => index.byPick.get(pick)?.compactJson ?? "null");
   return Buffer.from(
-    `{"tier":${JSON.stringify(tier)},"applied":${JSON.stringify(page.applied)},` +
-      `"total":${page.total},"returned":${items.length},"papers":[${items.join(",")}]}`,
+    JSON.stringify({
+      tier,
+      applied: page.applied,
+      total: page.total,
+      returned: page.picks.length,
+      papers: page.picks,
+    }),
   );
 }
 
@@ -128,7 +136,7 @@ export function registerPapersRoutes(app: H3, context: AppContext): void {
       if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
       const spent = await spendOrRefuse(context, record);
       if (spent instanceof Response) return spent;
-      const index = papersIndex(context.snapshots.days(), context.snapshots.fullPick);
+      const index = papersIndex(context.snapshots.days());
       const answers = answersOf(index);
       // The answer depends on the tier (its caps and its name in the body) and the query, nothing
       // else; the quota is spent and the RateLimit headers are the key's whatever the cache holds.
@@ -143,22 +151,28 @@ export function registerPapersRoutes(app: H3, context: AppContext): void {
     if (record instanceof Response) return record;
     const path = validatePath(PaperPathSchema, { arxiv_id: id });
     if (!path.ok) return jsonText({ status: 422, body: validationErrorBody(path.issues) });
-    const index = papersIndex(context.snapshots.days(), context.snapshots.fullPick);
+    const index = papersIndex(context.snapshots.days());
     const found = index.byId.get(baseArxivId(path.value.arxiv_id));
     const latest = context.snapshots.latestDate();
     if (!found || latest === null) return detail(404, `No pick with arXiv id ${path.value.arxiv_id}`);
     const history = TIERS[record.tier].history_days;
-    if (!withinHistory(found.pick.date, latest, history)) {
+    if (!withinHistory(found.date, latest, history)) {
       const usage = await context.keys.usage(record);
       return detail(
         403,
-        `${path.value.arxiv_id} was picked on ${found.pick.date}, outside the ${history} days of history of the ${record.tier} tier.`,
+        `${path.value.arxiv_id} was picked on ${found.date}, outside the ${history} days of history of the ${record.tier} tier.`,
         quotaHeaders(record, usage),
       );
     }
     const spent = await spendOrRefuse(context, record);
     if (spent instanceof Response) return spent;
-    return jsonText({ status: 200, body: found.fullJson }, spent.headers);
+    try {
+      const [pick] = await context.snapshots.fullPicks([found]);
+      return jsonText({ status: 200, body: JSON.stringify(pick) }, spent.headers);
+    } catch (error) {
+      if (!(error instanceof DayUnavailableError)) throw error;
+      return detail(503, `${path.value.arxiv_id} cannot be read right now: ${error.message}`, spent.headers);
+    }
   };
 
   route(app, "/v1/papers/:arxiv_id", { GET: (event) => onePaper(event, pathParam(event, "arxiv_id")) });

@@ -111,8 +111,8 @@ export const readPaths: readonly PathDoc[] = [
 
 /** The public, unkeyed routes: health and the snapshot files (also served by the fast path). */
 export function registerReadRoutes(app: H3, context: AppContext): void {
-  const snapshot = (event: H3Event, pathname: string): Response => {
-    const prepared = context.snapshots.lookup(pathname);
+  const snapshot = async (event: H3Event, pathname: string): Promise<Response> => {
+    const prepared = await context.snapshots.read(pathname);
     if (!prepared) return detail(404, "No snapshot has been published yet");
     return sendPrepared(prepared, event.req.method, event.req.headers.get("if-none-match"));
   };
@@ -126,6 +126,7 @@ export function registerReadRoutes(app: H3, context: AppContext): void {
         version: context.version,
         latest_snapshot: context.snapshots.latestDate(),
         store: { kind: context.store.kind, reachable: storeUp },
+        skipped_days: [...context.snapshots.problems()],
       } satisfies Health);
     },
   });
@@ -133,14 +134,15 @@ export function registerReadRoutes(app: H3, context: AppContext): void {
     route(app, path, { GET: (event) => snapshot(event, path) });
   }
   route(app, "/v1/daily/:date", {
-    GET: (event) => {
+    GET: async (event) => {
       const date = pathParam(event, "date");
       const issue = checkDateParam(date);
       if (issue)
         return json(422, {
           detail: [{ type: issue.type, loc: ["path", "date"], msg: issue.msg, input: date }],
         });
-      const prepared = context.snapshots.lookup(`/v1/daily/${date}`);
+      // Older days are not held in memory: read from their files, and kept a while.
+      const prepared = await context.snapshots.read(`/v1/daily/${date}`);
       if (!prepared) return detail(404, `No snapshot for ${date}`);
       return sendPrepared(prepared, event.req.method, event.req.headers.get("if-none-match"));
     },

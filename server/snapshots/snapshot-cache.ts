@@ -1,9 +1,11 @@
 import { type FSWatcher, watch } from "node:fs";
-import { readdir } from "node:fs/promises";
 import { join } from "node:path";
+import type { PaperListItem } from "../../pipeline/domain/api-answers.ts";
 import type { Pick } from "../../pipeline/domain/pick.ts";
-import { type DailySnapshot, DailySnapshotSchema } from "../../pipeline/domain/snapshot.ts";
+import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
+import { createBoundedCache } from "../bounded-cache.ts";
 import { type PreparedResponse, prepare } from "../http/prepared.ts";
+import { type DayProblem, type HeldDay, loadHeldDays, parseDay } from "./held-days.ts";
 import { readOptional } from "./read-optional.ts";
 import { loadStaticSite } from "./static-site.ts";
 
@@ -12,18 +14,33 @@ import { loadStaticSite } from "./static-site.ts";
 const CACHE_MOVING = "public, max-age=300";
 const CACHE_DATED = "public, max-age=3600";
 
+// Memory follows these, not the length of the history: the newest days' bytes are held ready to
+// send (nearly every read asks for them), older days are read from their files when asked and kept
+// in a bounded cache; the OS page cache keeps the files themselves warm.
+const RECENT_DAYS = 31;
+const OLDER_DAY_BYTES = 8 * 1024 * 1024;
+const PARSED_DAYS = 32;
+
 /** The published snapshot files held in memory, ready to serve, and reloaded when they change. */
 export interface SnapshotCache {
   /**
    * The prepared answer for an API path such as `/v1/daily/2026-11-20`, or a static site path (`/`,
-   * `/assets/app.js`, `/feed.xml`), if that file exists.
+   * `/assets/app.js`, `/feed.xml`), if it is held: synchronous, for the fast path. An older day may
+   * not be held; `read` finds it.
    */
   lookup(pathname: string): PreparedResponse | undefined;
-  /** Published days, newest first. */
-  days(): readonly DailySnapshot[];
-  /** A pick with its evidence, whichever way the days are held. */
-  fullPick(pick: Pick): Pick;
+  /** As `lookup`, and also reads an older day from its file. */
+  read(pathname: string): Promise<PreparedResponse | undefined>;
+  /** Published days, newest first, as list items. */
+  days(): readonly HeldDay[];
+  /**
+   * The published picks behind list items of `days()`, with summary and evidence, read back from
+   * their days' files. Throws when a day's file can no longer be read.
+   */
+  fullPicks(items: readonly PaperListItem[]): Promise<Pick[]>;
   latestDate(): string | null;
+  /** Day files left out at the last load, and why. */
+  problems(): readonly DayProblem[];
   reload(): Promise<void>;
   close(): void;
 }
@@ -35,60 +52,36 @@ const FIXED_FILES: ReadonlyArray<[string, string]> = [
   ["/v1/axes", "axes.json"],
 ];
 
-// Evidence is most of a snapshot's weight, and only a full pick (`/v1/papers/{id}`) shows it: a
-// server can hold the days without it and read one pick back from the day's bytes when asked.
-// Emptied after a plain parse: a JSON.parse reviver, called for every value, is several times slower.
-function dropEvidence(day: unknown): unknown {
-  const picks = (day as { picks?: unknown } | undefined)?.picks;
-  if (!Array.isArray(picks)) return day;
-  for (const pick of picks) {
-    const scores = (pick as { scores?: Record<string, unknown> } | null)?.scores;
-    if (!scores || typeof scores !== "object") continue;
-    const parts = [
-      ...Object.values((scores.axes ?? {}) as Record<string, unknown>),
-      scores.reg_fit,
-      scores.focus,
-    ];
-    for (const part of parts) {
-      if (part && typeof part === "object" && Array.isArray((part as { evidence?: unknown }).evidence)) {
-        (part as { evidence: unknown[] }).evidence = [];
-      }
-    }
-  }
-  return day;
-}
+/** A day's file could not be read back, or is no longer a snapshot, after it was loaded. */
+export class DayUnavailableError extends Error {}
 
-async function load(publicDir: string, log: (message: string) => void, keepEvidence: boolean) {
+const DAY_PATH = /^\/v1\/daily\/(\d{4}-\d{2}-\d{2})$/;
+
+async function load(publicDir: string, log: (message: string) => void) {
   const v1 = join(publicDir, "v1");
   const responses = await loadStaticSite(publicDir, log);
   for (const [route, file] of FIXED_FILES) {
     const body = await readOptional(join(v1, file));
     if (body) responses.set(route, prepare(body, CACHE_MOVING));
   }
-  const days: DailySnapshot[] = [];
-  const names = await readdir(join(v1, "daily")).catch(() => [] as string[]);
-  for (const name of names.filter((entry) => /^\d{4}-\d{2}-\d{2}\.json$/.test(entry))) {
-    const body = await readOptional(join(v1, "daily", name));
-    if (!body) continue;
-    const json = safeJson(body);
-    const parsed = DailySnapshotSchema.safeParse(keepEvidence ? json : dropEvidence(json));
-    if (!parsed.success) {
-      log(`ignoring ${name}: not a valid daily snapshot`);
-      continue;
-    }
-    days.push(parsed.data);
-    responses.set(`/v1/daily/${name.slice(0, 10)}`, prepare(body, CACHE_DATED));
+  const { days, problems, read } = await loadHeldDays(v1, log);
+  const bodies = new Map(read.map((day) => [day.date, day.body]));
+  for (const day of days.slice(0, RECENT_DAYS)) {
+    const body = bodies.get(day.date) ?? (await readOptional(join(v1, "daily", `${day.date}.json`)));
+    if (body) responses.set(`/v1/daily/${day.date}`, prepare(body, CACHE_DATED));
   }
-  days.sort((a, b) => (a.date < b.date ? 1 : -1));
-  return { responses, days };
-}
-
-function safeJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString("utf8"));
-  } catch {
-    return undefined;
-  }
+  return {
+    responses,
+    days,
+    dates: new Set(days.map((day) => day.date)),
+    problems,
+    // Per generation: a reload may have replaced any file.
+    older: createBoundedCache<string, PreparedResponse>(
+      OLDER_DAY_BYTES,
+      (prepared) => prepared.body.byteLength,
+    ),
+    parsed: createBoundedCache<string, Promise<DailySnapshot>>(PARSED_DAYS),
+  };
 }
 
 /**
@@ -100,21 +93,21 @@ export async function createSnapshotCache(options: {
   publicDir: string;
   watch?: boolean;
   log?: (message: string) => void;
-  /** Hold the days with their evidence (default). Without, `fullPick` reads a pick back from its file. */
-  keepEvidence?: boolean;
 }): Promise<SnapshotCache> {
-  const keepEvidence = options.keepEvidence ?? true;
   const v1 = join(options.publicDir, "v1");
   const log = options.log ?? (() => {});
-  let state = await load(options.publicDir, log, keepEvidence);
+  let state = await load(options.publicDir, log);
   let watchers: FSWatcher[] = [];
   let timer: NodeJS.Timeout | undefined;
   let reloading: Promise<void> = Promise.resolve();
 
   const reload = (): Promise<void> => {
-    reloading = reloading.then(async () => {
-      state = await load(options.publicDir, log, keepEvidence);
-    });
+    // After a failed reload the next one still runs: the chain never stays rejected.
+    reloading = reloading
+      .catch(() => {})
+      .then(async () => {
+        state = await load(options.publicDir, log);
+      });
     return reloading;
   };
   const schedule = () => {
@@ -150,16 +143,48 @@ export async function createSnapshotCache(options: {
     poll.unref();
   }
 
+  const read = async (pathname: string): Promise<PreparedResponse | undefined> => {
+    const current = state;
+    const held = current.responses.get(pathname) ?? current.older.get(pathname);
+    if (held) return held;
+    const date = DAY_PATH.exec(pathname)?.[1];
+    if (date === undefined || !current.dates.has(date)) return undefined;
+    const body = await readOptional(join(v1, "daily", `${date}.json`));
+    if (!body) return undefined;
+    return current.older.set(pathname, prepare(body, CACHE_DATED));
+  };
+
+  const dayOf = (date: string): Promise<DailySnapshot> => {
+    const current = state;
+    const known = current.parsed.get(date);
+    if (known) return known;
+    const parsing = read(`/v1/daily/${date}`).then((prepared) => {
+      const day = prepared ? parseDay(prepared.body) : { problem: "no longer on disk" };
+      if ("problem" in day)
+        throw new DayUnavailableError(`the published day ${date} cannot be read: ${day.problem}`);
+      return day;
+    });
+    // A failure is not kept: the next call tries the file again.
+    parsing.catch(() => current.parsed.delete(date));
+    return current.parsed.set(date, parsing);
+  };
+
   return {
-    lookup: (pathname) => state.responses.get(pathname),
+    lookup: (pathname) => state.responses.get(pathname) ?? state.older.get(pathname),
+    read,
     days: () => state.days,
-    fullPick(pick) {
-      if (keepEvidence) return pick;
-      const body = state.responses.get(`/v1/daily/${pick.date}`)?.body;
-      const day = body ? (safeJson(body) as DailySnapshot | undefined) : undefined;
-      return day?.picks.find((candidate) => candidate.arxiv_id === pick.arxiv_id) ?? pick;
+    async fullPicks(items) {
+      const days = await Promise.all([...new Set(items.map((item) => item.date))].map(dayOf));
+      const byDate = new Map(days.map((day) => [day.date, day]));
+      return items.map((item) => {
+        const pick = byDate.get(item.date)?.picks.find((candidate) => candidate.arxiv_id === item.arxiv_id);
+        if (!pick)
+          throw new DayUnavailableError(`${item.arxiv_id} is no longer in the published day ${item.date}`);
+        return pick;
+      });
     },
     latestDate: () => state.days[0]?.date ?? null,
+    problems: () => state.problems,
     reload,
     close() {
       clearTimeout(timer);

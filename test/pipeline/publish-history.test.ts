@@ -17,7 +17,11 @@ async function site() {
 describe("the published history is never rebuilt from today alone (regression: issue 15, item 5)", () => {
   it("treats a missing daily folder as no days yet", async () => {
     const { root } = await site();
-    await expect(readDailySnapshots(join(root, "nowhere"))).resolves.toEqual({ days: [], unreadable: [] });
+    await expect(readDailySnapshots(join(root, "nowhere"))).resolves.toEqual({
+      days: [],
+      bytes: new Map(),
+      unreadable: [],
+    });
   });
 
   it("refuses any other failure to read the folder (a file where the folder should be)", async () => {

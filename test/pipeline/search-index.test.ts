@@ -138,13 +138,4 @@ describe("the search index of a year of days", () => {
     expect(search.search(word, options).map((hit) => hit.arxiv_id)).toContain(target.arxiv_id);
   });
 
-  it("answers a keystroke within 50 ms", () => {
-    const queries = ["ag", "age", "agen", "agent", "agent m", "agent mem", "agent memory", "prompt inj"];
-    search.search("warm up", options);
-    for (const query of queries) {
-      const started = performance.now();
-      search.search(query, options);
-      expect(performance.now() - started, query).toBeLessThan(50);
-    }
-  });
 });

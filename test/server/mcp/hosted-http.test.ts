@@ -15,11 +15,7 @@ let close: () => Promise<void>;
 let key: string;
 
 beforeAll(async () => {
-  // Held without evidence, as `picks serve` holds them: full answers read the picks back whole.
-  snapshots = await createSnapshotCache({
-    publicDir: (await publishSampleDays()).publicDir,
-    keepEvidence: false,
-  });
+  snapshots = await createSnapshotCache({ publicDir: (await publishSampleDays()).publicDir });
   const context = await testContext(snapshots, {
     config: { mcpAllowedOrigins: ["https://app.example"] },
   });

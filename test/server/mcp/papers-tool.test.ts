@@ -2,7 +2,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PaperListItem } from "../../../pipeline/domain/api-answers.ts";
 import { PapersQuerySchema, queryPapers } from "../../../pipeline/domain/papers-query.ts";
+import { listItem } from "../../../pipeline/domain/picks-index.ts";
 import type { DailySnapshot } from "../../../pipeline/domain/snapshot.ts";
 import { PAGE_MAX } from "../../../server/mcp/papers-tool.ts";
 import { type Connected, connectInMemory } from "./mcp-clients.ts";
@@ -10,12 +12,15 @@ import { publishYear } from "./year-site.ts";
 
 const LAST = "2026-11-20";
 let publicDir: string;
-let days: DailySnapshot[];
+let days: Array<{ date: string; picks: PaperListItem[] }>;
+let newestDay: DailySnapshot;
 let mcp: Connected;
 
 beforeAll(async () => {
   publicDir = join(await mkdtemp(join(tmpdir(), "picks-mcp-papers-")), "public");
-  ({ days } = await publishYear({ publicDir, days: 40, lastDate: LAST, picksPerDay: 6 }));
+  const year = await publishYear({ publicDir, days: 40, lastDate: LAST, picksPerDay: 6 });
+  newestDay = year.days[0] as DailySnapshot;
+  days = year.days.map((day) => ({ date: day.date, picks: day.picks.map(listItem) }));
   mcp = await connectInMemory(publicDir);
 });
 afterAll(async () => {
@@ -111,8 +116,8 @@ describe("labs_papers: the filters and semantics of GET /v1/papers", () => {
 
   it("gives the evidence with compact: false", async () => {
     const result = await mcp.call("labs_papers", { compact: false, limit: 2 });
-    const picks = (result.structuredContent as { picks: (typeof days)[0]["picks"] }).picks;
-    expect(picks).toEqual(days[0]?.picks.slice(0, 2));
+    const picks = (result.structuredContent as { picks: DailySnapshot["picks"] }).picks;
+    expect(picks).toEqual(newestDay.picks.slice(0, 2));
   });
 
   it(`lowers a limit above ${PAGE_MAX} and says so`, async () => {
@@ -128,7 +133,7 @@ describe("labs_papers: the filters and semantics of GET /v1/papers", () => {
   it("keeps a cursor's window when a newer day appears between pages", async () => {
     const first = await mcp.call("labs_papers", { days: 2 });
     const cursor = (first.structuredContent as { next_cursor: string }).next_cursor;
-    const newest = days[0] as DailySnapshot;
+    const newest = newestDay;
     const next = {
       ...newest,
       date: "2026-11-21",

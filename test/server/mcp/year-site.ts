@@ -2,6 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { addDays } from "../../../pipeline/domain/calendar.ts";
 import { type Pick, toPick } from "../../../pipeline/domain/pick.ts";
+import { buildPicksIndex, PICKS_INDEX_FILE } from "../../../pipeline/domain/picks-index.ts";
 import { compileRubric, scoreWith } from "../../../pipeline/domain/scorer.ts";
 import {
   compareScored,
@@ -41,7 +42,8 @@ function syntheticId(date: string, rank: number, index: number): string {
 /**
  * Writes `days` consecutive published days ending at `lastDate` into `{publicDir}/v1`: real papers
  * with their real scores and evidence, `picksPerDay` a day, each under its own id. With `largest`,
- * every day holds the largest published picks, for measuring the biggest answers.
+ * every day holds the largest published picks, for measuring the biggest answers. The picks index
+ * is written after the days as curate writes it, unless `index` is false.
  */
 export async function publishYear(options: {
   publicDir: string;
@@ -49,6 +51,7 @@ export async function publishYear(options: {
   lastDate: string;
   picksPerDay?: number;
   largest?: boolean;
+  index?: boolean;
 }): Promise<{ days: DailySnapshot[]; picks: Pick[] }> {
   const rubric = await loadRubric();
   const perDay = options.picksPerDay ?? DEFAULT_SELECTION.max_picks;
@@ -59,6 +62,7 @@ export async function publishYear(options: {
   const v1 = join(options.publicDir, "v1");
   await mkdir(join(v1, "daily"), { recursive: true });
   const days: DailySnapshot[] = [];
+  const bytes = new Map<string, number>();
   for (let index = 0; index < options.days; index++) {
     const date = addDays(options.lastDate, -index);
     const picks = Array.from({ length: perDay }, (_, slot) => {
@@ -78,12 +82,18 @@ export async function publishYear(options: {
       picks,
     });
     days.push(snapshot);
-    await writeFile(join(v1, "daily", `${date}.json`), JSON.stringify(snapshot));
+    const body = JSON.stringify(snapshot);
+    bytes.set(date, Buffer.byteLength(body));
+    await writeFile(join(v1, "daily", `${date}.json`), body);
   }
   const generatedAt = `${options.lastDate}T06:00:00.000Z`;
   await writeFile(join(v1, "daily", "latest.json"), JSON.stringify(days[0]));
   await writeFile(join(v1, "recent.json"), JSON.stringify(buildRecent(days, generatedAt)));
   await writeFile(join(v1, "stats.json"), JSON.stringify(buildStats(days, generatedAt, rubric.version)));
   await writeFile(join(v1, "axes.json"), JSON.stringify(rubric));
+  if (options.index !== false) {
+    const index = buildPicksIndex(days, bytes, generatedAt);
+    await writeFile(join(v1, PICKS_INDEX_FILE), JSON.stringify(index));
+  }
   return { days, picks: days.flatMap((day) => day.picks) };
 }

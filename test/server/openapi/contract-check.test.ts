@@ -16,6 +16,7 @@ const HEALTH = {
   version: "0.1.0",
   latest_snapshot: null,
   store: { kind: "memory", reachable: true },
+  skipped_days: [],
 };
 const RATE = { ...JSON_TYPE, "retry-after": "60", "ratelimit-policy": '"verify";q=20;w=3600' };
 

@@ -2,7 +2,6 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DailySnapshot } from "../../../pipeline/domain/snapshot.ts";
 import { generateKey } from "../../../server/access/key-format.ts";
 import type { AppContext } from "../../../server/context.ts";
 import { openApiDocument } from "../../../server/routes/docs-routes.ts";
@@ -173,7 +172,7 @@ function shifted(cache: SnapshotCache): SnapshotCache {
   return {
     ...cache,
     latestDate: () => "2026-11-30",
-    days: () => [{ ...(days[0] as DailySnapshot), date: "2026-11-30", picks: [] }, ...days],
+    days: () => [{ date: "2026-11-30", picks: [] }, ...days],
   };
 }
 

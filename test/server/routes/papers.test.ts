@@ -2,6 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DailySnapshot } from "../../../pipeline/domain/snapshot.ts";
+import { readDailySnapshots } from "../../../pipeline/publish.ts";
 import type { AppContext } from "../../../server/context.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { type Call, clientFor, MODES } from "../../helpers/app-client.ts";
@@ -13,7 +14,8 @@ let days: readonly DailySnapshot[];
 beforeAll(async () => {
   const { publicDir } = await publishSampleDays();
   snapshots = await createSnapshotCache({ publicDir });
-  days = snapshots.days();
+  // The published files themselves, read apart from the server: what its answers must agree with.
+  days = (await readDailySnapshots(join(publicDir, "v1", "daily"))).days.reverse();
 });
 afterAll(() => snapshots.close());
 
@@ -249,7 +251,7 @@ describe("history window", () => {
     const shifted = {
       ...snapshots,
       latestDate: () => "2026-11-30",
-      days: () => [{ ...(days[0] as DailySnapshot), date: "2026-11-30", picks: [] }, ...days],
+      days: () => [{ date: "2026-11-30", picks: [] }, ...snapshots.days()],
     };
     const context = await testContext(shifted);
     const { call, close } = await clientFor("in-process", context);
@@ -266,18 +268,19 @@ describe("history window", () => {
   });
 });
 
-describe("a server holding the days without their evidence", () => {
-  it("still sends a pick in full, evidence included", async () => {
+describe("a server holding the days as list items", () => {
+  it("still sends a pick in full, summary and evidence included, read back from its day's file", async () => {
     const publicDir = (await publishSampleDays()).publicDir;
-    const slim = await createSnapshotCache({ publicDir, keepEvidence: false });
+    const slim = await createSnapshotCache({ publicDir });
     const context = await testContext(slim);
     const { call } = await clientFor("in-process", context);
     const { key } = await context.keys.issue({ tier: "pro", email: "s@example.org", label: "slim" });
     const held = slim.days()[0]?.picks[0];
-    expect(held?.scores.axes.A1.evidence).toEqual([]);
-    const full = days
-      .find((day) => day.date === held?.date)
-      ?.picks.find((pick) => pick.arxiv_id === held?.arxiv_id);
+    expect(held).not.toHaveProperty("summary");
+    const file = JSON.parse(
+      await readFile(join(publicDir, "v1", "daily", `${held?.date}.json`), "utf8"),
+    ) as DailySnapshot;
+    const full = file.picks.find((pick) => pick.arxiv_id === held?.arxiv_id);
     expect(full?.scores.axes.A1.evidence.length).toBeGreaterThan(0);
     const answer = await call(`/v1/papers/${held?.arxiv_id}`, { headers: { "x-api-key": key } });
     expect(await answer.json()).toEqual(full);

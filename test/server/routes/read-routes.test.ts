@@ -66,6 +66,7 @@ describe.each(MODES)("public read routes (%s)", (mode) => {
       version: "0.1.0",
       latest_snapshot: "2026-06-25",
       store: { kind: "memory", reachable: true },
+      skipped_days: [],
     });
     expect((await call("/health", { method: "HEAD" })).status).toBe(200);
   });

@@ -1,0 +1,142 @@
+// The `history` section of `npm run bench`: one server over ten years of published days (3,650 days,
+// about 22,000 picks, 145 MB of day files, from the project's year generator with its picks index).
+import { execFile } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { PICKS_BIN, startPicksServer, startProcess } from "../test/helpers/processes.ts";
+import { publishYear } from "../test/server/mcp/year-site.ts";
+import { type LoadResult, load, pinServer } from "./load.ts";
+
+const run = promisify(execFile);
+const BARE = fileURLToPath(new URL("./bare-server.mjs", import.meta.url));
+const LAST = "2026-11-20";
+const FULL = "/v1/papers?days=3650&limit=5000";
+
+export interface HistoryFigures {
+  startMs: number;
+  bareStartMs: number;
+  rssIdleMb: number;
+  firstFullMs: number;
+  fullBytes: number;
+  repeated: LoadResult;
+  bareRepeated: LoadResult;
+  rssAfterMb: number;
+  mixedSeconds: number;
+}
+
+async function rssMb(pid: number | undefined): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN) / 1024;
+}
+
+const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+/** Spawn to the first answer of `/v1/daily/latest`, best of three starts, and the same for a bare server. */
+async function startTimes(publicDir: string, env: Record<string, string>, bareFile: string) {
+  const picks: number[] = [];
+  const bare: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    let started = performance.now();
+    const server = await startPicksServer(publicDir, env);
+    await (await fetch(`${server.url}/v1/daily/latest`)).arrayBuffer();
+    picks.push(performance.now() - started);
+    await server.stop();
+    started = performance.now();
+    const baseline = await startProcess([BARE, bareFile]);
+    await (await fetch(baseline.url)).arrayBuffer();
+    bare.push(performance.now() - started);
+    await baseline.stop();
+  }
+  return { startMs: median(picks), bareStartMs: median(bare) };
+}
+
+export async function runHistoryBench(root: string, seconds: number): Promise<HistoryFigures> {
+  const publicDir = join(root, "history", "public");
+  await publishYear({ publicDir, days: 3650, lastDate: LAST });
+  const env = { STATE_DIR: join(root, "state-history") };
+  const { stdout } = await run(
+    process.execPath,
+    [
+      PICKS_BIN,
+      "keys",
+      "issue",
+      "--tier",
+      "enterprise",
+      "--email",
+      "h@example.org",
+      "--label",
+      "history",
+      "--json",
+    ],
+    { env: { ...process.env, ...env } },
+  );
+  const key = (JSON.parse(stdout) as { key: string }).key;
+  const keyed = { headers: { "x-api-key": key } };
+  const latestFile = join(publicDir, "v1", "daily", "latest.json");
+  const { startMs, bareStartMs } = await startTimes(publicDir, env, latestFile);
+
+  const server = await startPicksServer(publicDir, env);
+  pinServer(server.child.pid);
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const rssIdleMb = await rssMb(server.child.pid);
+    const started = performance.now();
+    const full = Buffer.from(await (await fetch(`${server.url}${FULL}`, keyed)).arrayBuffer());
+    const firstFullMs = performance.now() - started;
+    const fullFile = join(root, "history-full.json");
+    await writeFile(fullFile, full);
+    const repeated = await load(`${server.url}${FULL}`, { seconds, connections: 10, ...keyed });
+    const bare = await startProcess([BARE, fullFile]);
+    pinServer(bare.child.pid);
+    const bareRepeated = await load(bare.url, { seconds, connections: 10 }).finally(() => bare.stop());
+
+    // Mixed: full-history and week queries, old days read from their files, the moving files.
+    const mixedSeconds = Math.max(seconds, Number(process.env.BENCH_HISTORY_SECONDS ?? 30));
+    const oldDay = "2019-03-14";
+    await Promise.all([
+      load(`${server.url}${FULL}`, { seconds: mixedSeconds, connections: 4, ...keyed }),
+      load(`${server.url}/v1/papers?days=3650&axis=A6&min_score=3&limit=5000`, {
+        seconds: mixedSeconds,
+        connections: 2,
+        ...keyed,
+      }),
+      load(`${server.url}/v1/papers?days=7`, { seconds: mixedSeconds, connections: 10, ...keyed }),
+      load(`${server.url}/v1/daily/${oldDay}`, { seconds: mixedSeconds, connections: 4 }),
+      load(`${server.url}/v1/recent`, { seconds: mixedSeconds, connections: 4 }),
+    ]);
+    const rssAfterMb = await rssMb(server.child.pid);
+    return {
+      startMs,
+      bareStartMs,
+      rssIdleMb,
+      firstFullMs,
+      fullBytes: full.byteLength,
+      repeated,
+      bareRepeated,
+      rssAfterMb,
+      mixedSeconds,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+/** The report's lines, each with its target. */
+export function historyLines(figures: HistoryFigures): string[] {
+  const { repeated, bareRepeated } = figures;
+  return [
+    `history (3,650 days): start to first answer ${Math.round(figures.startMs)} ms, median of 3 ` +
+      `(a bare node:http server: ${Math.round(figures.bareStartMs)} ms)  (target < 1,000 ms)`,
+    `history: RSS idle ${figures.rssIdleMb.toFixed(0)} MB  (target < 150 MB)`,
+    `history: full-history enterprise query, first: ${Math.round(figures.firstFullMs)} ms for ` +
+      `${figures.fullBytes} bytes  (target < 50 ms)`,
+    `history: the same repeated at 10 connections: ${Math.round(repeated.rps)} req/s = ` +
+      `${(repeated.rps / bareRepeated.rps).toFixed(2)} of the bare baseline (${Math.round(bareRepeated.rps)} req/s ` +
+      `for the same bytes), non-2xx ${repeated.non2xx}  (target >= 1,000 req/s)`,
+    `history: RSS after ${figures.mixedSeconds} s of mixed load with full-history queries ` +
+      `${figures.rssAfterMb.toFixed(0)} MB  (target < 250 MB)`,
+  ];
+}

@@ -1,0 +1,148 @@
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import type { PaperListItem, SkippedDay } from "../../pipeline/domain/api-answers.ts";
+import {
+  type IndexedDay,
+  listItem,
+  PICKS_INDEX_FILE,
+  type PicksIndex,
+} from "../../pipeline/domain/picks-index.ts";
+import { AXIS_IDS } from "../../pipeline/domain/score.ts";
+import { type DailySnapshot, DailySnapshotSchema } from "../../pipeline/domain/snapshot.ts";
+
+/** A published day as the server holds it: its picks' list items, in rank order. */
+export interface HeldDay {
+  date: string;
+  picks: readonly PaperListItem[];
+}
+
+/** A day file that is not served, and why: shown by `/health`. */
+export type DayProblem = SkippedDay;
+
+/** A day file read in full while loading: its bytes, to keep when the day is recent. */
+export interface ReadDay {
+  date: string;
+  body: Buffer;
+}
+
+export const DAY_FILE = /^\d{4}-\d{2}-\d{2}\.json$/;
+
+/** Parses and checks a day's bytes; a reason instead when they are not a daily snapshot. */
+export function parseDay(body: Buffer): DailySnapshot | { problem: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString("utf8"));
+  } catch {
+    return { problem: "not valid JSON" };
+  }
+  const parsed = DailySnapshotSchema.safeParse(json);
+  return parsed.success ? parsed.data : { problem: "not a valid daily snapshot" };
+}
+
+interface IndexOnDisk {
+  days: Map<string, IndexedDay>;
+  mtimeMs: number;
+}
+
+async function readIndex(path: string, log: (message: string) => void): Promise<IndexOnDisk | undefined> {
+  let body: Buffer;
+  let mtimeMs: number;
+  try {
+    [body, mtimeMs] = await Promise.all([readFile(path), stat(path).then((info) => info.mtimeMs)]);
+  } catch {
+    return undefined;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString("utf8"));
+  } catch {
+    json = undefined;
+  }
+  if (!isPicksIndex(json)) {
+    log(`ignoring v1/${PICKS_INDEX_FILE}: not a valid picks index; reading every day in full`);
+    return undefined;
+  }
+  return { days: new Map(json.days.map((day) => [day.date, day])), mtimeMs };
+}
+
+const isInt = (value: unknown): value is number => Number.isInteger(value);
+
+/**
+ * Checks what the server computes with: dates, sizes, ids and the scores it filters on. Curate
+ * checked the whole index against PicksIndexSchema before writing it; here the schema's full parse
+ * of ten years (22,000 picks) costs 250 to 500 ms, half the start-up budget, and this loop about 10.
+ * A file that fails is ignored whole, and every day is read in full instead.
+ */
+function isPicksIndex(json: unknown): json is PicksIndex {
+  const days = (json as { days?: unknown } | null)?.days;
+  if (!Array.isArray(days)) return false;
+  return days.every((day: Partial<IndexedDay> | null) => {
+    if (typeof day?.date !== "string" || !isInt(day.bytes) || !Array.isArray(day.picks)) return false;
+    return day.picks.every(
+      (pick: Partial<PaperListItem> | null) =>
+        typeof pick?.arxiv_id === "string" &&
+        pick.date === day.date &&
+        isInt(pick.rank) &&
+        isInt(pick.total) &&
+        isInt(pick.reg_fit) &&
+        typeof pick.axes === "object" &&
+        pick.axes !== null &&
+        AXIS_IDS.every((axis) => isInt(pick.axes?.[axis])),
+    );
+  });
+}
+
+/**
+ * Every published day under `v1/daily`, newest first, as list items. Days the picks index describes
+ * (same size, not modified after the index was written) come from it; the rest (a day written by
+ * hand, an older curate, no index at all) are read and checked in full. A day that cannot be read
+ * or is not a snapshot is left out and named in `problems`; the others are served.
+ */
+export async function loadHeldDays(
+  v1: string,
+  log: (message: string) => void,
+): Promise<{ days: HeldDay[]; problems: DayProblem[]; read: ReadDay[] }> {
+  const dailyDir = join(v1, "daily");
+  const names = (await readdir(dailyDir).catch(() => [] as string[])).filter((name) => DAY_FILE.test(name));
+  names.sort().reverse();
+  const index = await readIndex(join(v1, PICKS_INDEX_FILE), log);
+  const sizes = await Promise.all(
+    names.map((name) =>
+      stat(join(dailyDir, name)).then(
+        (info) => info,
+        () => undefined,
+      ),
+    ),
+  );
+  const days: HeldDay[] = [];
+  const problems: DayProblem[] = [];
+  const read: ReadDay[] = [];
+  for (const [i, name] of names.entries()) {
+    const date = name.slice(0, 10);
+    const info = sizes[i];
+    const indexed = index?.days.get(date);
+    if (indexed && info && info.size === indexed.bytes && info.mtimeMs <= (index as IndexOnDisk).mtimeMs) {
+      days.push({ date, picks: indexed.picks });
+      continue;
+    }
+    let body: Buffer;
+    try {
+      body = await readFile(join(dailyDir, name));
+    } catch (error) {
+      problems.push({
+        file: name,
+        reason: `unreadable (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+      });
+      continue;
+    }
+    const day = parseDay(body);
+    if ("problem" in day) {
+      problems.push({ file: name, reason: day.problem });
+      continue;
+    }
+    days.push({ date, picks: day.picks.map(listItem) });
+    read.push({ date, body });
+  }
+  for (const problem of problems) log(`not serving ${problem.file}: ${problem.reason}`);
+  return { days, problems, read };
+}
