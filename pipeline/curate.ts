@@ -3,7 +3,7 @@ import type { CitationLookup } from "./citations/citation-lookup.ts";
 import { enrichPicks } from "./citations/enrich-picks.ts";
 import { assembleDay } from "./domain/day-assembly.ts";
 import { toPick } from "./domain/pick.ts";
-import { buildPicksIndex, PICKS_INDEX_FILE } from "./domain/picks-index.ts";
+import { buildPicksIndex, PICKS_INDEX_FILE, picksIndexLines } from "./domain/picks-index.ts";
 import type { Rubric } from "./domain/rubric.ts";
 import type { HttpCounts, RunRecord } from "./domain/run-record.ts";
 import type { ScoredCandidate, SelectionPolicy } from "./domain/selection.ts";
@@ -150,12 +150,7 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     }
   }
   const picksIndexPath = join(v1, PICKS_INDEX_FILE);
-  // After the day files it describes: a day newer than the index is read in full by a server.
-  planned.push({
-    path: picksIndexPath,
-    kind: "picks_index",
-    value: buildPicksIndex(days, bytes, generatedAt),
-  });
+  const picksIndex = picksIndexLines(buildPicksIndex(days, bytes));
   // The archive's search index, from the days already in memory: one file, fetched by the page only
   // when its search box is used.
   const index = buildSearchIndex(days, generatedAt);
@@ -171,7 +166,12 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     counts,
     skipped: batch.skipped,
     candidates: screened,
-    files: [...planned.map((file) => file.path), searchPath, ...feeds.map((feed) => feed.path)],
+    files: [
+      ...planned.map((file) => file.path),
+      picksIndexPath,
+      searchPath,
+      ...feeds.map((feed) => feed.path),
+    ],
     source_notes: batch.notes ?? [],
     scoring,
     citations: enriched.run,
@@ -186,7 +186,11 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
   progress("publish", `writing ${planned.length} files to ${v1}, then the feeds`);
   await publishFiles(
     [...planned, { path: join(options.runsDir, `${date}.json`), kind: "run", value: record }],
-    [{ path: searchPath, content: index.content }],
+    [
+      // After the day files it describes: a day newer than the index is read in full by a server.
+      { path: picksIndexPath, content: picksIndex },
+      { path: searchPath, content: index.content },
+    ],
   );
   // After the snapshots: a reader that follows a feed entry finds its day already published.
   await writeFeeds(feeds);

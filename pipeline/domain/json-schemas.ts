@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { PicksIndexSchema } from "./picks-index.ts";
 import { RubricSchema } from "./rubric.ts";
 import { RunRecordSchema } from "./run-record.ts";
 import { DailySnapshotSchema, RecentSchema, StatsSchema } from "./snapshot.ts";
@@ -10,7 +9,6 @@ export const FILE_SCHEMAS = {
   recent: z.toJSONSchema(RecentSchema),
   stats: z.toJSONSchema(StatsSchema),
   axes: z.toJSONSchema(RubricSchema),
-  picks_index: z.toJSONSchema(PicksIndexSchema),
   run: z.toJSONSchema(RunRecordSchema),
 } as const;
 

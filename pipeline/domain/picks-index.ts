@@ -27,8 +27,12 @@ export function listItem(pick: Pick): PaperListItem {
   };
 }
 
-/** The index's file name under `v1/`. */
-export const PICKS_INDEX_FILE = "picks-index.json";
+/**
+ * The index's file under `v1/`: JSON Lines, one `IndexedDay` per line, newest first. Written by curate
+ * beside the days, so a server starts from it instead of parsing ten years of day files in full; a
+ * line at a time, so reading it never holds the whole file and its parse at once.
+ */
+export const PICKS_INDEX_FILE = "picks-index.jsonl";
 
 export const IndexedDaySchema = z.object({
   date: z.string(),
@@ -37,29 +41,17 @@ export const IndexedDaySchema = z.object({
 });
 export type IndexedDay = z.infer<typeof IndexedDaySchema>;
 
-/**
- * `v1/picks-index.json`: every published day's picks as list items, written by curate beside the days.
- * A server starts from it instead of parsing ten years of day files in full.
- */
-export const PicksIndexSchema = z.object({
-  generated_at: z.string(),
-  days: z.array(IndexedDaySchema).describe("newest first"),
-});
-export type PicksIndex = z.infer<typeof PicksIndexSchema>;
-
 /** The index of `days`, newest first; `bytes` gives each day's file size by date. */
 export function buildPicksIndex(
   days: readonly DailySnapshot[],
   bytes: ReadonlyMap<string, number>,
-  generatedAt: string,
-): PicksIndex {
-  const sorted = [...days].sort((a, b) => (a.date < b.date ? 1 : -1));
-  return {
-    generated_at: generatedAt,
-    days: sorted.map((day) => ({
-      date: day.date,
-      bytes: bytes.get(day.date) ?? 0,
-      picks: day.picks.map(listItem),
-    })),
-  };
+): IndexedDay[] {
+  return [...days]
+    .sort((a, b) => (a.date < b.date ? 1 : -1))
+    .map((day) => ({ date: day.date, bytes: bytes.get(day.date) ?? 0, picks: day.picks.map(listItem) }));
+}
+
+/** The index file's content: one day per line. */
+export function picksIndexLines(days: readonly IndexedDay[]): string {
+  return days.map((day) => `${JSON.stringify(day)}\n`).join("");
 }

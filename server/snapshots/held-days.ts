@@ -1,12 +1,9 @@
+import { createReadStream } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import type { PaperListItem, SkippedDay } from "../../pipeline/domain/api-answers.ts";
-import {
-  type IndexedDay,
-  listItem,
-  PICKS_INDEX_FILE,
-  type PicksIndex,
-} from "../../pipeline/domain/picks-index.ts";
+import { type IndexedDay, listItem, PICKS_INDEX_FILE } from "../../pipeline/domain/picks-index.ts";
 import { AXIS_IDS } from "../../pipeline/domain/score.ts";
 import { type DailySnapshot, DailySnapshotSchema } from "../../pipeline/domain/snapshot.ts";
 
@@ -44,52 +41,52 @@ interface IndexOnDisk {
   mtimeMs: number;
 }
 
+/** The picks index, a line at a time; undefined when there is none or any line is not a valid day. */
 async function readIndex(path: string, log: (message: string) => void): Promise<IndexOnDisk | undefined> {
-  let body: Buffer;
   let mtimeMs: number;
   try {
-    [body, mtimeMs] = await Promise.all([readFile(path), stat(path).then((info) => info.mtimeMs)]);
+    mtimeMs = (await stat(path)).mtimeMs;
   } catch {
     return undefined;
   }
-  let json: unknown;
+  const days = new Map<string, IndexedDay>();
   try {
-    json = JSON.parse(body.toString("utf8"));
+    const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
+    for await (const line of lines) {
+      if (line === "") continue;
+      const day: unknown = JSON.parse(line);
+      if (!isIndexedDay(day)) throw new Error("not a day");
+      days.set(day.date, day);
+    }
   } catch {
-    json = undefined;
-  }
-  if (!isPicksIndex(json)) {
     log(`ignoring v1/${PICKS_INDEX_FILE}: not a valid picks index; reading every day in full`);
     return undefined;
   }
-  return { days: new Map(json.days.map((day) => [day.date, day])), mtimeMs };
+  return { days, mtimeMs };
 }
 
 const isInt = (value: unknown): value is number => Number.isInteger(value);
 
 /**
- * Checks what the server computes with: dates, sizes, ids and the scores it filters on. Curate
- * checked the whole index against PicksIndexSchema before writing it; here the schema's full parse
- * of ten years (22,000 picks) costs 250 to 500 ms, half the start-up budget, and this loop about 10.
- * A file that fails is ignored whole, and every day is read in full instead.
+ * Checks what the server computes with: dates, sizes, ids and the scores it filters on. Curate built
+ * the index from checked snapshots; here IndexedDaySchema's full parse of ten years (22,000 picks)
+ * costs 250 to 500 ms, half the start-up budget, and this loop about 10. One bad line and the whole
+ * index is ignored: every day is then read in full instead.
  */
-function isPicksIndex(json: unknown): json is PicksIndex {
-  const days = (json as { days?: unknown } | null)?.days;
-  if (!Array.isArray(days)) return false;
-  return days.every((day: Partial<IndexedDay> | null) => {
-    if (typeof day?.date !== "string" || !isInt(day.bytes) || !Array.isArray(day.picks)) return false;
-    return day.picks.every(
-      (pick: Partial<PaperListItem> | null) =>
-        typeof pick?.arxiv_id === "string" &&
-        pick.date === day.date &&
-        isInt(pick.rank) &&
-        isInt(pick.total) &&
-        isInt(pick.reg_fit) &&
-        typeof pick.axes === "object" &&
-        pick.axes !== null &&
-        AXIS_IDS.every((axis) => isInt(pick.axes?.[axis])),
-    );
-  });
+function isIndexedDay(value: unknown): value is IndexedDay {
+  const day = value as Partial<IndexedDay> | null;
+  if (typeof day?.date !== "string" || !isInt(day.bytes) || !Array.isArray(day.picks)) return false;
+  return day.picks.every(
+    (pick: Partial<PaperListItem> | null) =>
+      typeof pick?.arxiv_id === "string" &&
+      pick.date === day.date &&
+      isInt(pick.rank) &&
+      isInt(pick.total) &&
+      isInt(pick.reg_fit) &&
+      typeof pick.axes === "object" &&
+      pick.axes !== null &&
+      AXIS_IDS.every((axis) => isInt(pick.axes?.[axis])),
+  );
 }
 
 /**

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { addDays } from "../../../pipeline/domain/calendar.ts";
 import { type Pick, toPick } from "../../../pipeline/domain/pick.ts";
-import { buildPicksIndex, PICKS_INDEX_FILE } from "../../../pipeline/domain/picks-index.ts";
+import { buildPicksIndex, PICKS_INDEX_FILE, picksIndexLines } from "../../../pipeline/domain/picks-index.ts";
 import { compileRubric, scoreWith } from "../../../pipeline/domain/scorer.ts";
 import {
   compareScored,
@@ -92,8 +92,7 @@ export async function publishYear(options: {
   await writeFile(join(v1, "stats.json"), JSON.stringify(buildStats(days, generatedAt, rubric.version)));
   await writeFile(join(v1, "axes.json"), JSON.stringify(rubric));
   if (options.index !== false) {
-    const index = buildPicksIndex(days, bytes, generatedAt);
-    await writeFile(join(v1, PICKS_INDEX_FILE), JSON.stringify(index));
+    await writeFile(join(v1, PICKS_INDEX_FILE), picksIndexLines(buildPicksIndex(days, bytes)));
   }
   return { days, picks: days.flatMap((day) => day.picks) };
 }

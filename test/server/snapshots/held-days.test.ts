@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat, utimes, writeFile } from "node:fs/promises
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { PICKS_INDEX_FILE, type PicksIndex, PicksIndexSchema } from "../../../pipeline/domain/picks-index.ts";
+import { type IndexedDay, IndexedDaySchema, PICKS_INDEX_FILE } from "../../../pipeline/domain/picks-index.ts";
 import type { DailySnapshot } from "../../../pipeline/domain/snapshot.ts";
 import { readDailySnapshots } from "../../../pipeline/publish.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
@@ -22,13 +22,24 @@ async function open(publicDir: string, log: (message: string) => void = () => {}
   return cache;
 }
 
-const readIndex = async (publicDir: string): Promise<PicksIndex> =>
-  JSON.parse(await readFile(join(publicDir, "v1", PICKS_INDEX_FILE), "utf8")) as PicksIndex;
+async function readIndex(publicDir: string): Promise<{ days: IndexedDay[] }> {
+  const text = await readFile(join(publicDir, "v1", PICKS_INDEX_FILE), "utf8");
+  expect(text.endsWith("\n")).toBe(true);
+  return {
+    days: text
+      .trimEnd()
+      .split("\n")
+      .map((line) => IndexedDaySchema.parse(JSON.parse(line))),
+  };
+}
+
+const writeIndex = (publicDir: string, days: readonly IndexedDay[]) =>
+  writeFile(join(publicDir, "v1", PICKS_INDEX_FILE), days.map((day) => `${JSON.stringify(day)}\n`).join(""));
 
 describe("the picks index curate writes", () => {
   it("lists every published day with its file's exact size and its picks as list items", async () => {
     const { publicDir } = await publishFixtureDays();
-    const index = PicksIndexSchema.parse(await readIndex(publicDir));
+    const index = await readIndex(publicDir);
     const { days } = await readDailySnapshots(join(publicDir, "v1", "daily"));
     expect(index.days.map((day) => day.date)).toEqual(days.map((day) => day.date).reverse());
     for (const day of index.days) {
@@ -47,13 +58,13 @@ describe("a server starting from the picks index", () => {
     const { publicDir } = await publishFixtureDays();
     const index = await readIndex(publicDir);
     const at = index.days.findIndex((day) => day.picks.length > 0);
-    const day = index.days[at] as PicksIndex["days"][number];
+    const day = index.days[at] as IndexedDay;
     // Same size, same age: the server must believe the index (the file still says otherwise).
     const marked = (day.picks[0]?.title ?? "").replace(/^./, "#");
     (day.picks[0] as { title: string }).title = marked;
     const path = join(publicDir, "v1", PICKS_INDEX_FILE);
     const { mtime } = await stat(path);
-    await writeFile(path, JSON.stringify(index));
+    await writeIndex(publicDir, index.days);
     await utimes(path, mtime, mtime);
     const cache = await open(publicDir);
     expect(cache.days()[at]?.picks[0]?.title).toBe(marked);
@@ -77,7 +88,9 @@ describe("a server starting from the picks index", () => {
     const { publicDir } = await publishFixtureDays();
     const expected = (await open(publicDir)).days();
     const path = join(publicDir, "v1", PICKS_INDEX_FILE);
-    for (const broken of ['{"days":[{"date":"2026-06-12","bytes":"many","picks":[]}]}', "{not json", null]) {
+    const good = await readFile(path, "utf8");
+    const badSize = '{"date":"2026-06-12","bytes":"many","picks":[]}\n';
+    for (const broken of [good + badSize, `${good}{not json\n`, null]) {
       if (broken === null) await rm(path);
       else await writeFile(path, broken);
       const log: string[] = [];
