@@ -98,6 +98,7 @@ export function registerServe(program: Command): void {
         publicDir: flags.public,
         watch: true,
         log,
+        background: true,
       });
       const semantic = createSemanticChecker(semanticConfigFromEnv(process.env));
       const context = await createContext({

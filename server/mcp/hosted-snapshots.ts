@@ -21,6 +21,7 @@ export function createHostedSnapshots(
     where: "this server's published snapshots",
     load: async () => {},
     async refresh() {
+      await cache.ready();
       if (v1 === undefined) return;
       seen ??= folderSignature(v1);
       const before = await seen;

@@ -136,6 +136,7 @@ export function registerPapersRoutes(app: H3, context: AppContext): void {
       if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
       const spent = await spendOrRefuse(context, record);
       if (spent instanceof Response) return spent;
+      await context.snapshots.ready();
       const index = papersIndex(context.snapshots.days());
       const answers = answersOf(index);
       // The answer depends on the tier (its caps and its name in the body) and the query, nothing
@@ -151,6 +152,7 @@ export function registerPapersRoutes(app: H3, context: AppContext): void {
     if (record instanceof Response) return record;
     const path = validatePath(PaperPathSchema, { arxiv_id: id });
     if (!path.ok) return jsonText({ status: 422, body: validationErrorBody(path.issues) });
+    await context.snapshots.ready();
     const index = papersIndex(context.snapshots.days());
     const found = index.byId.get(baseArxivId(path.value.arxiv_id));
     const latest = context.snapshots.latestDate();

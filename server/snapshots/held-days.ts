@@ -16,12 +16,6 @@ export interface HeldDay {
 /** A day file that is not served, and why: shown by `/health`. */
 export type DayProblem = SkippedDay;
 
-/** A day file read in full while loading: its bytes, to keep when the day is recent. */
-export interface ReadDay {
-  date: string;
-  body: Buffer;
-}
-
 export const DAY_FILE = /^\d{4}-\d{2}-\d{2}\.json$/;
 
 /** Parses and checks a day's bytes; a reason instead when they are not a daily snapshot. */
@@ -34,6 +28,15 @@ export function parseDay(body: Buffer): DailySnapshot | { problem: string } {
   }
   const parsed = DailySnapshotSchema.safeParse(json);
   return parsed.success ? parsed.data : { problem: "not a valid daily snapshot" };
+}
+
+/** The day files under `v1/daily` (`2026-11-20.json`), newest first. */
+export async function dayFileNames(v1: string): Promise<string[]> {
+  const names = await readdir(join(v1, "daily")).catch(() => [] as string[]);
+  return names
+    .filter((name) => DAY_FILE.test(name))
+    .sort()
+    .reverse();
 }
 
 interface IndexOnDisk {
@@ -97,11 +100,10 @@ function isIndexedDay(value: unknown): value is IndexedDay {
  */
 export async function loadHeldDays(
   v1: string,
+  names: readonly string[],
   log: (message: string) => void,
-): Promise<{ days: HeldDay[]; problems: DayProblem[]; read: ReadDay[] }> {
+): Promise<{ days: HeldDay[]; problems: DayProblem[] }> {
   const dailyDir = join(v1, "daily");
-  const names = (await readdir(dailyDir).catch(() => [] as string[])).filter((name) => DAY_FILE.test(name));
-  names.sort().reverse();
   const index = await readIndex(join(v1, PICKS_INDEX_FILE), log);
   const sizes = await Promise.all(
     names.map((name) =>
@@ -113,7 +115,6 @@ export async function loadHeldDays(
   );
   const days: HeldDay[] = [];
   const problems: DayProblem[] = [];
-  const read: ReadDay[] = [];
   for (const [i, name] of names.entries()) {
     const date = name.slice(0, 10);
     const info = sizes[i];
@@ -138,8 +139,7 @@ export async function loadHeldDays(
       continue;
     }
     days.push({ date, picks: day.picks.map(listItem) });
-    read.push({ date, body });
   }
   for (const problem of problems) log(`not serving ${problem.file}: ${problem.reason}`);
-  return { days, problems, read };
+  return { days, problems };
 }

@@ -5,7 +5,7 @@ import type { Pick } from "../../pipeline/domain/pick.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
 import { createBoundedCache } from "../bounded-cache.ts";
 import { type PreparedResponse, prepare } from "../http/prepared.ts";
-import { type DayProblem, type HeldDay, loadHeldDays, parseDay } from "./held-days.ts";
+import { type DayProblem, dayFileNames, type HeldDay, loadHeldDays, parseDay } from "./held-days.ts";
 import { readOptional } from "./read-optional.ts";
 import { loadStaticSite } from "./static-site.ts";
 
@@ -31,8 +31,10 @@ export interface SnapshotCache {
   lookup(pathname: string): PreparedResponse | undefined;
   /** As `lookup`, and also reads an older day from its file. */
   read(pathname: string): Promise<PreparedResponse | undefined>;
-  /** Published days, newest first, as list items. */
+  /** Published days, newest first, as list items; empty until `ready()` settles. */
   days(): readonly HeldDay[];
+  /** Settles when the history is loaded (at once unless created with `background`). */
+  ready(): Promise<void>;
   /**
    * The published picks behind list items of `days()`, with summary and evidence, read back from
    * their days' files. Throws when a day's file can no longer be read.
@@ -57,24 +59,44 @@ export class DayUnavailableError extends Error {}
 
 const DAY_PATH = /^\/v1\/daily\/(\d{4}-\d{2}-\d{2})$/;
 
-async function load(publicDir: string, log: (message: string) => void) {
+/** What is served without the history: the site, the moving files and the newest days' bytes. */
+async function loadFront(publicDir: string, log: (message: string) => void) {
   const v1 = join(publicDir, "v1");
   const responses = await loadStaticSite(publicDir, log);
   for (const [route, file] of FIXED_FILES) {
     const body = await readOptional(join(v1, file));
     if (body) responses.set(route, prepare(body, CACHE_MOVING));
   }
-  const { days, problems, read } = await loadHeldDays(v1, log);
-  const bodies = new Map(read.map((day) => [day.date, day.body]));
-  for (const day of days.slice(0, RECENT_DAYS)) {
-    const body = bodies.get(day.date) ?? (await readOptional(join(v1, "daily", `${day.date}.json`)));
-    if (body) responses.set(`/v1/daily/${day.date}`, prepare(body, CACHE_DATED));
+  const names = await dayFileNames(v1);
+  for (const name of names.slice(0, RECENT_DAYS)) {
+    const body = await readOptional(join(v1, "daily", name));
+    if (body) responses.set(`/v1/daily/${name.slice(0, 10)}`, prepare(body, CACHE_DATED));
   }
+  return { responses, names };
+}
+
+type Front = Awaited<ReturnType<typeof loadFront>>;
+
+async function load(publicDir: string, log: (message: string) => void, front?: Front) {
+  const v1 = join(publicDir, "v1");
+  const { responses, names } = front ?? (await loadFront(publicDir, log));
+  const { days, problems } = await loadHeldDays(v1, names, log);
+  for (const problem of problems) responses.delete(`/v1/daily/${problem.file.slice(0, 10)}`);
+  return generation(responses, days, problems, days[0]?.date ?? null);
+}
+
+function generation(
+  responses: Map<string, PreparedResponse>,
+  days: HeldDay[],
+  problems: DayProblem[],
+  latest: string | null,
+) {
   return {
     responses,
     days,
     dates: new Set(days.map((day) => day.date)),
     problems,
+    latest,
     // Per generation: a reload may have replaced any file.
     older: createBoundedCache<string, PreparedResponse>(
       OLDER_DAY_BYTES,
@@ -93,13 +115,25 @@ export async function createSnapshotCache(options: {
   publicDir: string;
   watch?: boolean;
   log?: (message: string) => void;
+  /**
+   * Settle as soon as the site, the moving files and the newest days can be served, and read the
+   * history behind them (`ready()`) in the background: a server answers within its first second
+   * whatever the length of the history.
+   */
+  background?: boolean;
 }): Promise<SnapshotCache> {
   const v1 = join(options.publicDir, "v1");
   const log = options.log ?? (() => {});
-  let state = await load(options.publicDir, log);
+  const front = await loadFront(options.publicDir, log);
+  let state = generation(front.responses, [], [], front.names[0]?.slice(0, 10) ?? null);
+  const loaded = load(options.publicDir, log, front).then((full) => {
+    state = full;
+  });
+  if (options.background) loaded.catch((error) => log(`loading the published days failed: ${error}`));
+  else await loaded;
   let watchers: FSWatcher[] = [];
   let timer: NodeJS.Timeout | undefined;
-  let reloading: Promise<void> = Promise.resolve();
+  let reloading: Promise<void> = loaded;
 
   const reload = (): Promise<void> => {
     // After a failed reload the next one still runs: the chain never stays rejected.
@@ -144,9 +178,10 @@ export async function createSnapshotCache(options: {
   }
 
   const read = async (pathname: string): Promise<PreparedResponse | undefined> => {
-    const current = state;
-    const held = current.responses.get(pathname) ?? current.older.get(pathname);
+    const held = state.responses.get(pathname) ?? state.older.get(pathname);
     if (held) return held;
+    await loaded;
+    const current = state;
     const date = DAY_PATH.exec(pathname)?.[1];
     if (date === undefined || !current.dates.has(date)) return undefined;
     const body = await readOptional(join(v1, "daily", `${date}.json`));
@@ -154,6 +189,7 @@ export async function createSnapshotCache(options: {
     return current.older.set(pathname, prepare(body, CACHE_DATED));
   };
 
+  // Called with list items of `days()`, so the history is loaded.
   const dayOf = (date: string): Promise<DailySnapshot> => {
     const current = state;
     const known = current.parsed.get(date);
@@ -183,7 +219,8 @@ export async function createSnapshotCache(options: {
         return pick;
       });
     },
-    latestDate: () => state.days[0]?.date ?? null,
+    latestDate: () => state.latest,
+    ready: () => loaded,
     problems: () => state.problems,
     reload,
     close() {
