@@ -233,6 +233,16 @@ describe.skipIf(plan.skip)("screenshots and axe-core beyond the main view", () =
     await playground.waitForSelector("#verify-result .verdict");
     expect(await seriousViolations(playground)).toEqual([]);
   });
+
+  it("has no serious or critical violation on the API reference the page links to", async () => {
+    const main = await open("/");
+    const docs = main.locator("a[href='v1/docs']");
+    expect(await docs.count()).toBe(1);
+    await Promise.all([main.waitForURL(`${server.url}/v1/docs`), docs.click()]);
+    await main.waitForSelector(".swagger-ui .opblock");
+    expect(await seriousViolations(main)).toEqual([]);
+    await main.screenshot({ path: join(ARTIFACTS, "api-reference.png") });
+  });
 });
 
 describe.skipIf(plan.skip)("a snapshot that is not JSON", () => {
