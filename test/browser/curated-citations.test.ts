@@ -137,7 +137,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(plan.skip)("the citation graph of a day curated against the recorded indexes", () => {
-  it("draws and lists the picks' links, references and citing papers, and says when a day has none", async () => {
+  it("draws and lists the picks' links, references and citing papers, says when a day has none, and draws the figures", async () => {
     const context: BrowserContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const problems: string[] = [];
     const origin = new URL(server.url).origin;
@@ -224,6 +224,17 @@ describe.skipIf(plan.skip)("the citation graph of a day curated against the reco
       );
       expect(await page.textContent(`#graph-body li[data-arxiv-id="${citedPick}"]`)).toContain(
         `Cited by picks: ${title(citer)}`,
+      );
+
+      // The figures of the same site, from the stats.json that curate wrote beside the days.
+      const stats = JSON.parse(await readFile(join(publicDir, "v1", "stats.json"), "utf8")) as {
+        days: number;
+        kept: number;
+      };
+      await page.locator("#figures").scrollIntoViewIfNeeded();
+      await expect.poll(() => page.locator("#charts-body svg.chart").count(), { timeout: 10_000 }).toBe(11);
+      expect(await page.textContent("#charts-body .chart-summary")).toMatch(
+        new RegExp(`^${stats.days} days from .*: ${stats.kept} picks kept of \\d+ papers screened`),
       );
       expect(problems).toEqual([]);
     } finally {
