@@ -13,13 +13,25 @@ import { publishSite } from "./site-under-test.ts";
 // archive, the playground and the API reference the page links to, and a day whose snapshot is not
 // JSON. Every request that leaves the server's origin is aborted and fails the test.
 
+interface PageElement {
+  id: string;
+  tagName: string;
+  textContent: string | null;
+}
 declare const document: {
-  documentElement: { dataset: Record<string, string | undefined> };
-  body: unknown;
+  documentElement: PageElement & { dataset: Record<string, string | undefined> };
+  body: PageElement;
+  activeElement: PageElement | null;
 };
 declare const window: {
   axe: { run(context: unknown, options: unknown): Promise<AxeResult> };
-  getComputedStyle(element: unknown): { backgroundColor: string; color: string };
+  getComputedStyle(element: unknown): {
+    backgroundColor: string;
+    color: string;
+    outlineStyle: string;
+    outlineWidth: string;
+    scrollBehavior: string;
+  };
 };
 interface AxeResult {
   violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: string[] }> }>;
@@ -242,6 +254,35 @@ describe.skipIf(plan.skip)("screenshots and axe-core beyond the main view", () =
     await main.waitForSelector(".swagger-ui .opblock");
     expect(await seriousViolations(main)).toEqual([]);
     await main.screenshot({ path: join(ARTIFACTS, "api-reference.png") });
+  });
+});
+
+describe.skipIf(plan.skip)("focus and motion", () => {
+  it("shows where the keyboard is at every stop, and scrolls smoothly only for who has not asked for less", async () => {
+    for (const reducedMotion of ["reduce", "no-preference"] as const) {
+      const page = await open("/");
+      await page.emulateMedia({ reducedMotion });
+      expect(
+        await page.evaluate(() => window.getComputedStyle(document.documentElement).scrollBehavior),
+      ).toBe(reducedMotion === "reduce" ? "auto" : "smooth");
+      if (reducedMotion === "no-preference") continue;
+      const stops: string[] = [];
+      for (let step = 0; step < 30; step++) {
+        await page.keyboard.press("Tab");
+        const stop = await page.evaluate(() => {
+          const active = document.activeElement;
+          if (!active || active === document.body) return null;
+          const style = window.getComputedStyle(active);
+          const name = `${active.tagName.toLowerCase()}#${active.id} ${active.textContent?.trim().slice(0, 20) ?? ""}`;
+          return { name, outline: `${style.outlineStyle} ${style.outlineWidth}` };
+        });
+        if (!stop) continue;
+        stops.push(stop.name);
+        expect(stop.outline, stop.name).toBe("solid 3px");
+      }
+      // Past the header and the picks' own controls, into the filters.
+      expect(stops.some((name) => name.startsWith("input#filter-from"))).toBe(true);
+    }
   });
 });
 
