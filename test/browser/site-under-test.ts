@@ -41,14 +41,19 @@ export const CITED: CitationsFound = {
   cited_by_picks: ["2406.12045"],
 };
 
+/** Copies the page (index.html and its assets) beside the snapshots of a published site. */
+export async function addPage(publicDir: string): Promise<void> {
+  await cp(join(PROJECT_PUBLIC, "index.html"), join(publicDir, "index.html"));
+  await cp(join(PROJECT_PUBLIC, "assets"), join(publicDir, "assets"), { recursive: true });
+}
+
 /**
  * A site as `picks serve` would have it: the three sample days published, the page and its assets
  * copied beside them, and citation figures on the first pick of `citedDay`.
  */
 export async function publishSite(citedDay: string): Promise<{ publicDir: string; days: DailySnapshot[] }> {
   const { publicDir } = await publishSampleDays();
-  await cp(join(PROJECT_PUBLIC, "index.html"), join(publicDir, "index.html"));
-  await cp(join(PROJECT_PUBLIC, "assets"), join(publicDir, "assets"), { recursive: true });
+  await addPage(publicDir);
   const citedPath = join(publicDir, "v1", "daily", `${citedDay}.json`);
   const cited = JSON.parse(await readFile(citedPath, "utf8")) as DailySnapshot;
   (cited.picks[0] as DailySnapshot["picks"][number]).citations = CITED;

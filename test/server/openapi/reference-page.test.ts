@@ -49,10 +49,11 @@ describe.each(MODES)("GET /v1/docs (%s)", (mode) => {
   });
   afterAll(() => close());
 
-  it("refers only to this origin, and names the stylesheet, the bundle and its own script", () => {
+  it("refers only to this origin, and names the stylesheets, the bundle and its own script", () => {
     const references = referencesOf(html);
     expect(references.map((url) => url.pathname)).toEqual([
       "/v1/docs/assets/swagger-ui.css",
+      "/v1/docs/assets/contrast.css",
       "/v1/docs/assets/favicon-32x32.png",
       "/v1/openapi.json",
       "/v1/docs/assets/swagger-ui-bundle.js",
@@ -71,6 +72,7 @@ describe.each(MODES)("GET /v1/docs (%s)", (mode) => {
       types.push(response.headers.get("content-type") ?? "");
     }
     expect(types).toEqual([
+      "text/css; charset=utf-8",
       "text/css; charset=utf-8",
       "image/png",
       "application/json",
