@@ -1,4 +1,6 @@
 import { z } from "zod";
+import type { DailySnapshot } from "./snapshot.ts";
+import type { SubmissionRecord } from "./submission.ts";
 
 /** Every event type a receiver may see. `webhook.test` is sent on request only, never subscribed to. */
 export const WEBHOOK_EVENT_TYPES = ["daily.published", "submission.scored", "webhook.test"] as const;
@@ -98,11 +100,12 @@ export const DeliveryQueuedSchema = z.object({
   note: z.string(),
 });
 
+// Any text: an id of the wrong form is simply unknown (404), as another key's is.
 export const WebhookPathSchema = z.object({
-  webhook_id: z.string().min(1).max(64).describe("the id POST /v1/webhooks answered"),
+  webhook_id: z.string().describe("the id POST /v1/webhooks answered"),
 });
 export const DeliveryPathSchema = WebhookPathSchema.extend({
-  delivery_id: z.string().min(1).max(64).describe("a delivery_id from the deliveries list"),
+  delivery_id: z.string().describe("a delivery_id from the deliveries list"),
 });
 
 /** The body of every delivery (Standard Webhooks): `type`, `timestamp` (ISO 8601) and `data`. */
@@ -172,4 +175,36 @@ export const scoredEventId = (submissionId: number): string => `evt_scored_${sub
 export function daysToAnnounce(published: readonly string[], watermark: string | null): string[] {
   if (watermark === null) return [];
   return published.filter((date) => date > watermark).sort();
+}
+
+/** What a `daily.published` event carries: enough to act on without fetching the day. */
+export function dailyPublishedData(day: DailySnapshot, siteUrl: string): Record<string, unknown> {
+  return {
+    date: day.date,
+    sample: day.sample,
+    counts: day.counts,
+    picks: day.picks.map((pick) => ({
+      arxiv_id: pick.arxiv_id,
+      rank: pick.rank,
+      title: pick.title,
+      total: pick.scores.total,
+    })),
+    snapshot_url: `${siteUrl.replace(/\/+$/, "")}/v1/daily/${day.date}`,
+  };
+}
+
+/** What a `submission.scored` event carries: never the contact email. */
+export function submissionScoredData(
+  record: Pick<SubmissionRecord, "id" | "runtime_name" | "vendor" | "scores" | "scored_at">,
+  rank: number | null,
+): Record<string, unknown> {
+  return {
+    submission_id: record.id,
+    runtime_name: record.runtime_name,
+    vendor: record.vendor,
+    total: record.scores?.total ?? null,
+    leaderboard_rank: rank,
+    scored_at: record.scored_at,
+    submission_url: `/v1/score/submission/${record.id}`,
+  };
 }

@@ -25,6 +25,8 @@ export interface SnapshotCache {
   fullPick(pick: Pick): Pick;
   latestDate(): string | null;
   reload(): Promise<void>;
+  /** Calls `listener` after each successful reload (webhooks announce new days from it). */
+  onReload?(listener: () => void): () => void;
   close(): void;
 }
 
@@ -110,10 +112,12 @@ export async function createSnapshotCache(options: {
   let watchers: FSWatcher[] = [];
   let timer: NodeJS.Timeout | undefined;
   let reloading: Promise<void> = Promise.resolve();
+  const reloaded = new Set<() => void>();
 
   const reload = (): Promise<void> => {
     reloading = reloading.then(async () => {
       state = await load(options.publicDir, log, keepEvidence);
+      for (const listener of reloaded) listener();
     });
     return reloading;
   };
@@ -161,6 +165,10 @@ export async function createSnapshotCache(options: {
     },
     latestDate: () => state.days[0]?.date ?? null,
     reload,
+    onReload(listener) {
+      reloaded.add(listener);
+      return () => reloaded.delete(listener);
+    },
     close() {
       clearTimeout(timer);
       clearInterval(poll);
