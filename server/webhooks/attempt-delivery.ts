@@ -1,4 +1,5 @@
 import { type DeliveryAttempt, retryDelayMs, shouldDisable } from "../../pipeline/domain/webhook.ts";
+import { createBoundedCache } from "../bounded-cache.ts";
 import type { Store } from "../store/types.ts";
 import type { HostLookup } from "../submissions/checked-address.ts";
 import { postChecked } from "./deliver.ts";
@@ -30,6 +31,16 @@ export interface DeliveryDeps {
 /** The most attempts a delivery keeps for the deliveries list. */
 const KEPT_ATTEMPTS = 20;
 
+// Events never change once recorded, and a fan-out sends one event to every endpoint: read it once.
+const events = createBoundedCache<string, EventRecord>(64);
+
+async function eventOf(store: Store, id: string): Promise<EventRecord | null> {
+  const cached = events.get(id);
+  if (cached) return cached;
+  const record = await store.getItem<EventRecord>(eventKey(id));
+  return record && events.set(id, record);
+}
+
 /** What to do with the queue item: done (ack) or try again at `retryAt`. */
 export type AttemptResult = { done: true } | { done: false; retryAt: number };
 
@@ -47,7 +58,7 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
   if (!delivery || delivery.state !== "pending") return DONE;
   const [endpoint, event, health] = await Promise.all([
     store.getItem<EndpointRecord>(endpointKey(delivery.endpoint_id)),
-    store.getItem<EventRecord>(eventKey(delivery.event_id)),
+    eventOf(store, delivery.event_id),
     store.getItem<EndpointHealth>(healthKey(delivery.endpoint_id)),
   ]);
   const disabled = health?.disabled_reason && delivery.event_type !== "webhook.test";

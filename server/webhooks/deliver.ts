@@ -1,4 +1,5 @@
 import { Agent, request } from "undici";
+import { createBoundedCache } from "../bounded-cache.ts";
 import { type HostLookup, resolveChecked } from "../submissions/checked-address.ts";
 import { checkUrl, pinnedLookup } from "../submissions/safe-fetch.ts";
 
@@ -16,6 +17,23 @@ export interface PostOutcome {
   errorCode: string | null;
   /** For the operator's log: addresses and network errors, never answered to the endpoint's owner. */
   detail: string | null;
+}
+
+// Connections are kept per checked address, so deliveries to one host (many endpoints of one
+// receiver, or retries) reuse them instead of opening one each: in the fan-out bench a new connection
+// per delivery made 1,000 deliveries take 10 s, and the server's own answers slowed by 90%. An agent
+// only ever connects to its address; idle connections close after a few seconds, evicted agents too.
+const agents = createBoundedCache<string, Agent>(256);
+
+function agentFor(address: string, family: 4 | 6, timeoutMs: number): Agent {
+  const key = `${family}/${address}/${timeoutMs}`;
+  return (
+    agents.get(key) ??
+    agents.set(
+      key,
+      new Agent({ connect: { lookup: pinnedLookup(address, family), timeout: timeoutMs }, connections: 16 }),
+    )
+  );
 }
 
 /**
@@ -46,10 +64,7 @@ export async function postChecked(
   const signal = AbortSignal.timeout(options.timeoutMs);
   const resolved = await resolveChecked(url, options.lookup, options.allowLoopback);
   if (!resolved.ok) return failed(resolved.failure.code, resolved.failure.detail ?? resolved.failure.reason);
-  const agent = new Agent({
-    connect: { lookup: pinnedLookup(resolved.address, resolved.family), timeout: options.timeoutMs },
-    connections: 1,
-  });
+  const agent = agentFor(resolved.address, resolved.family, options.timeoutMs);
   try {
     const response = await request(url, {
       dispatcher: agent,
@@ -69,7 +84,5 @@ export async function postChecked(
     if (signal.aborted) return failed("timeout", `${url.host}: no answer within ${options.timeoutMs} ms`);
     const code = (error as { code?: string }).code;
     return failed("unreachable", `${url.host}: ${code ?? ""} ${(error as Error).message}`.slice(0, 300));
-  } finally {
-    void agent.destroy().catch(() => {});
   }
 }

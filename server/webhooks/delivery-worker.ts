@@ -48,16 +48,18 @@ export function createDeliveryWorker(
     }
   };
 
-  const pump = async (): Promise<void> => {
+  // Expired leases are looked for at start and on the poll timer, not after every delivery: each look
+  // is a write transaction, and at a thousand deliveries a second they crowded out the server's answers.
+  const pump = async (recover = false): Promise<void> => {
     if (pumping) {
       again = true;
       return;
     }
     pumping = true;
     try {
+      if (recover) await queue.requeueExpired();
       do {
         again = false;
-        await queue.requeueExpired();
         while (!stopping && limit.activeCount + limit.pendingCount < settings.concurrency) {
           const claim = await queue.claim(settings.leaseMs);
           if (!claim) break;
@@ -79,8 +81,8 @@ export function createDeliveryWorker(
     async start() {
       stopping = false;
       unsubscribe = onQueued(() => void pump());
-      timer = setInterval(() => void pump(), settings.pollIntervalMs);
-      await pump();
+      timer = setInterval(() => void pump(true), settings.pollIntervalMs);
+      await pump(true);
     },
     wake: () => void pump(),
     async stop() {

@@ -30,7 +30,7 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
   allowLoopback: false,
   leaseMs: 30_000,
   pollIntervalMs: 500,
-  concurrency: 32,
+  concurrency: 16,
   userAgent: "Research-Picks-webhooks/0.1",
 };
 
