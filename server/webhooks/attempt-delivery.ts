@@ -55,7 +55,7 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
   const { store, settings } = deps;
   const ttl = { ttlSeconds: HISTORY_TTL_SECONDS };
   const delivery = await store.getItem<DeliveryRecord>(deliveryKey(deliveryId));
-  if (!delivery || delivery.state !== "pending") return DONE;
+  if (delivery?.state !== "pending") return DONE;
   const [endpoint, event, health] = await Promise.all([
     store.getItem<EndpointRecord>(endpointKey(delivery.endpoint_id)),
     eventOf(store, delivery.event_id),
