@@ -13,6 +13,7 @@ import { createFileSource } from "../pipeline/sources/file-source.ts";
 import { createSampleSource, sampleDays } from "../pipeline/sources/sample-source.ts";
 import type { CandidateSource } from "../pipeline/sources/source.ts";
 import { createLiveSetup, type LiveSetup } from "./curate-live.ts";
+import { announceToServers } from "./curate-webhooks.ts";
 import { parseDateOption } from "./options.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR } from "./paths.ts";
@@ -201,7 +202,7 @@ export function registerCurate(program: Command): void {
           flags.date ??
           (live.arxiv ? await live.arxiv.latestDay() : await defaultDate(flags.source, new Date()));
         const client = live.client;
-        await runCurate({
+        const result = await runCurate({
           date,
           source,
           outDir: flags.out,
@@ -213,6 +214,7 @@ export function registerCurate(program: Command): void {
           citationsSkipped: live.citationsSkipped,
           ...(client ? { httpCounts: () => client.counts() } : {}),
         });
+        await announceToServers(result.snapshot, process.env, out);
       } finally {
         await live.client?.close();
       }

@@ -2,6 +2,7 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { DEFAULT_SELECTION } from "../pipeline/domain/selection.ts";
+import { siteUrlFromEnv } from "../pipeline/feeds.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
 import { createSampleSource, sampleDays } from "../pipeline/sources/sample-source.ts";
 import { configFromEnv } from "../server/config.ts";
@@ -13,13 +14,20 @@ import { rulesScorer } from "../server/submissions/submission-service.ts";
 import { submissionSettingsFromEnv } from "../server/submissions/submission-settings.ts";
 import { createSemanticChecker } from "../server/verify/semantic.ts";
 import { semanticConfigFromEnv } from "../server/verify/semantic-config.ts";
+import { watchPublishedDays } from "../server/webhooks/daily-announcer.ts";
+import { webhookSettingsFromEnv } from "../server/webhooks/webhook-settings.ts";
 import { runCurate } from "./curate-command.ts";
 import { parseIntOption, parsePortOption } from "./options.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR, PROJECT_ROOT } from "./paths.ts";
 import { isClusterWorker, reportListening, runCluster, serverIndex } from "./serve-cluster.ts";
 import { VERSION } from "./version.ts";
-import { inServerWorker, startSubmissionWorker, submissionScorerFromEnv } from "./worker-command.ts";
+import {
+  inServerWorker,
+  startDeliveryWorker,
+  startSubmissionWorker,
+  submissionScorerFromEnv,
+} from "./worker-command.ts";
 
 interface ServeFlags {
   port: number;
@@ -77,6 +85,8 @@ export function registerServe(program: Command): void {
       const rubric = await loadRubric();
       const score = submissionScorerFromEnv(process.env, log, rubric) ?? rulesScorer(rubric);
       const submissions = { settings: submissionSettingsFromEnv(process.env), score };
+      const webhooks = { settings: webhookSettingsFromEnv(process.env) };
+      const siteUrl = siteUrlFromEnv(process.env);
       const store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
       if (flags.workers > 1 && !isClusterWorker()) {
         // The primary opened the store only to fail early, once, on a bad one; the workers share it.
@@ -109,10 +119,18 @@ export function registerServe(program: Command): void {
         log,
         semantic,
         submissions,
+        webhooks,
       });
       // One submission worker per server, not per cluster worker: the configured concurrency holds.
       const worker =
         withWorker && serverIndex() === 1 ? await startSubmissionWorker(context.submissions) : null;
+      const deliveries =
+        withWorker && serverIndex() === 1 ? await startDeliveryWorker(context.webhooks) : null;
+      // Every server announces the days it sees appear; the events' ids make each one sent once.
+      const announcer = watchPublishedDays(
+        { store, now: context.now, siteUrl, log, wake: () => deliveries?.wake() },
+        snapshots,
+      );
       const running = await listen(context, { port: flags.port, host: flags.host });
       if (isClusterWorker()) {
         reportListening(running.url);
@@ -122,7 +140,8 @@ export function registerServe(program: Command): void {
       }
       const stop = async () => {
         // The worker finishes the submissions in hand first; what is queued waits in the store.
-        await Promise.all([running.close(), worker?.stop()]);
+        announcer.stop();
+        await Promise.all([running.close(), worker?.stop(), deliveries?.stop()]);
         snapshots.close();
         await store.close();
       };

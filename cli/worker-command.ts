@@ -9,11 +9,15 @@ import { judgeConfigFromEnv } from "../pipeline/judge/judge-config.ts";
 import { createLlmJudge } from "../pipeline/judge/llm-judge.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
 import type { ScoringContext } from "../pipeline/screen.ts";
+import { withScoredEvent } from "../server/context.ts";
 import { createStoreFromEnv } from "../server/store/from-env.ts";
 import type { SubmissionScorer } from "../server/submissions/submission-records.ts";
 import { createSubmissionService, rulesScorer } from "../server/submissions/submission-service.ts";
 import { submissionSettingsFromEnv } from "../server/submissions/submission-settings.ts";
 import { createSubmissionWorker, type SubmissionWorker } from "../server/submissions/submission-worker.ts";
+import { createDeliveryWorker, type DeliveryWorker } from "../server/webhooks/delivery-worker.ts";
+import { createWebhookService, type WebhookService } from "../server/webhooks/webhook-service.ts";
+import { webhookSettingsFromEnv } from "../server/webhooks/webhook-settings.ts";
 import { createOutput, UsageError } from "./output.ts";
 import { PROJECT_ROOT } from "./paths.ts";
 import { VERSION } from "./version.ts";
@@ -71,6 +75,13 @@ export async function startSubmissionWorker(
   return worker;
 }
 
+/** The webhook delivery worker, run beside the submission worker by `serve` and `picks worker`. */
+export async function startDeliveryWorker(service: WebhookService): Promise<DeliveryWorker> {
+  const worker = createDeliveryWorker(service.deps, service.onQueued);
+  await worker.start();
+  return worker;
+}
+
 /** Whether `serve` runs the worker in-process: on unless `--no-worker` or WORKER=off. */
 export function inServerWorker(flag: boolean, env: NodeJS.ProcessEnv): boolean {
   const value = env.WORKER?.trim().toLowerCase() ?? "";
@@ -82,21 +93,28 @@ export function inServerWorker(flag: boolean, env: NodeJS.ProcessEnv): boolean {
 export function registerWorker(program: Command): void {
   program
     .command("worker")
-    .description("score queued agent-runtime submissions in a separate process (shares the store: Redis)")
+    .description(
+      "score queued agent-runtime submissions and deliver webhooks in a separate process (shares the store)",
+    )
     .action(async () => {
       const out = createOutput({ json: false });
       const settings = submissionSettingsFromEnv(process.env);
+      const webhookSettings = webhookSettingsFromEnv(process.env);
       const rubric = await loadRubric();
       const score = submissionScorerFromEnv(process.env, log, rubric) ?? rulesScorer(rubric);
       const store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
-      const service = createSubmissionService({ store, now: Date.now, log }, { settings, score });
+      const base = { store, now: Date.now, log };
+      const webhooks = createWebhookService(base, { settings: webhookSettings });
+      const onScored = withScoredEvent(webhooks, undefined);
+      const service = createSubmissionService(base, { settings, score, onScored });
       const worker = await startSubmissionWorker(service);
+      const deliveries = await startDeliveryWorker(webhooks);
       out.line(
         `Research-Picks submission worker running on the ${store.kind} store, ` +
           `${settings.concurrency} at a time`,
       );
       const stop = async () => {
-        await worker.stop();
+        await Promise.all([worker.stop(), deliveries.stop()]);
         await store.close();
       };
       process.once("SIGTERM", () => void stop());

@@ -9,6 +9,12 @@ import {
   type SubmissionServiceOptions,
 } from "./submissions/submission-service.ts";
 import { createSemanticChecker, type SemanticChecker } from "./verify/semantic.ts";
+import { scoredEvent } from "./webhooks/scored-event.ts";
+import {
+  createWebhookService,
+  type WebhookService,
+  type WebhookServiceOptions,
+} from "./webhooks/webhook-service.ts";
 
 /** Everything the HTTP app needs, passed in so tests can build it in-process. */
 export interface AppContext {
@@ -17,6 +23,7 @@ export interface AppContext {
   store: Store;
   keys: KeyService;
   submissions: SubmissionService;
+  webhooks: WebhookService;
   config: ServerConfig;
   /** Secret for hashing client addresses into store keys (plain hashes of IPv4 addresses can be reversed). */
   ipSecret: string;
@@ -45,17 +52,33 @@ export async function createContext(options: {
   semantic?: SemanticChecker;
   /** The scorer of submissions, with fetch and worker settings and the host lookup (tests inject them). */
   submissions: SubmissionServiceOptions;
+  /** Delivery settings, the host lookup and the jitter's randomness (tests inject them). */
+  webhooks?: WebhookServiceOptions;
 }): Promise<AppContext> {
-  const { submissions, ...rest } = options;
+  const { submissions, webhooks: webhookOptions, ...rest } = options;
   const now = options.now ?? Date.now;
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+  const webhooks = createWebhookService({ store: options.store, now, log }, webhookOptions);
+  const onScored = withScoredEvent(webhooks, submissions.onScored);
   return {
     ...rest,
     now,
     log,
-    submissions: createSubmissionService({ store: options.store, now, log }, submissions),
+    webhooks,
+    submissions: createSubmissionService({ store: options.store, now, log }, { ...submissions, onScored }),
     keys: createKeyService({ store: options.store, prefix: options.config.keyPrefix, now }),
     ipSecret: await ipSecretOf(options.store),
     semantic: options.semantic ?? createSemanticChecker(undefined),
+  };
+}
+
+/** Sends `submission.scored` after whatever else the caller does once a submission is scored. */
+export function withScoredEvent(
+  webhooks: WebhookService,
+  also: SubmissionServiceOptions["onScored"],
+): NonNullable<SubmissionServiceOptions["onScored"]> {
+  return async (record) => {
+    await also?.(record);
+    await webhooks.publish(await scoredEvent(webhooks.deps.store, record));
   };
 }

@@ -8,6 +8,7 @@ import { registerReadRoutes } from "../routes/read-routes.ts";
 import { registerSiteRoutes } from "../routes/site-routes.ts";
 import { registerSubmissionRoutes } from "../routes/submission-routes.ts";
 import { registerVerifyRoutes } from "../routes/verify-routes.ts";
+import { registerWebhookRoutes } from "../routes/webhook-routes.ts";
 import { detail, notFound } from "./answers.ts";
 
 /**
@@ -39,6 +40,7 @@ export function createApp(context: AppContext): H3 {
   registerPapersRoutes(app, context);
   registerVerifyRoutes(app, context);
   registerSubmissionRoutes(app, context);
+  registerWebhookRoutes(app, context);
   registerMcpRoutes(app, context);
   registerDocsRoutes(app);
   registerSiteRoutes(app, context);

@@ -26,6 +26,15 @@ import {
 } from "../../pipeline/domain/submission.ts";
 import { TierLimitsSchema } from "../../pipeline/domain/tiers.ts";
 import { VerifyRequestSchema, VerifyResultSchema } from "../../pipeline/domain/verify-request.ts";
+import {
+  DeliveryAttemptSchema,
+  DeliveryListSchema,
+  DeliveryQueuedSchema,
+  WebhookCreateSchema,
+  WebhookEndpointSchema,
+  WebhookListSchema,
+  WebhookSecretSchema,
+} from "../../pipeline/domain/webhook.ts";
 import { KeyIssueRequestSchema } from "../routes/key-routes.ts";
 
 // The names clients see for the schemas (components.schemas). A body schema missing here still gets a
@@ -55,6 +64,12 @@ export const ANSWER_SCHEMA_NAMES: Readonly<Record<string, z.ZodType>> = {
   Leaderboard: LeaderboardSchema,
   LeaderboardEntry: LeaderboardEntrySchema,
   OpenApiDocument: OpenApiDocumentSchema,
+  WebhookEndpoint: WebhookEndpointSchema,
+  WebhookWithSecret: WebhookSecretSchema,
+  WebhookList: WebhookListSchema,
+  DeliveryAttempt: DeliveryAttemptSchema,
+  DeliveryList: DeliveryListSchema,
+  DeliveryQueued: DeliveryQueuedSchema,
 };
 
 /** Request bodies, converted as zod's input: a field with a default may be left out. */
@@ -62,4 +77,5 @@ export const REQUEST_SCHEMA_NAMES: Readonly<Record<string, z.ZodType>> = {
   KeyIssueRequest: KeyIssueRequestSchema,
   VerifyRequest: VerifyRequestSchema,
   SubstrateSubmission: SubstrateSubmissionSchema,
+  WebhookCreate: WebhookCreateSchema,
 };

@@ -32,6 +32,7 @@ export const DOCUMENT_INFO: DocumentInfo = {
     papers: "Keyed queries over the published picks.",
     verify: "The pre-send verification playground.",
     submissions: "Agent runtimes put forward for scoring on the rubric, and their leaderboard.",
+    webhooks: "Signed pushes (Standard Webhooks) when a day is published or a submission is scored.",
     reference: "This description and its interactive reference.",
     mcp: "The MCP server for agents, over Streamable HTTP.",
   },

@@ -4,6 +4,7 @@ import { papersPaths } from "../routes/papers-routes.ts";
 import { readPaths } from "../routes/read-routes.ts";
 import { submissionPaths } from "../routes/submission-routes.ts";
 import { verifyPaths } from "../routes/verify-routes.ts";
+import { webhookPaths } from "../routes/webhook-routes.ts";
 import type { PathDoc } from "./operation.ts";
 
 /**
@@ -16,5 +17,6 @@ export const API_PATHS: readonly PathDoc[] = [
   ...papersPaths,
   ...verifyPaths,
   ...submissionPaths,
+  ...webhookPaths,
   ...mcpPaths,
 ];

@@ -40,10 +40,14 @@ export interface SnapshotCache {
    * their days' files. Throws when a day's file can no longer be read.
    */
   fullPicks(items: readonly PaperListItem[]): Promise<Pick[]>;
+  /** A day of `days()` in full, read back from its file. Throws when it can no longer be read. */
+  readDay(date: string): Promise<DailySnapshot>;
   latestDate(): string | null;
   /** Day files left out at the last load, and why. */
   problems(): readonly DayProblem[];
   reload(): Promise<void>;
+  /** Calls `listener` after each successful reload (webhooks announce new days from it). */
+  onReload?(listener: () => void): () => void;
   close(): void;
 }
 
@@ -134,6 +138,7 @@ export async function createSnapshotCache(options: {
   let watchers: FSWatcher[] = [];
   let timer: NodeJS.Timeout | undefined;
   let reloading: Promise<void> = loaded;
+  const reloaded = new Set<() => void>();
 
   const reload = (): Promise<void> => {
     // After a failed reload the next one still runs: the chain never stays rejected.
@@ -141,6 +146,7 @@ export async function createSnapshotCache(options: {
       .catch(() => {})
       .then(async () => {
         state = await load(options.publicDir, log);
+        for (const listener of reloaded) listener();
       });
     return reloading;
   };
@@ -219,10 +225,15 @@ export async function createSnapshotCache(options: {
         return pick;
       });
     },
+    readDay: dayOf,
     latestDate: () => state.latest,
     ready: () => loaded,
     problems: () => state.problems,
     reload,
+    onReload(listener) {
+      reloaded.add(listener);
+      return () => reloaded.delete(listener);
+    },
     close() {
       clearTimeout(timer);
       clearInterval(poll);

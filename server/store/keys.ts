@@ -37,7 +37,10 @@ export function sequenceKey(sequence: string): string {
   return `_seq:${assertKey(sequence)}`;
 }
 
-export function queueKey(name: string, part?: "pending" | "inflight" | "tokens" | "members"): string {
+export function queueKey(
+  name: string,
+  part?: "pending" | "inflight" | "tokens" | "members" | "delayed",
+): string {
   const base = `_queue:${assertKey(name)}`;
   return part ? `${base}:${part}` : base;
 }

@@ -54,22 +54,34 @@ return {1, count}
 const NOW = `local t = redis.call("TIME")
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
-/** KEYS: members, pending. ARGV: id. */
+/** KEYS: members, pending, delayed. ARGV: id, notBefore (epoch ms; 0 = at once). */
 export const QUEUE_PUSH = defineScript(`
 if redis.call("SADD", KEYS[1], ARGV[1]) == 0 then
   return 0
 end
-redis.call("RPUSH", KEYS[2], ARGV[1])
+if tonumber(ARGV[2]) > 0 then
+  redis.call("ZADD", KEYS[3], ARGV[2], ARGV[1])
+else
+  redis.call("RPUSH", KEYS[2], ARGV[1])
+end
 return 1
 `);
 
-/** KEYS: pending, inflight, tokens. ARGV: leaseMs, token. Returns {id, leaseUntil} or nil. */
+/**
+ * KEYS: pending, inflight, tokens, delayed. ARGV: leaseMs, token. Returns {id, leaseUntil} or nil.
+ * Delayed ids that came due join the pending list first, earliest first, so a claim sees them.
+ */
 export const QUEUE_CLAIM = defineScript(`
+${NOW}
+local due = redis.call("ZRANGEBYSCORE", KEYS[4], "-inf", now, "LIMIT", 0, 100)
+for i = 1, #due do
+  redis.call("ZREM", KEYS[4], due[i])
+  redis.call("RPUSH", KEYS[1], due[i])
+end
 local id = redis.call("LPOP", KEYS[1])
 if not id then
   return false
 end
-${NOW}
 local leaseUntil = now + tonumber(ARGV[1])
 redis.call("ZADD", KEYS[2], leaseUntil, id)
 redis.call("HSET", KEYS[3], id, ARGV[2])
@@ -84,6 +96,17 @@ end
 redis.call("ZREM", KEYS[1], ARGV[1])
 redis.call("HDEL", KEYS[2], ARGV[1])
 redis.call("SREM", KEYS[3], ARGV[1])
+return 1
+`);
+
+/** KEYS: inflight, tokens, delayed. ARGV: id, token, notBefore. */
+export const QUEUE_DEFER = defineScript(`
+if redis.call("HGET", KEYS[2], ARGV[1]) ~= ARGV[2] then
+  return 0
+end
+redis.call("ZREM", KEYS[1], ARGV[1])
+redis.call("HDEL", KEYS[2], ARGV[1])
+redis.call("ZADD", KEYS[3], ARGV[3], ARGV[1])
 return 1
 `);
 
@@ -110,4 +133,12 @@ end
 return ids
 `);
 
-export const ALL_SCRIPTS = [CONSUME, QUEUE_PUSH, QUEUE_CLAIM, QUEUE_ACK, QUEUE_EXTEND, QUEUE_REQUEUE];
+export const ALL_SCRIPTS = [
+  CONSUME,
+  QUEUE_PUSH,
+  QUEUE_CLAIM,
+  QUEUE_ACK,
+  QUEUE_DEFER,
+  QUEUE_EXTEND,
+  QUEUE_REQUEUE,
+];

@@ -5,20 +5,28 @@ import Database from "better-sqlite3";
 export type SqliteDatabase = Database.Database;
 
 /** The schema this code writes and reads; `PRAGMA user_version` of every database it has opened. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 /** `PRAGMA application_id`: marks a SQLite file as this service's state ("RPKS"). */
 const APPLICATION_ID = 0x52504b53;
 
 // `value` has no declared type, so SQLite keeps what it is given: JSON text for records, integers
 // for counters and sequences, which `value + 1` then updates in place.
+// Version 1 to 2: queued ids may wait until a time (`due`, epoch ms; 0 = at once), for delayed retries.
+const MIGRATE_1_TO_2 = `
+  ALTER TABLE queue ADD COLUMN due INTEGER NOT NULL DEFAULT 0;
+  DROP INDEX queue_pending;
+  CREATE INDEX queue_pending ON queue (name, due, position) WHERE token IS NULL;
+`;
+
 const SCHEMA = `
   CREATE TABLE kv (key TEXT PRIMARY KEY NOT NULL, value NOT NULL, expires_at INTEGER) WITHOUT ROWID;
   CREATE INDEX kv_expiry ON kv (expires_at) WHERE expires_at IS NOT NULL;
   CREATE TABLE queue (
     name TEXT NOT NULL, id TEXT NOT NULL, position INTEGER NOT NULL, token TEXT, lease_until INTEGER,
+    due INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (name, id)
   ) WITHOUT ROWID;
-  CREATE INDEX queue_pending ON queue (name, position) WHERE token IS NULL;
+  CREATE INDEX queue_pending ON queue (name, due, position) WHERE token IS NULL;
   CREATE INDEX queue_leases ON queue (name, lease_until) WHERE token IS NOT NULL;
 `;
 
@@ -64,7 +72,12 @@ export function openDatabase(options: OpenDatabaseOptions): SqliteDatabase {
     db.pragma(`synchronous = ${options.fsync ? "FULL" : "NORMAL"}`);
     db.transaction(() => {
       // Read again under the write lock: another process may have created the schema meanwhile.
-      if (db.pragma("user_version", { simple: true }) !== 0) return;
+      const version = db.pragma("user_version", { simple: true });
+      if (version === 1) {
+        db.exec(MIGRATE_1_TO_2);
+        db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      }
+      if (version !== 0) return;
       db.exec(SCHEMA);
       db.pragma(`application_id = ${APPLICATION_ID}`);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);

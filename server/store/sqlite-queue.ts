@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { assertLease, assertQueueId } from "./keys.ts";
+import { assertEpochMs, assertLease, assertQueueId } from "./keys.ts";
 import type { SqliteDatabase } from "./sqlite-database.ts";
 import type { Claim, WorkQueue } from "./types.ts";
 
@@ -7,13 +7,17 @@ import type { Claim, WorkQueue } from "./types.ts";
 export function prepareQueueStatements(db: SqliteDatabase) {
   return {
     // A new id goes after every id the queue holds: positions only grow, except at requeue.
-    push: db.prepare<[string, string, string]>(
-      "INSERT INTO queue (name, id, position) " +
-        "SELECT ?, ?, coalesce(max(position), 0) + 1 FROM queue WHERE name = ? ON CONFLICT DO NOTHING",
+    push: db.prepare<[string, string, number, string]>(
+      "INSERT INTO queue (name, id, position, due) " +
+        "SELECT ?, ?, coalesce(max(position), 0) + 1, ? FROM queue WHERE name = ? ON CONFLICT DO NOTHING",
     ),
-    claim: db.prepare<[string, number, string, string], { id: string }>(
+    claim: db.prepare<[string, number, string, string, number], { id: string }>(
       "UPDATE queue SET token = ?, lease_until = ? WHERE name = ? AND id = " +
-        "(SELECT id FROM queue WHERE name = ? AND token IS NULL ORDER BY position LIMIT 1) RETURNING id",
+        "(SELECT id FROM queue WHERE name = ? AND token IS NULL AND due <= ? ORDER BY due, position LIMIT 1) " +
+        "RETURNING id",
+    ),
+    defer: db.prepare<[number, string, string, string]>(
+      "UPDATE queue SET token = NULL, lease_until = NULL, due = ? WHERE name = ? AND id = ? AND token = ?",
     ),
     ack: db.prepare<[string, string, string]>("DELETE FROM queue WHERE name = ? AND id = ? AND token = ?"),
     extend: db.prepare<[number, string, string, string]>(
@@ -30,7 +34,7 @@ export function prepareQueueStatements(db: SqliteDatabase) {
       )
       .pluck(),
     release: db.prepare<[number, string, string]>(
-      "UPDATE queue SET token = NULL, lease_until = NULL, position = ? WHERE name = ? AND id = ?",
+      "UPDATE queue SET token = NULL, lease_until = NULL, due = 0, position = ? WHERE name = ? AND id = ?",
     ),
     size: db.prepare<[string], { pending: number; inFlight: number }>(
       "SELECT count(*) FILTER (WHERE token IS NULL) AS pending, " +
@@ -59,17 +63,22 @@ export function createSqliteQueue(
     return ids;
   });
   return {
-    async push(id) {
-      return sql.push.run(name, assertQueueId(id), name).changes === 1;
+    async push(id, opts) {
+      const due = opts?.notBefore === undefined ? 0 : assertEpochMs("notBefore", opts.notBefore);
+      return sql.push.run(name, assertQueueId(id), due, name).changes === 1;
     },
     async claim(leaseMs) {
       const token = randomUUID();
-      const leaseUntil = clock() + assertLease(leaseMs);
-      const row = sql.claim.get(token, leaseUntil, name, name);
+      const now = clock();
+      const leaseUntil = now + assertLease(leaseMs);
+      const row = sql.claim.get(token, leaseUntil, name, name, now);
       return row === undefined ? null : { id: row.id, token, leaseUntil };
     },
     async ack(claim) {
       return sql.ack.run(name, claim.id, claim.token).changes === 1;
+    },
+    async defer(claim, notBefore) {
+      return sql.defer.run(assertEpochMs("notBefore", notBefore), name, claim.id, claim.token).changes === 1;
     },
     async extend(claim, leaseMs): Promise<Claim | null> {
       const leaseUntil = clock() + assertLease(leaseMs);

@@ -15,6 +15,11 @@ export interface Claim {
   leaseUntil: number;
 }
 
+export interface PushOptions {
+  /** Not claimed before this time (epoch ms): a delayed retry. Due ids come after immediate ones. */
+  notBefore?: number;
+}
+
 /**
  * A durable FIFO of ids. `claim` moves the oldest id to the in-flight set with a lease; `ack` removes
  * it for good; `requeueExpired` puts ids whose lease passed back at the head (crash recovery). An id
@@ -23,10 +28,16 @@ export interface Claim {
  */
 export interface WorkQueue {
   /** Appends `id`; false (and no change) when it is already pending or in flight. */
-  push(id: string): Promise<boolean>;
+  push(id: string, opts?: PushOptions): Promise<boolean>;
   claim(leaseMs: number): Promise<Claim | null>;
   /** Removes a claimed id; false when the claim no longer holds the lease. */
   ack(claim: Claim): Promise<boolean>;
+  /**
+   * Gives a claimed id back to be claimed again no earlier than `notBefore` (epoch ms): a retry later,
+   * in one step, so the id is never out of the queue between a failed attempt and the next one.
+   * False when the claim no longer holds the lease.
+   */
+  defer(claim: Claim, notBefore: number): Promise<boolean>;
   /** Renews a lease to `leaseMs` from now; null when the claim no longer holds the lease. */
   extend(claim: Claim, leaseMs: number): Promise<Claim | null>;
   /** Moves every in-flight id whose lease passed back to the head of the queue; returns them. */

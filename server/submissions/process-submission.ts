@@ -94,6 +94,9 @@ export async function processSubmission(
     note: reading.note,
   });
   const result = await finish(deps, final);
-  if (result === final) deps.log(`submission ${id} scored: total ${scores.total}`);
+  if (result === final) {
+    deps.log(`submission ${id} scored: total ${scores.total}`);
+    await deps.onScored?.(final).catch((error) => deps.log(`submission ${id}: onScored: ${error}`));
+  }
   return "finished";
 }

@@ -69,7 +69,7 @@ function unreachable(error: unknown, host: string): SafeFetchResult {
 }
 
 /** A lookup that answers only the address that was checked, whatever name it is asked for. */
-function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
+export function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
   return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     if (options?.all) callback(null, [{ address, family }]);
     else callback(null, address, family);
@@ -85,7 +85,7 @@ function racedWith<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-function checkUrl(url: URL): Failure | null {
+export function checkUrl(url: URL): Failure | null {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return { code: "url_refused", reason: `Only http and https urls are fetched, not ${url.protocol}` };
   }

@@ -31,6 +31,8 @@ export interface SubmissionDeps {
   lookup: HostLookup;
   now: () => number;
   log: (message: string) => void;
+  /** Called once a submission is scored, by the worker whose outcome was recorded (webhooks). */
+  onScored?: (record: SubmissionRecord) => Promise<void>;
 }
 
 export const isoNow = (deps: Pick<SubmissionDeps, "now">): string => new Date(deps.now()).toISOString();

@@ -37,6 +37,8 @@ export interface SubmissionServiceOptions {
   /** How a fetched runtime is scored: rulesScorer(rubric), or the judge (cli/worker-command.ts). */
   score: SubmissionScorer;
   lookup?: HostLookup;
+  /** Called once a submission is scored (webhooks send `submission.scored`). */
+  onScored?: SubmissionDeps["onScored"];
 }
 
 /** The deterministic rules scorer over a rubric the caller loaded (the published one, in the CLI). */
@@ -54,6 +56,7 @@ export function createSubmissionService(
     settings: { ...DEFAULT_SUBMISSION_SETTINGS, ...options.settings },
     score: options.score,
     lookup: options.lookup ?? systemLookup,
+    ...(options.onScored ? { onScored: options.onScored } : {}),
   };
   const { store } = deps;
   const queue = store.queue(SUBMISSION_QUEUE);

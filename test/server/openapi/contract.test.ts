@@ -2,10 +2,12 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebhookCreateSchema } from "../../../pipeline/domain/webhook.ts";
 import { generateKey } from "../../../server/access/key-format.ts";
 import type { AppContext } from "../../../server/context.ts";
 import { openApiDocument } from "../../../server/routes/docs-routes.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
+import { fanOut } from "../../../server/webhooks/fan-out.ts";
 import { type Call, type CallInit, clientFor, MODES } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
 import { checkedAnswers } from "../../helpers/contract.ts";
@@ -24,17 +26,22 @@ interface World {
   spent: string;
   /** A free key of the "shifted" client's store. */
   shiftedFree: string;
+  /** A key that has all the webhooks it may have. */
+  full: string;
   pickId: string;
   submissionId: number;
+  webhookId: string;
+  doomedWebhookId: string;
+  deliveryId: string;
   etags: Map<string, string>;
 }
 
 interface Case {
   status: number;
   client?: ClientName;
-  method?: "GET" | "POST";
+  method?: "GET" | "POST" | "DELETE";
   path: string | ((world: World) => string);
-  key?: keyof Pick<World, "free" | "enterprise" | "spent" | "shiftedFree"> | "unknown";
+  key?: keyof Pick<World, "free" | "enterprise" | "spent" | "shiftedFree" | "full"> | "unknown";
   body?: string | Uint8Array;
   /** Send If-None-Match with the ETag an earlier GET of this path got. */
   conditional?: boolean;
@@ -79,6 +86,25 @@ const mcp = (status: number, body: string | Uint8Array, extra: Partial<Case> = {
   ...extra,
   headers: { ...MCP_ACCEPT, ...extra.headers },
 });
+
+// A public address written as a literal: creating the endpoint looks nothing up, and no worker runs
+// here, so nothing is ever sent to it.
+const WEBHOOK = JSON.stringify({ url: "https://93.184.215.14/hook", events: ["daily.published"] });
+type WebhookPath = (world: World) => string;
+/** The answers every webhook operation shares, after its own success case. */
+const webhookCases = (method: "GET" | "POST" | "DELETE", path: WebhookPath, ok: Case): Case[] => [
+  ok,
+  { status: 401, method, path },
+  { status: 403, method, path, key: "free" },
+  {
+    status: 404,
+    method,
+    path: (world) => path({ ...world, webhookId: "wh_000000000000000000000000" }),
+    key: "enterprise",
+  },
+  { status: 503, client: "down", method, path, key: "unknown" },
+];
+const hook: WebhookPath = (world) => `/v1/webhooks/${world.webhookId}`;
 
 const SNAPSHOT_PATHS = ["/v1/stats", "/v1/axes", "/v1/recent", "/v1/daily/latest", "/v1/daily/2026-11-20"];
 
@@ -138,6 +164,54 @@ const CASES: Case[] = [
   { status: 200, path: "/v1/score/leaderboard?limit=5" },
   { status: 422, path: "/v1/score/leaderboard?limit=101" },
   { status: 503, client: "down", path: "/v1/score/leaderboard" },
+  { status: 201, method: "POST", path: "/v1/webhooks", key: "enterprise", body: WEBHOOK },
+  { status: 400, method: "POST", path: "/v1/webhooks", key: "enterprise", body: NOT_UTF8 },
+  { status: 401, method: "POST", path: "/v1/webhooks", body: WEBHOOK },
+  { status: 403, method: "POST", path: "/v1/webhooks", key: "free", body: WEBHOOK },
+  { status: 409, method: "POST", path: "/v1/webhooks", key: "full", body: WEBHOOK },
+  { status: 413, method: "POST", path: "/v1/webhooks", key: "enterprise", body: HUGE },
+  {
+    status: 422,
+    method: "POST",
+    path: "/v1/webhooks",
+    key: "enterprise",
+    body: '{"url":"ftp://x.org/a","events":["nope"]}',
+  },
+  { status: 503, client: "down", method: "POST", path: "/v1/webhooks", key: "unknown", body: WEBHOOK },
+  { status: 200, path: "/v1/webhooks", key: "enterprise" },
+  { status: 401, path: "/v1/webhooks" },
+  { status: 403, path: "/v1/webhooks", key: "free" },
+  { status: 503, client: "down", path: "/v1/webhooks", key: "unknown" },
+  ...webhookCases("GET", hook, { status: 200, path: hook, key: "enterprise" }),
+  ...webhookCases("POST", (world) => `${hook(world)}/rotate-secret`, {
+    status: 200,
+    method: "POST",
+    path: (world) => `${hook(world)}/rotate-secret`,
+    key: "enterprise",
+  }),
+  ...webhookCases("POST", (world) => `${hook(world)}/test`, {
+    status: 202,
+    method: "POST",
+    path: (world) => `${hook(world)}/test`,
+    key: "enterprise",
+  }),
+  ...webhookCases("GET", (world) => `${hook(world)}/deliveries`, {
+    status: 200,
+    path: (world) => `${hook(world)}/deliveries`,
+    key: "enterprise",
+  }),
+  ...webhookCases("POST", (world) => `${hook(world)}/deliveries/${world.deliveryId}/retry`, {
+    status: 202,
+    method: "POST",
+    path: (world) => `${hook(world)}/deliveries/${world.deliveryId}/retry`,
+    key: "enterprise",
+  }),
+  ...webhookCases("DELETE", (world) => `/v1/webhooks/${world.doomedWebhookId}`, {
+    status: 204,
+    method: "DELETE",
+    path: (world) => `/v1/webhooks/${world.doomedWebhookId}`,
+    key: "enterprise",
+  }),
   mcp(200, TOOLS_LIST),
   mcp(200, TOOL_CALL, { key: "enterprise" }),
   mcp(202, rpc("notifications/initialized")),
@@ -183,8 +257,12 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
     enterprise: "",
     spent: "",
     shiftedFree: "",
+    full: "",
     pickId: "",
     submissionId: 0,
+    webhookId: "",
+    doomedWebhookId: "",
+    deliveryId: "",
     etags: new Map(),
   };
 
@@ -201,6 +279,23 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
     for (let i = 0; i < 100; i++) await main.keys.spend(spent);
     world.pickId = snapshots.days()[0]?.picks[0]?.arxiv_id ?? "";
     world.submissionId = (await main.submissions.submit(JSON.parse(SUBMISSION))).id;
+    world.full = await issue(main, "enterprise");
+    const owner = async (key: string) => (await main.keys.find(key))?.id ?? "";
+    const create = async (key: string) => {
+      const created = await main.webhooks.create(
+        await owner(key),
+        WebhookCreateSchema.parse(JSON.parse(WEBHOOK)),
+      );
+      if (!created.ok) throw new Error(created.why);
+      return created.view.id;
+    };
+    for (let i = 0; i < 10; i++) await create(world.full);
+    world.webhookId = await create(world.enterprise);
+    world.doomedWebhookId = await create(world.enterprise);
+    world.deliveryId =
+      (await main.webhooks.sendTest(await owner(world.enterprise), world.webhookId))?.deliveryId ?? "";
+    // The test event is fanned out here by hand: no worker runs, so nothing is sent anywhere.
+    await fanOut(main.store, (await main.store.getKeys("webhook:event"))[0]?.split(":")[2] ?? "");
     clients.set("main", await clientFor(mode, main));
 
     clients.set("empty", await clientFor(mode, await testContext(emptySnapshots)));

@@ -80,6 +80,12 @@ describe("the OpenAPI document", () => {
       "/v1/score/submit": "post",
       "/v1/score/submission/{submission_id}": read,
       "/v1/score/leaderboard": read,
+      "/v1/webhooks": "get,head,post",
+      "/v1/webhooks/{webhook_id}": "delete,get,head",
+      "/v1/webhooks/{webhook_id}/rotate-secret": "post",
+      "/v1/webhooks/{webhook_id}/test": "post",
+      "/v1/webhooks/{webhook_id}/deliveries": read,
+      "/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry": "post",
       "/mcp": "post",
       "/v1/openapi.json": read,
       "/v1/docs": read,
@@ -109,13 +115,24 @@ describe("the OpenAPI document", () => {
       .map((op) => op.operationId)
       .sort();
     expect(keyed).toEqual([
+      "createWebhook",
+      "deleteWebhook",
       "getMe",
       "getPaper",
+      "getWebhook",
       "headGetMe",
       "headGetPaper",
+      "headGetWebhook",
       "headListPapers",
+      "headListWebhookDeliveries",
+      "headListWebhooks",
       "listPapers",
+      "listWebhookDeliveries",
+      "listWebhooks",
       "mcp",
+      "retryWebhookDelivery",
+      "rotateWebhookSecret",
+      "testWebhook",
     ]);
     for (const id of ["getMe", "getPaper", "listPapers"]) {
       const path = Object.keys(document.paths).find((p) =>

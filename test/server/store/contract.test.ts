@@ -224,6 +224,40 @@ for (const backend of backends) {
         expect(await queue.size()).toEqual({ pending: 0, inFlight: 0 });
       });
 
+      it("holds back ids pushed with notBefore, and deferred claims, until they come due", async () => {
+        const queue = store.queue("retries");
+        expect(await queue.push("later", { notBefore: Date.now() + 300 })).toBe(true);
+        expect(await queue.push("later")).toBe(false);
+        expect(await queue.push("now")).toBe(true);
+        expect(await queue.size()).toEqual({ pending: 2, inFlight: 0 });
+        const now = await queue.claim(60_000);
+        expect(now?.id).toBe("now");
+        expect(await queue.claim(60_000)).toBeNull();
+        await sleep(400);
+        const later = await queue.claim(60_000);
+        expect(later?.id).toBe("later");
+        if (!now || !later) {
+          throw new Error("expected claims");
+        }
+        expect(await queue.defer({ ...now, token: "forged" }, Date.now() + 300)).toBe(false);
+        expect(await queue.defer(now, Date.now() + 300)).toBe(true);
+        expect(await queue.defer(now, Date.now() + 300)).toBe(false);
+        expect(await queue.ack(now)).toBe(false);
+        expect(await queue.push("now")).toBe(false);
+        expect(await queue.size()).toEqual({ pending: 1, inFlight: 1 });
+        expect(await queue.claim(60_000)).toBeNull();
+        await sleep(400);
+        const again = await queue.claim(60_000);
+        expect(again?.id).toBe("now");
+        expect(again?.token).not.toBe(now.token);
+        if (!again) {
+          throw new Error("expected a claim");
+        }
+        expect(await queue.ack(again)).toBe(true);
+        expect(await queue.ack(later)).toBe(true);
+        expect(await queue.size()).toEqual({ pending: 0, inFlight: 0 });
+      });
+
       it("answers ping, and refuses work once closed", async () => {
         expect(await store.ping()).toBe(true);
         await store.close();

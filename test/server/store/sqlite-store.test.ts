@@ -19,6 +19,33 @@ afterEach(async () => {
 });
 
 describe("SQLite store", () => {
+  it("moves a schema 1 database to schema 2, keeping its queue, and delays pushes after", async () => {
+    const v1 = new Database(path);
+    v1.exec(`
+      CREATE TABLE kv (key TEXT PRIMARY KEY NOT NULL, value NOT NULL, expires_at INTEGER) WITHOUT ROWID;
+      CREATE INDEX kv_expiry ON kv (expires_at) WHERE expires_at IS NOT NULL;
+      CREATE TABLE queue (
+        name TEXT NOT NULL, id TEXT NOT NULL, position INTEGER NOT NULL, token TEXT, lease_until INTEGER,
+        PRIMARY KEY (name, id)
+      ) WITHOUT ROWID;
+      CREATE INDEX queue_pending ON queue (name, position) WHERE token IS NULL;
+      CREATE INDEX queue_leases ON queue (name, lease_until) WHERE token IS NOT NULL;
+      INSERT INTO queue (name, id, position) VALUES ('_queue:jobs', 'old', 1);
+    `);
+    v1.pragma("application_id = 1380993875");
+    v1.pragma("user_version = 1");
+    v1.close();
+    const store = createSqliteStore({ path });
+    const queue = store.queue("jobs");
+    expect(await queue.push("later", { notBefore: Date.now() + 60_000 })).toBe(true);
+    expect((await queue.claim(60_000))?.id).toBe("old");
+    expect(await queue.claim(60_000)).toBeNull();
+    await store.close();
+    const db = new Database(path);
+    expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+    db.close();
+  });
+
   it("keeps records, counters, sequences, queues and TTLs across a reopen", async () => {
     const first = createSqliteStore({ path });
     await first.setItem("key:abc", { email: "hashed", tier: "free" });

@@ -1,0 +1,131 @@
+import { type DeliveryAttempt, retryDelayMs, shouldDisable } from "../../pipeline/domain/webhook.ts";
+import { createBoundedCache } from "../bounded-cache.ts";
+import type { Store } from "../store/types.ts";
+import type { HostLookup } from "../submissions/checked-address.ts";
+import { postChecked } from "./deliver.ts";
+import { signatureFor } from "./signing.ts";
+import {
+  type DeliveryRecord,
+  deliveryKey,
+  type EndpointHealth,
+  type EndpointRecord,
+  type EventRecord,
+  endpointKey,
+  eventKey,
+  HEALTHY,
+  HISTORY_TTL_SECONDS,
+  healthKey,
+} from "./webhook-records.ts";
+import type { WebhookSettings } from "./webhook-settings.ts";
+
+export interface DeliveryDeps {
+  store: Store;
+  settings: WebhookSettings;
+  lookup: HostLookup;
+  now: () => number;
+  /** In [0, 1): the jitter of retry waits. */
+  random: () => number;
+  log: (message: string) => void;
+}
+
+/** The most attempts a delivery keeps for the deliveries list. */
+const KEPT_ATTEMPTS = 20;
+
+// Events never change once recorded, and a fan-out sends one event to every endpoint: read it once.
+const events = createBoundedCache<string, EventRecord>(64);
+
+async function eventOf(store: Store, id: string): Promise<EventRecord | null> {
+  const cached = events.get(id);
+  if (cached) return cached;
+  const record = await store.getItem<EventRecord>(eventKey(id));
+  return record && events.set(id, record);
+}
+
+/** What to do with the queue item: done (ack) or try again at `retryAt`. */
+export type AttemptResult = { done: true } | { done: false; retryAt: number };
+
+const DONE: AttemptResult = { done: true };
+
+/**
+ * One attempt at one delivery: POST the event's body, signed, record the attempt, and decide whether
+ * and when to try again. Sending comes before recording, so a crash in between sends again with the
+ * same webhook-id (at-least-once); receivers deduplicate by it.
+ */
+export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): Promise<AttemptResult> {
+  const { store, settings } = deps;
+  const ttl = { ttlSeconds: HISTORY_TTL_SECONDS };
+  const delivery = await store.getItem<DeliveryRecord>(deliveryKey(deliveryId));
+  if (delivery?.state !== "pending") return DONE;
+  const [endpoint, event, health] = await Promise.all([
+    store.getItem<EndpointRecord>(endpointKey(delivery.endpoint_id)),
+    eventOf(store, delivery.event_id),
+    store.getItem<EndpointHealth>(healthKey(delivery.endpoint_id)),
+  ]);
+  const disabled = health?.disabled_reason && delivery.event_type !== "webhook.test";
+  if (!endpoint || !event || disabled) {
+    await store.setItem(deliveryKey(deliveryId), { ...delivery, state: "cancelled" }, ttl);
+    return DONE;
+  }
+  const started = deps.now();
+  const timestamp = Math.floor(started / 1000);
+  const outcome = await postChecked(
+    endpoint.url,
+    {
+      "webhook-id": event.id,
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": signatureFor(endpoint, event.id, timestamp, event.body, started),
+    },
+    event.body,
+    {
+      timeoutMs: settings.timeoutMs,
+      allowLoopback: settings.allowLoopback,
+      lookup: deps.lookup,
+      userAgent: settings.userAgent,
+    },
+  );
+  const now = deps.now();
+  const number = delivery.attempt_count + 1;
+  let next = outcome.delivered
+    ? null
+    : retryDelayMs(number - delivery.attempt_base, settings.retryScheduleMs, deps.random());
+  const before = health ?? HEALTHY;
+  let after: EndpointHealth;
+  if (outcome.delivered) {
+    after = HEALTHY;
+  } else {
+    const since = before.failing_since ?? new Date(started).toISOString();
+    const disable = shouldDisable(Date.parse(since), now, settings.disableAfterMs);
+    const days = Math.round((settings.disableAfterMs / 86_400_000) * 10) / 10;
+    after = {
+      failing_since: since,
+      disabled_reason: disable
+        ? `Disabled at ${new Date(now).toISOString()}: every delivery failed for ${days} days (since ${since}). ` +
+          "Fix the endpoint, then send a test event: a delivered test enables it again."
+        : before.disabled_reason,
+    };
+    if (disable) next = null;
+  }
+  if (after.failing_since !== before.failing_since || after.disabled_reason !== before.disabled_reason) {
+    await store.setItem(healthKey(endpoint.id), after);
+  }
+  if (outcome.detail)
+    deps.log(
+      JSON.stringify({ event: "webhook_attempt_failed", delivery_id: deliveryId, detail: outcome.detail }),
+    );
+  const attempt: DeliveryAttempt = {
+    delivery_id: deliveryId,
+    event_id: event.id,
+    event_type: event.type,
+    attempt: number,
+    attempted_at: new Date(started).toISOString(),
+    status_code: outcome.statusCode,
+    error_code: outcome.errorCode,
+    duration_ms: Math.max(0, Math.round(now - started)),
+    delivered: outcome.delivered,
+    next_retry_at: next === null ? null : new Date(now + next).toISOString(),
+  };
+  const state = outcome.delivered ? "delivered" : next === null ? "failed" : "pending";
+  const attempts = [...delivery.attempts, attempt].slice(-KEPT_ATTEMPTS);
+  await store.setItem(deliveryKey(deliveryId), { ...delivery, state, attempts, attempt_count: number }, ttl);
+  return next === null ? DONE : { done: false, retryAt: now + next };
+}

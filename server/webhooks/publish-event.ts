@@ -1,0 +1,45 @@
+import type { WebhookEventType } from "../../pipeline/domain/webhook.ts";
+import type { Store } from "../store/types.ts";
+import {
+  DAILY_WATERMARK_KEY,
+  type EventRecord,
+  eventKey,
+  HISTORY_TTL_SECONDS,
+  WEBHOOK_QUEUE,
+} from "./webhook-records.ts";
+
+export interface NewEvent {
+  id: string;
+  type: WebhookEventType;
+  data: Record<string, unknown>;
+  /** Only this endpoint receives it (a `webhook.test`); otherwise every subscribed endpoint. */
+  target?: string;
+}
+
+/**
+ * Records an event and queues its fan-out. The event's id is its identity: several servers, or a server
+ * and `picks curate`, publishing the same day write the event once (the first body wins, so every
+ * attempt and every endpoint gets the same bytes), and the fan-out is idempotent (see fan-out.ts), so a
+ * second publication queues at most a second, empty, pass. Returns whether this call recorded the event.
+ */
+export async function publishEvent(store: Store, event: NewEvent, now: number): Promise<boolean> {
+  const body = JSON.stringify({ type: event.type, timestamp: new Date(now).toISOString(), data: event.data });
+  const record: EventRecord = {
+    id: event.id,
+    type: event.type,
+    body,
+    at: now,
+    ...(event.target ? { target: event.target } : {}),
+  };
+  const created = await store.setIfAbsent(eventKey(event.id), record, { ttlSeconds: HISTORY_TTL_SECONDS });
+  // Queued even when the record existed: a publisher that crashed between the two steps left it
+  // unqueued, and a fan-out pass over deliveries already made makes none again.
+  await store.queue(WEBHOOK_QUEUE).push(`e.${event.id}`);
+  return created;
+}
+
+/** Moves the announced-days watermark forward (never back: several servers may write it). */
+export async function advanceWatermark(store: Store, date: string): Promise<void> {
+  const current = await store.getItem<string>(DAILY_WATERMARK_KEY);
+  if (current === null || date > current) await store.setItem(DAILY_WATERMARK_KEY, date);
+}

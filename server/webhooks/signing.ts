@@ -1,0 +1,30 @@
+import { createHmac, randomBytes } from "node:crypto";
+import { signatureHeader, signedContent } from "../../pipeline/domain/webhook.ts";
+import type { EndpointRecord } from "./webhook-records.ts";
+
+const PREFIX = "whsec_";
+
+/** A new signing secret: `whsec_` and the base64 of 24 random bytes (192 bits), as Standard Webhooks has it. */
+export const newSecret = (): string => `${PREFIX}${randomBytes(24).toString("base64")}`;
+
+/** The base64 HMAC-SHA256 of the signed content, keyed with the secret's decoded bytes. */
+export function sign(secret: string, id: string, timestampSeconds: number, body: string): string {
+  const key = Buffer.from(secret.slice(PREFIX.length), "base64");
+  return createHmac("sha256", key)
+    .update(signedContent(id, timestampSeconds, body))
+    .digest("base64");
+}
+
+/** The webhook-signature header of a delivery: the current secret, and the previous one while it is valid. */
+export function signatureFor(
+  endpoint: Pick<EndpointRecord, "secret" | "previous_secret" | "previous_secret_expires_at">,
+  id: string,
+  timestampSeconds: number,
+  body: string,
+  now: number,
+): string {
+  const secrets = [endpoint.secret];
+  const until = endpoint.previous_secret_expires_at;
+  if (endpoint.previous_secret && until && Date.parse(until) > now) secrets.push(endpoint.previous_secret);
+  return signatureHeader(secrets.map((secret) => sign(secret, id, timestampSeconds, body)));
+}

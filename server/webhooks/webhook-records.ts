@@ -1,0 +1,99 @@
+import { createHash } from "node:crypto";
+import type {
+  DeliveryAttempt,
+  SubscribableEvent,
+  WebhookEndpoint,
+  WebhookEventType,
+} from "../../pipeline/domain/webhook.ts";
+
+/** The queue of deliveries: fan-out jobs (`e.<event id>`) and single deliveries (`d.<delivery id>`). */
+export const WEBHOOK_QUEUE = "webhooks";
+
+export const ENDPOINT_PREFIX = "webhook:endpoint";
+export const endpointKey = (id: string) => `${ENDPOINT_PREFIX}:${id}`;
+export const ownerPrefix = (keyId: string) => `webhook:owner:${keyId}`;
+export const ownerKey = (keyId: string, id: string) => `${ownerPrefix(keyId)}:${id}`;
+export const eventKey = (id: string) => `webhook:event:${id}`;
+export const deliveryKey = (id: string) => `webhook:delivery:${id}`;
+export const deliveriesOfPrefix = (endpointId: string) => `webhook:deliveries-of:${endpointId}`;
+export const deliveryOfKey = (endpointId: string, id: string) => `${deliveriesOfPrefix(endpointId)}:${id}`;
+/** The newest published day already announced; see daily-announcer.ts. */
+export const DAILY_WATERMARK_KEY = "webhook:watermark:daily";
+
+/** Deliveries and events are kept two weeks for the deliveries list, then forgotten. */
+export const HISTORY_TTL_SECONDS = 14 * 86_400;
+
+/**
+ * An endpoint as stored. The secret is kept as is, not hashed like API keys: the server signs every
+ * delivery with it, so it must be able to read it back.
+ */
+export interface EndpointRecord {
+  id: string;
+  owner: string;
+  url: string;
+  events: SubscribableEvent[];
+  description: string;
+  created_at: string;
+  secret: string;
+  /** The secret before the last rotation, which signs too until `previous_secret_expires_at`. */
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+}
+
+/**
+ * How deliveries to an endpoint fare, apart from the endpoint: the worker writes this, the owner's
+ * requests write the endpoint, so neither overwrites the other's change (a rotated secret, say).
+ */
+export interface EndpointHealth {
+  failing_since: string | null;
+  disabled_reason: string | null;
+}
+
+export const HEALTHY: EndpointHealth = { failing_since: null, disabled_reason: null };
+export const healthKey = (id: string) => `webhook:health:${id}`;
+
+/** An event as stored: its body is serialized once, so every attempt sends the same bytes. */
+export interface EventRecord {
+  id: string;
+  type: WebhookEventType;
+  body: string;
+  /** When it was first recorded (epoch ms): endpoints created later do not receive it. */
+  at: number;
+  /** The one endpoint a `webhook.test` goes to. */
+  target?: string;
+}
+
+export type DeliveryState = "pending" | "delivered" | "failed" | "cancelled";
+
+export interface DeliveryRecord {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: WebhookEventType;
+  state: DeliveryState;
+  /** The latest attempts, oldest first (a few are kept). */
+  attempts: DeliveryAttempt[];
+  attempt_count: number;
+  /** `attempt_count` at the last manual retry: the retry schedule starts again after it. */
+  attempt_base: number;
+}
+
+/** The delivery of one event to one endpoint: the same id whichever process fans the event out. */
+export const deliveryIdOf = (endpointId: string, eventId: string): string =>
+  `dl_${createHash("sha256").update(`${endpointId}\n${eventId}`).digest("hex").slice(0, 24)}`;
+
+export function endpointView(record: EndpointRecord, health: EndpointHealth, now: number): WebhookEndpoint {
+  const rotating =
+    record.previous_secret_expires_at !== null && Date.parse(record.previous_secret_expires_at) > now;
+  return {
+    id: record.id,
+    url: record.url,
+    events: record.events,
+    description: record.description,
+    status: health.disabled_reason === null ? "enabled" : "disabled",
+    disabled_reason: health.disabled_reason,
+    created_at: record.created_at,
+    failing_since: health.failing_since,
+    previous_secret_expires_at: rotating ? record.previous_secret_expires_at : null,
+  };
+}

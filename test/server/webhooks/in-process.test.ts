@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_CONFIG } from "../../../server/config.ts";
+import { type AppContext, createContext } from "../../../server/context.ts";
+import { createApp } from "../../../server/http/app.ts";
+import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
+import { createMemoryStore } from "../../../server/store/memory-store.ts";
+import type { ResolvedAddress } from "../../../server/submissions/checked-address.ts";
+import { attemptDelivery } from "../../../server/webhooks/attempt-delivery.ts";
+import { fanOut } from "../../../server/webhooks/fan-out.ts";
+import { publishSampleDays } from "../../helpers/published.ts";
+import { publishedRules } from "../../helpers/rubric.ts";
+import { type Receiver, startReceiver } from "./receiver.ts";
+
+// The app in-process with an injected resolver: names point at private and metadata addresses without
+// any packet leaving loopback, and a clock the test moves for the 5-day rule.
+
+let snapshots: SnapshotCache;
+let receiver: Receiver;
+const answers = new Map<string, ResolvedAddress[]>();
+const lookups: string[] = [];
+let clock = Date.parse("2026-11-23T00:00:00Z");
+
+async function contextWith(allowLoopback: boolean): Promise<AppContext> {
+  return createContext({
+    version: "0.1.0",
+    snapshots,
+    store: await createMemoryStore(),
+    config: DEFAULT_CONFIG,
+    now: () => clock,
+    log: () => {},
+    submissions: { score: publishedRules },
+    webhooks: {
+      settings: { allowLoopback, retryScheduleMs: [1_000, 1_000, 1_000], disableAfterMs: 5 * 86_400_000 },
+      random: () => 0.5,
+      lookup: async (hostname) => {
+        lookups.push(hostname);
+        const found = answers.get(hostname);
+        if (!found) throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });
+        return found;
+      },
+    },
+  });
+}
+
+beforeAll(async () => {
+  snapshots = await createSnapshotCache({ publicDir: (await publishSampleDays()).publicDir });
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  snapshots.close();
+  await receiver.close();
+});
+
+async function paidKey(context: AppContext) {
+  const { key, record } = await context.keys.issue({ tier: "pro", email: "a@example.org", label: "t" });
+  return { key, owner: record.id };
+}
+
+const create = (context: AppContext, key: string, url: string) =>
+  createApp(context).request("/v1/webhooks", {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": key },
+    body: JSON.stringify({ url, events: ["daily.published"] }),
+  });
+
+describe("url checks with an injected resolver", () => {
+  it.each([
+    ["private.example.test", [{ address: "10.0.0.5", family: 4 }]],
+    ["metadata.example.test", [{ address: "169.254.169.254", family: 4 }]],
+    [
+      "mixed.example.test",
+      [
+        { address: "93.184.215.14", family: 4 },
+        { address: "192.168.1.1", family: 4 },
+      ],
+    ],
+    ["v6.example.test", [{ address: "fd12::1", family: 6 }]],
+  ])("refuses %s at creation with a 422 on body.url", async (host, addresses) => {
+    answers.set(host, addresses);
+    const context = await contextWith(false);
+    const { key } = await paidKey(context);
+    const answer = await create(context, key, `https://${host}/hook`);
+    expect(answer.status).toBe(422);
+    const { detail } = (await answer.json()) as { detail: Array<Record<string, unknown>> };
+    expect(detail).toHaveLength(1);
+    expect(detail[0]).toMatchObject({
+      type: "value_error",
+      loc: ["body", "url"],
+      input: `https://${host}/hook`,
+    });
+    expect(String(detail[0]?.msg)).not.toContain(String(addresses[0]?.address));
+  });
+
+  it("refuses at delivery a name that came to point at the metadata address, and sends nothing", async () => {
+    answers.set("rebinds.example.test", [{ address: "93.184.215.14", family: 4 }]);
+    const context = await contextWith(false);
+    const { key, owner } = await paidKey(context);
+    const created = await create(context, key, "http://rebinds.example.test/hook");
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    answers.set("rebinds.example.test", [{ address: "169.254.169.254", family: 4 }]);
+    const sent = await context.webhooks.sendTest(owner, id);
+    await fanOut(context.store, sent?.eventId ?? "");
+    lookups.length = 0;
+    const result = await attemptDelivery(context.webhooks.deps, sent?.deliveryId ?? "");
+    expect(lookups).toEqual(["rebinds.example.test"]);
+    expect(result.done).toBe(false);
+    const [attempt] = (await context.webhooks.attempts(owner, id)) ?? [];
+    expect(attempt).toMatchObject({ error_code: "url_refused", status_code: null, delivered: false });
+  });
+});
+
+describe("the 5-day rule", () => {
+  it("disables an endpoint failing every attempt for 5 days; a delivered test enables it again", async () => {
+    let status = 500;
+    receiver.behaviours.set("/down", (_req, res) => res.writeHead(status).end());
+    const context = await contextWith(true);
+    const { owner } = await paidKey(context);
+    const made = await context.webhooks.create(owner, {
+      url: `${receiver.base}/down`,
+      events: ["daily.published"],
+      description: "",
+    });
+    if (!made.ok) throw new Error(made.why);
+    const id = made.view.id;
+    const first = await context.webhooks.sendTest(owner, id);
+    await fanOut(context.store, first?.eventId ?? "");
+    expect(await attemptDelivery(context.webhooks.deps, first?.deliveryId ?? "")).toEqual({
+      done: false,
+      retryAt: clock + 1_000,
+    });
+    expect(await context.webhooks.get(owner, id)).toMatchObject({
+      status: "enabled",
+      failing_since: new Date(clock).toISOString(),
+    });
+    clock += 5 * 86_400_000 - 1;
+    expect((await attemptDelivery(context.webhooks.deps, first?.deliveryId ?? "")).done).toBe(false);
+    expect((await context.webhooks.get(owner, id))?.status).toBe("enabled");
+    clock += 1;
+    expect(await attemptDelivery(context.webhooks.deps, first?.deliveryId ?? "")).toEqual({ done: true });
+    const disabled = await context.webhooks.get(owner, id);
+    expect(disabled?.status).toBe("disabled");
+    expect(disabled?.disabled_reason).toMatch(/every delivery failed for 5 days/);
+
+    status = 200;
+    const again = await context.webhooks.sendTest(owner, id);
+    await fanOut(context.store, again?.eventId ?? "");
+    expect(await attemptDelivery(context.webhooks.deps, again?.deliveryId ?? "")).toEqual({ done: true });
+    expect(await context.webhooks.get(owner, id)).toMatchObject({ status: "enabled", failing_since: null });
+  });
+
+  it("sends no daily event to a disabled endpoint", async () => {
+    const context = await contextWith(true);
+    const { owner } = await paidKey(context);
+    const made = await context.webhooks.create(owner, {
+      url: `${receiver.base}/never`,
+      events: ["daily.published"],
+      description: "",
+    });
+    if (!made.ok) throw new Error(made.why);
+    await context.store.setItem(`webhook:health:${made.view.id}`, {
+      failing_since: "2026-11-01T00:00:00.000Z",
+      disabled_reason: "disabled by the test",
+    });
+    clock += 1_000;
+    await context.webhooks.publish({ id: "evt_daily_2026-12-01", type: "daily.published", data: {} });
+    expect(await fanOut(context.store, "evt_daily_2026-12-01")).toBe(0);
+  });
+});
