@@ -4,7 +4,6 @@ import type { Command } from "commander";
 import { DEFAULT_SELECTION } from "../pipeline/domain/selection.ts";
 import { siteUrlFromEnv } from "../pipeline/feeds.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
-import { createSampleSource, sampleDays } from "../pipeline/sources/sample-source.ts";
 import { configFromEnv } from "../server/config.ts";
 import { createContext } from "../server/context.ts";
 import { listen } from "../server/http/listen.ts";
@@ -16,7 +15,6 @@ import { createSemanticChecker } from "../server/verify/semantic.ts";
 import { semanticConfigFromEnv } from "../server/verify/semantic-config.ts";
 import { watchPublishedDays } from "../server/webhooks/daily-announcer.ts";
 import { webhookSettingsFromEnv } from "../server/webhooks/webhook-settings.ts";
-import { runCurate } from "./curate-command.ts";
 import { parseIntOption, parsePortOption } from "./options.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR, PROJECT_ROOT } from "./paths.ts";
@@ -48,6 +46,11 @@ async function hasSnapshots(publicDir: string): Promise<boolean> {
 async function seedSample(publicDir: string, runsDir: string, out: Output): Promise<void> {
   if (await hasSnapshots(publicDir)) return;
   out.line("No snapshots yet: curating the embedded sample days.");
+  // Imported here, not above: a server that has snapshots never loads the curation pipeline.
+  const [{ runCurate }, { createSampleSource, sampleDays }] = await Promise.all([
+    import("./curate-command.ts"),
+    import("../pipeline/sources/sample-source.ts"),
+  ]);
   const source = createSampleSource();
   for (const date of await sampleDays()) {
     await runCurate({ date, source, outDir: publicDir, runsDir, selection: DEFAULT_SELECTION, out });

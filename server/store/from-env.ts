@@ -2,7 +2,6 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { importFileStore } from "./legacy-import.ts";
 import { createMemoryStore } from "./memory-store.ts";
-import { createRedisStore } from "./redis-store.ts";
 import { createSqliteStore } from "./sqlite-store.ts";
 import type { Store, StoreKind } from "./types.ts";
 
@@ -67,6 +66,8 @@ export async function createStoreFromEnv(env: StoreEnv, options: StoreFromEnvOpt
       if (!redisUrl) {
         throw new Error("Expected REDIS_URL to be set when STATE_STORE is `redis`");
       }
+      // Imported only for Redis: the client is a tenth of a server's start-up otherwise.
+      const { createRedisStore } = await import("./redis-store.ts");
       return createRedisStore({ url: redisUrl, prefix: env.REDIS_PREFIX?.trim() || undefined });
   }
 }

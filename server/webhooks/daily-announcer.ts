@@ -79,15 +79,22 @@ export function watchPublishedDays(
   cache: PublishedDays,
 ): { ready: Promise<void>; stop: () => void } {
   let running: Promise<void> = Promise.resolve();
+  let stopped = false;
   const pass = () => {
     running = running
       .then(async () => {
         await cache.ready();
+        // A server stopping while the history still loads closes its store: nothing to announce then.
+        if (stopped) return;
         if ((await announceNewDays(deps, cache)).length > 0) deps.wake();
       })
       .catch((error) => deps.log(`webhooks: announcing new days failed: ${(error as Error).message}`));
     return running;
   };
-  const stop = cache.onReload?.(() => void pass()) ?? (() => {});
+  const unsubscribe = cache.onReload?.(() => void pass()) ?? (() => {});
+  const stop = () => {
+    stopped = true;
+    unsubscribe();
+  };
   return { ready: pass(), stop };
 }
