@@ -1,4 +1,11 @@
-import { quotaWindow, TIERS, type TierLimits, type TierName } from "../../pipeline/domain/tiers.ts";
+import { isFirmSlug } from "../../pipeline/domain/bench-firm.ts";
+import {
+  FIRM_TIERS,
+  quotaWindow,
+  TIERS,
+  type TierLimits,
+  type TierName,
+} from "../../pipeline/domain/tiers.ts";
 import { createBoundedCache } from "../bounded-cache.ts";
 import type { Store } from "../store/types.ts";
 import { generateKey, hashKey, isWellFormedKey, keyIdOf } from "./key-format.ts";
@@ -14,6 +21,8 @@ export interface KeyRecord {
   revoked_at: string | null;
   /** The key that replaced this one on rotation. */
   replaced_by: string | null;
+  /** The firm a bench-tier key belongs to; absent or null for every other tier. */
+  firm?: string | null;
 }
 
 export type AuthFailure = "missing" | "malformed" | "unknown" | "revoked";
@@ -34,7 +43,12 @@ const idKey = (id: string) => `apikeyid:${id}`;
 const usageKey = (id: string, window: number) => `usage:${id}:${window}`;
 
 export interface KeyService {
-  issue(input: { tier: TierName; email: string; label: string }): Promise<{ key: string; record: KeyRecord }>;
+  issue(input: {
+    tier: TierName;
+    email: string;
+    label: string;
+    firm?: string | null;
+  }): Promise<{ key: string; record: KeyRecord }>;
   authenticate(
     key: string | null | undefined,
   ): Promise<{ ok: true; record: KeyRecord } | { ok: false; why: AuthFailure }>;
@@ -96,7 +110,11 @@ export function createKeyService(options: {
     return store.getItem<KeyRecord>(recordKey(hashKey(keyOrId)));
   };
 
-  const issue: KeyService["issue"] = async ({ tier, email, label }) => {
+  const issue: KeyService["issue"] = async ({ tier, email, label, firm = null }) => {
+    // A bug, not input: the CLI refuses these with a message before calling.
+    if (FIRM_TIERS.includes(tier) !== (firm !== null) || (firm !== null && !isFirmSlug(firm))) {
+      throw new TypeError(`a ${tier} key ${FIRM_TIERS.includes(tier) ? "needs" : "takes no"} valid firm`);
+    }
     const key = generateKey(options.prefix);
     const hash = hashKey(key);
     const record: KeyRecord = {
@@ -108,6 +126,7 @@ export function createKeyService(options: {
       created_at: new Date(now()).toISOString(),
       revoked_at: null,
       replaced_by: null,
+      ...(firm !== null ? { firm } : {}),
     };
     await store.setItem(recordKey(hash), record);
     await store.setItem(idKey(record.id), hash);
@@ -169,7 +188,12 @@ export function createKeyService(options: {
     async rotate(keyOrId) {
       const old = await find(keyOrId);
       if (!old || old.revoked_at !== null) return null;
-      const fresh = await issue({ tier: old.tier, email: old.email, label: old.label });
+      const fresh = await issue({
+        tier: old.tier,
+        email: old.email,
+        label: old.label,
+        firm: old.firm ?? null,
+      });
       const retired = { ...old, revoked_at: fresh.record.created_at, replaced_by: fresh.record.id };
       await store.setItem(recordKey(old.hash), retired);
       cache.delete(old.hash);

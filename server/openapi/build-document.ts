@@ -69,7 +69,7 @@ class Builder {
     });
   }
 
-  operation(op: OperationDoc, method: "get" | "head" | "post"): Json {
+  operation(op: OperationDoc, method: "get" | "head" | "post" | "put"): Json {
     const head = method === "head";
     const responses = Object.fromEntries(
       Object.entries(op.responses).map(([status, doc]) => {
@@ -143,6 +143,7 @@ export function buildOpenApiDocument(paths: readonly PathDoc[], info: DocumentIn
       item.head = builder.operation(doc.get, "head");
     }
     if (doc.post) item.post = builder.operation(doc.post, "post");
+    if (doc.put) item.put = builder.operation(doc.put, "put");
     pathItems[path] = item;
   }
   const responses = builder.commonResponses();

@@ -5,7 +5,16 @@ import type { ResponseDoc } from "./response-doc.ts";
 // What a route file declares next to its handlers, and the OpenAPI document is generated from: the
 // operations of each path, with the zod schemas the handlers validate with and answer in.
 
-export type Tag = "health" | "snapshots" | "keys" | "papers" | "verify" | "submissions" | "reference" | "mcp";
+export type Tag =
+  | "health"
+  | "snapshots"
+  | "keys"
+  | "papers"
+  | "verify"
+  | "submissions"
+  | "reference"
+  | "mcp"
+  | "bench";
 
 export interface OperationDoc {
   operationId: string;
@@ -35,4 +44,5 @@ export interface PathDoc {
   aliases?: readonly string[];
   get?: OperationDoc;
   post?: OperationDoc;
+  put?: OperationDoc;
 }

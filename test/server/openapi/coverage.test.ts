@@ -29,6 +29,7 @@ afterAll(() => snapshots.close());
 const documentedMethods = (doc: (typeof documentedPaths)[number]): string[] => [
   ...(doc.get ? ["GET", "HEAD"] : []),
   ...(doc.post ? ["POST"] : []),
+  ...(doc.put ? ["PUT"] : []),
 ];
 
 describe("the OpenAPI document and the app's routes", () => {
