@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createKeyService, type KeyService } from "./access/key-service.ts";
+import { type BenchStore, createBenchStore } from "./bench/bench-store.ts";
 import type { ServerConfig } from "./config.ts";
 import type { SnapshotCache } from "./snapshots/snapshot-cache.ts";
 import type { Store } from "./store/types.ts";
@@ -16,6 +17,8 @@ export interface AppContext {
   snapshots: SnapshotCache;
   store: Store;
   keys: KeyService;
+  /** Bench-as-a-Service firms' state, in the same store under `bench:`. */
+  bench: BenchStore;
   submissions: SubmissionService;
   config: ServerConfig;
   /** Secret for hashing client addresses into store keys (plain hashes of IPv4 addresses can be reversed). */
@@ -49,12 +52,14 @@ export async function createContext(options: {
   const { submissions, ...rest } = options;
   const now = options.now ?? Date.now;
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+  const keys = createKeyService({ store: options.store, prefix: options.config.keyPrefix, now });
   return {
     ...rest,
     now,
     log,
     submissions: createSubmissionService({ store: options.store, now, log }, submissions),
-    keys: createKeyService({ store: options.store, prefix: options.config.keyPrefix, now }),
+    keys,
+    bench: createBenchStore(options.store, keys),
     ipSecret: await ipSecretOf(options.store),
     semantic: options.semantic ?? createSemanticChecker(undefined),
   };

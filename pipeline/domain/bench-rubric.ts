@@ -46,7 +46,17 @@ export type FirmRubricRequest = z.infer<typeof FirmRubricRequestSchema>;
 export const FirmRubricSchema = z.object({
   version: z.int().min(1),
   created_at: z.string(),
-  weights: z.record(AxisIdSchema, z.number()),
+  weights: z.object({
+    A1: z.number(),
+    A2: z.number(),
+    A3: z.number(),
+    A4: z.number(),
+    A5: z.number(),
+    A6: z.number(),
+    A7: z.number(),
+    A8: z.number(),
+    A9: z.number(),
+  }),
   signals: z.array(FirmSignalSchema),
   min_total: z.number(),
   min_reg_fit: z.int(),

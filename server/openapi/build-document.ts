@@ -56,6 +56,12 @@ class Builder {
             ...(doc.eventStream && {
               "text/event-stream": { schema: { type: "string", description: doc.eventStream } },
             }),
+            ...Object.fromEntries(
+              Object.entries(doc.alternatives ?? {}).map(([type, description]) => [
+                type,
+                { schema: { type: "string", description } },
+              ]),
+            ),
           }
         : undefined;
     return { description: doc.description, ...(headers && { headers }), ...(content && { content }) };

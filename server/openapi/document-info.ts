@@ -34,6 +34,7 @@ export const DOCUMENT_INFO: DocumentInfo = {
     submissions: "Agent runtimes put forward for scoring on the rubric, and their leaderboard.",
     reference: "This description and its interactive reference.",
     mcp: "The MCP server for agents, over Streamable HTTP.",
-    bench: "Bench-as-a-Service: a firm's watchlist, its own rubric, its daily views and weekly notes (bench keys only).",
+    bench:
+      "Bench-as-a-Service: a firm's watchlist, its own rubric, its daily views and weekly notes (bench keys only).",
   },
 };

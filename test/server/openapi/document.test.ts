@@ -83,6 +83,12 @@ describe("the OpenAPI document", () => {
       "/mcp": "post",
       "/v1/openapi.json": read,
       "/v1/docs": read,
+      "/v1/bench/watchlist": "get,head,put",
+      "/v1/bench/rubric": "get,head,put",
+      "/v1/bench/picks": read,
+      "/v1/bench/tracking": read,
+      "/v1/bench/notes": read,
+      "/v1/bench/notes/{week}": read,
     });
   });
 
@@ -108,15 +114,26 @@ describe("the OpenAPI document", () => {
       .filter((op) => op.security.length > 0)
       .map((op) => op.operationId)
       .sort();
-    expect(keyed).toEqual([
-      "getMe",
-      "getPaper",
-      "headGetMe",
-      "headGetPaper",
-      "headListPapers",
-      "listPapers",
-      "mcp",
-    ]);
+    expect(keyed).toEqual(
+      [
+        "getMe",
+        "getPaper",
+        "headGetMe",
+        "headGetPaper",
+        "headListPapers",
+        "listPapers",
+        "mcp",
+        ...["getBenchNote", "getBenchPicks", "getBenchRubric", "getBenchTracking", "getBenchWatchlist"],
+        ...["headGetBenchNote", "headGetBenchPicks", "headGetBenchRubric", "headGetBenchTracking"],
+        ...[
+          "headGetBenchWatchlist",
+          "headListBenchNotes",
+          "listBenchNotes",
+          "putBenchRubric",
+          "putBenchWatchlist",
+        ],
+      ].sort(),
+    );
     for (const id of ["getMe", "getPaper", "listPapers"]) {
       const path = Object.keys(document.paths).find((p) =>
         Object.values(document.paths[p] ?? {}).some((op) => op.operationId === id),
