@@ -82,16 +82,16 @@ function fieldsOf(entry: Screened, text: CandidateText | undefined): Array<reado
   return SIGNAL_FIELDS.map((field) => [field, values[field]] as const);
 }
 
-/** A rubric's terms compiled once for a whole day (key = index into `groups`). */
-function matcherOf(groups: ReadonlyArray<readonly string[]>): Matcher | null {
-  const terms = groups.flatMap((terms, key) => terms.map((term) => ({ term, key })));
-  return terms.length === 0 ? null : compileTerms(terms, groups.length);
-}
-
 const round = (value: number): number => Math.round(value * 100) / 100;
 
+/** One firm's settings for a day. */
+export interface FirmSetup {
+  rubric: FirmRubric;
+  watchlist: Watchlist;
+}
+
 /**
- * One day seen through a firm's rubric and watchlist. Picks are the candidates at or above the firm's
+ * A day seen through a firm's rubric and watchlist. Picks are the candidates at or above the firm's
  * thresholds, most firm points first (then public total, then id), at most `max_picks`.
  */
 export function firmDay(input: {
@@ -102,73 +102,108 @@ export function firmDay(input: {
   rubric: FirmRubric;
   watchlist: Watchlist;
 }): FirmDay {
-  const { rubric, watchlist, date } = input;
-  const signals = matcherOf(rubric.signals.map((signal) => signal.terms));
-  const watchTerms = matcherOf(watchlist.terms.map((term) => [term]));
-  const watchedAuthors = new Map(watchlist.authors.map((name) => [name.toLowerCase(), name]));
-  const scored: Array<Omit<FirmPick, "rank">> = [];
-  const hits: WatchHit[] = [];
+  return firmDays({ ...input, firms: [{ rubric: input.rubric, watchlist: input.watchlist }] })[0] as FirmDay;
+}
+
+/**
+ * Every firm's view of one day. All firms' signal and watch terms go into one matcher, so each
+ * candidate's text is tokenized and searched once whatever the number of firms; firm `i`'s signals
+ * and terms own a range of its keys.
+ */
+export function firmDays(input: {
+  date: string;
+  publicRubricVersion: string;
+  screened: readonly Screened[];
+  texts: ReadonlyMap<string, CandidateText>;
+  firms: readonly FirmSetup[];
+}): FirmDay[] {
+  const { date } = input;
+  const bases: number[] = [];
+  const terms: Array<{ term: string; key: number }> = [];
+  let next = 0;
+  for (const { rubric, watchlist } of input.firms) {
+    bases.push(next);
+    for (const signal of rubric.signals) {
+      for (const term of signal.terms) terms.push({ term, key: next });
+      next++;
+    }
+    for (const term of watchlist.terms) terms.push({ term, key: next++ });
+  }
+  const matcher: Matcher | null = terms.length === 0 ? null : compileTerms(terms, next);
+  // No key marks a keyword list: the public scorer's guard against stuffed keyword lists counts every
+  // key's variety, and with many firms' terms in one matcher it would drop real hits.
+  const noLists = new Uint8Array(next);
+  const firms = input.firms.map((setup, i) => ({
+    ...setup,
+    base: bases[i] as number,
+    authors: new Set(setup.watchlist.authors.map((name) => name.toLowerCase())),
+    scored: [] as Array<Omit<FirmPick, "rank">>,
+    hits: [] as WatchHit[],
+  }));
   for (const entry of input.screened) {
     const text = input.texts.get(entry.id);
-    const fields = signals || watchTerms ? fieldsOf(entry, text) : [];
-    const axes = AXIS_IDS.map((axis) => {
-      const { score, evidence } = entry.scores.axes[axis];
-      const weight = rubric.weights[axis] ?? 1;
-      return { axis, score, weight, points: round(weight * score), evidence };
-    })
-      .filter((axis) => axis.points > 0)
-      .sort((a, b) => b.points - a.points || a.axis.localeCompare(b.axis));
-    const fired = signals
-      ? findTerms(signals, fields).hits.flatMap((hit, key) => {
-          const signal = rubric.signals[key];
-          if (!hit || !signal) return [];
-          const term = hit.text.slice(hit.start, hit.end);
-          return [{ axis: signal.axis, term, weight: signal.weight, text: excerpt(hit, EVIDENCE_MAX_CHARS) }];
-        })
-      : [];
-    const firmTotal = round(
-      axes.reduce((sum, axis) => sum + axis.points, 0) +
-        fired.reduce((sum, signal) => sum + signal.weight, 0),
+    const found = matcher ? findTerms(matcher, fieldsOf(entry, text), noLists).hits : [];
+    const names = (text?.authors ?? []).map(
+      (name) => [name, name.trim().replace(/\s+/g, " ").toLowerCase()] as const,
     );
-    scored.push({
-      arxiv_id: entry.id,
-      title: entry.title,
-      date,
-      firm_total: firmTotal,
-      public_total: entry.scores.total,
-      public_kept: entry.kept,
-      reg_fit: entry.scores.reg_fit.score,
-      axes,
-      signals: fired,
-      rubric_version: entry.scores.rubric_version,
-      firm_rubric_version: rubric.version,
-    });
-    const authors = (text?.authors ?? []).filter((name) => watchedAuthors.has(name.trim().toLowerCase()));
-    const terms = watchTerms
-      ? findTerms(watchTerms, fields).hits.flatMap((hit, key) =>
-          hit ? [{ term: watchlist.terms[key] as string, text: excerpt(hit, EVIDENCE_MAX_CHARS) }] : [],
-        )
-      : [];
-    if (authors.length > 0 || terms.length > 0) {
-      hits.push({ arxiv_id: entry.id, title: entry.title, date, authors, terms });
+    for (const firm of firms) {
+      const { rubric, watchlist, base } = firm;
+      const axes = AXIS_IDS.map((axis) => {
+        const { score, evidence } = entry.scores.axes[axis];
+        const weight = rubric.weights[axis] ?? 1;
+        return { axis, score, weight, points: round(weight * score), evidence };
+      })
+        .filter((axis) => axis.points > 0)
+        .sort((a, b) => b.points - a.points || a.axis.localeCompare(b.axis));
+      const fired = rubric.signals.flatMap((signal, s) => {
+        const hit = found[base + s];
+        if (!hit) return [];
+        const term = hit.text.slice(hit.start, hit.end);
+        return [{ axis: signal.axis, term, weight: signal.weight, text: excerpt(hit, EVIDENCE_MAX_CHARS) }];
+      });
+      const firmTotal = round(
+        axes.reduce((sum, axis) => sum + axis.points, 0) +
+          fired.reduce((sum, signal) => sum + signal.weight, 0),
+      );
+      firm.scored.push({
+        arxiv_id: entry.id,
+        title: entry.title,
+        date,
+        firm_total: firmTotal,
+        public_total: entry.scores.total,
+        public_kept: entry.kept,
+        reg_fit: entry.scores.reg_fit.score,
+        axes,
+        signals: fired,
+        rubric_version: entry.scores.rubric_version,
+        firm_rubric_version: rubric.version,
+      });
+      const authors = names.filter(([, key]) => firm.authors.has(key)).map(([name]) => name);
+      const termBase = base + rubric.signals.length;
+      const termHits = watchlist.terms.flatMap((term, t) => {
+        const hit = found[termBase + t];
+        return hit ? [{ term, text: excerpt(hit, EVIDENCE_MAX_CHARS) }] : [];
+      });
+      if (authors.length > 0 || termHits.length > 0) {
+        firm.hits.push({ arxiv_id: entry.id, title: entry.title, date, authors, terms: termHits });
+      }
     }
   }
-  const picks = scored
-    .filter((pick) => pick.firm_total >= rubric.min_total && pick.reg_fit >= rubric.min_reg_fit)
-    .sort(
-      (a, b) =>
-        b.firm_total - a.firm_total ||
-        b.public_total - a.public_total ||
-        (a.arxiv_id < b.arxiv_id ? -1 : a.arxiv_id > b.arxiv_id ? 1 : 0),
-    )
-    .slice(0, rubric.max_picks)
-    .map((pick, i) => ({ ...pick, rank: i + 1 }));
-  return {
+  return firms.map(({ rubric, scored, hits }) => ({
     date,
     screened: input.screened.length,
     public_rubric_version: input.publicRubricVersion,
     firm_rubric_version: rubric.version,
-    picks,
+    picks: scored
+      .filter((pick) => pick.firm_total >= rubric.min_total && pick.reg_fit >= rubric.min_reg_fit)
+      .sort(
+        (a, b) =>
+          b.firm_total - a.firm_total ||
+          b.public_total - a.public_total ||
+          (a.arxiv_id < b.arxiv_id ? -1 : a.arxiv_id > b.arxiv_id ? 1 : 0),
+      )
+      .slice(0, rubric.max_picks)
+      .map((pick, i) => ({ ...pick, rank: i + 1 })),
     hits,
-  };
+  }));
 }

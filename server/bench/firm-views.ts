@@ -1,5 +1,5 @@
 import { DEFAULT_FIRM_RUBRIC } from "../../pipeline/domain/bench-rubric.ts";
-import { type CandidateText, firmDay } from "../../pipeline/domain/bench-scoring.ts";
+import { type CandidateText, type FirmDay, firmDays } from "../../pipeline/domain/bench-scoring.ts";
 import { watchedFigures } from "../../pipeline/domain/bench-tracking.ts";
 import type { Citations } from "../../pipeline/domain/citations.ts";
 import type { RunRecord } from "../../pipeline/domain/run-record.ts";
@@ -49,17 +49,16 @@ export async function buildFirmViews(input: {
     found = result.citations;
     problems.push(...result.problems);
   }
+  const views = firmDays({
+    date: record.date,
+    publicRubricVersion: record.rubric_version,
+    screened: record.candidates,
+    texts: input.texts,
+    firms: setups,
+  });
   await Promise.all(
-    setups.map(async ({ firm, watchlist, rubric }) => {
-      const view = firmDay({
-        date: record.date,
-        publicRubricVersion: record.rubric_version,
-        screened: record.candidates,
-        texts: input.texts,
-        rubric,
-        watchlist,
-      });
-      await bench.setDay(firm, view);
+    setups.map(async ({ firm, watchlist }, i) => {
+      await bench.setDay(firm, views[i] as FirmDay);
       if (input.citations && watchlist.papers.length > 0) {
         await bench.setTracking(firm, {
           date: record.date,
