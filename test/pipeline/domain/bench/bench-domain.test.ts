@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { buildNote } from "../../../../pipeline/domain/bench-note.ts";
 import { noteHtml, noteMarkdown } from "../../../../pipeline/domain/bench-note-render.ts";
 import { DEFAULT_FIRM_RUBRIC, resolveFirmRubric } from "../../../../pipeline/domain/bench-rubric.ts";
-import { type CandidateText, firmDay } from "../../../../pipeline/domain/bench-scoring.ts";
+import { type CandidateText, firmDay, firmDays } from "../../../../pipeline/domain/bench-scoring.ts";
 import { citationChanges, type TrackingDay } from "../../../../pipeline/domain/bench-tracking.ts";
 import { canonicalWatchlist, EMPTY_WATCHLIST } from "../../../../pipeline/domain/bench-watchlist.ts";
 import { isoWeekOf, previousWeek, weekDays } from "../../../../pipeline/domain/bench-week.ts";
@@ -333,5 +333,61 @@ describe("the weekly note", () => {
     expect(note.published_days).toEqual([]);
     expect(noteMarkdown(note)).toContain("there is no data for this week");
     expect(noteHtml(note)).toContain("No firm picks this week.");
+  });
+});
+
+describe("many firms in one pass", () => {
+  const day = [
+    screened(
+      "2611.00011",
+      { A1: 3, A6: 4 },
+      2,
+      "Agents audit logs privacy latency serving memory tools sandbox guardrails oversight",
+    ),
+    screened("2611.00012", { A3: 4 }, 2, "Serving latency"),
+  ];
+  const a = { rubric: DEFAULT_FIRM_RUBRIC, watchlist: { ...EMPTY_WATCHLIST, terms: ["latency", "privacy"] } };
+  const gov = resolveFirmRubric(
+    { weights: { A6: 3 }, signals: [{ axis: "A6", terms: ["guardrails"], weight: 1 }] },
+    1,
+    AT,
+  );
+  if (!gov.ok) throw new Error("rubric");
+  const b = { rubric: gov.value, watchlist: { ...EMPTY_WATCHLIST, terms: ["audit logs", "latency"] } };
+  const input = {
+    date: "2026-11-20",
+    publicRubricVersion: "v",
+    screened: day,
+    texts: new Map<string, CandidateText>(),
+  };
+
+  it("gives each firm what it would get alone", () => {
+    expect(firmDays({ ...input, firms: [a, b] })).toEqual([
+      firmDay({ ...input, ...a }),
+      firmDay({ ...input, ...b }),
+    ]);
+  });
+
+  it("finds a firm's terms in a title that reads like a keyword list (regression: the public list guard dropped them)", () => {
+    const many = {
+      rubric: DEFAULT_FIRM_RUBRIC,
+      watchlist: {
+        ...EMPTY_WATCHLIST,
+        terms: [
+          "agents",
+          "audit logs",
+          "privacy",
+          "latency",
+          "serving",
+          "memory",
+          "tools",
+          "sandbox",
+          "guardrails",
+          "oversight",
+        ],
+      },
+    };
+    const [view] = firmDays({ ...input, firms: [many] });
+    expect(view?.hits[0]?.terms).toHaveLength(10);
   });
 });
