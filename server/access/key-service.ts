@@ -41,6 +41,9 @@ export interface Usage {
 const recordKey = (hash: string) => `apikey:${hash}`;
 const idKey = (id: string) => `apikeyid:${id}`;
 const usageKey = (id: string, window: number) => `usage:${id}:${window}`;
+/** A firm's keys, listed without reading every key: `apikeyfirm:{firm}:{id}` -> the key's hash. */
+export const FIRM_KEYS_PREFIX = "apikeyfirm";
+const firmKey = (firm: string, id: string) => `${FIRM_KEYS_PREFIX}:${firm}:${id}`;
 
 export interface KeyService {
   issue(input: {
@@ -56,6 +59,8 @@ export interface KeyService {
   spend(record: KeyRecord): Promise<{ allowed: boolean; usage: Usage }>;
   usage(record: KeyRecord): Promise<Usage>;
   find(keyOrId: string): Promise<KeyRecord | null>;
+  /** Firms with at least one active key, sorted; reads only the firms' keys. */
+  firms(): Promise<string[]>;
   list(): Promise<KeyRecord[]>;
   revoke(keyOrId: string): Promise<KeyRecord | null>;
   rotate(keyOrId: string): Promise<{ key: string; record: KeyRecord; old: KeyRecord } | null>;
@@ -130,6 +135,7 @@ export function createKeyService(options: {
     };
     await store.setItem(recordKey(hash), record);
     await store.setItem(idKey(record.id), hash);
+    if (firm !== null) await store.setItem(firmKey(firm, record.id), hash);
     return { key, record };
   };
 
@@ -177,6 +183,19 @@ export function createKeyService(options: {
       const at = now();
       const window = quotaWindow(Date.parse(record.created_at), at, TIERS[record.tier].window_days);
       return describeUsage(record, await store.peek(usageKey(record.id, window.index)), at);
+    },
+    async firms() {
+      const entries = await store.getKeys(FIRM_KEYS_PREFIX);
+      const records = await Promise.all(
+        entries.map(async (entry) => {
+          const hash = await store.getItem<string>(entry);
+          return hash === null ? null : store.getItem<KeyRecord>(recordKey(hash));
+        }),
+      );
+      const active = records.flatMap((record) =>
+        record?.firm && record.revoked_at === null ? [record.firm] : [],
+      );
+      return [...new Set(active)].sort();
     },
     async list() {
       const ids = await store.getKeys("apikey");

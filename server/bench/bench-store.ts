@@ -50,13 +50,7 @@ export function createBenchStore(store: Store, keys: KeyService): BenchStore {
     return values.filter((value): value is Awaited<T> & T => value !== null);
   };
   return {
-    async firms() {
-      const records = await keys.list();
-      const firms = records.flatMap((record) =>
-        record.firm && record.revoked_at === null ? [record.firm] : [],
-      );
-      return [...new Set(firms)].sort();
-    },
+    firms: () => keys.firms(),
     async watchlist(firm) {
       return (await store.getItem<Watchlist>(watchlistKey(firm))) ?? EMPTY_WATCHLIST;
     },
