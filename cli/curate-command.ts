@@ -12,6 +12,7 @@ import { DEFAULT_CATEGORIES } from "../pipeline/sources/arxiv-source.ts";
 import { createFileSource } from "../pipeline/sources/file-source.ts";
 import { createSampleSource, sampleDays } from "../pipeline/sources/sample-source.ts";
 import type { CandidateSource } from "../pipeline/sources/source.ts";
+import { firmViewsOfDay } from "./bench-command.ts";
 import { createLiveSetup, type LiveSetup } from "./curate-live.ts";
 import { announceToServers } from "./curate-webhooks.ts";
 import { parseDateOption } from "./options.ts";
@@ -132,6 +133,8 @@ export interface CurateJobOptions {
   citations?: CitationLookup;
   citationsSkipped?: string;
   httpCounts?: () => HttpCounts;
+  /** Build the Bench-as-a-Service firms' views of the day after publishing it; default true. */
+  firmViews?: boolean;
 }
 
 /** Runs one day's curation and prints its summary. */
@@ -152,6 +155,27 @@ export async function runCurate(options: CurateJobOptions): Promise<CurateResult
     ...(options.httpCounts ? { httpCounts: options.httpCounts } : {}),
   });
   printSummary(options.out, result);
+  if (options.firmViews !== false) {
+    // After the public day is published, never before: a firm's view failing leaves the public day as it is.
+    try {
+      const views = await firmViewsOfDay({
+        record: result.record,
+        candidates: result.candidates,
+        citations: options.citations,
+      });
+      if (views.firms.length > 0) {
+        options.out.line(
+          `  bench: views of ${views.firms.length} firm(s) stored, ${views.watched} watched papers looked up`,
+        );
+      }
+      for (const problem of views.problems) options.out.line(`  warning: bench citations: ${problem}`);
+    } catch (error) {
+      process.stderr.write(
+        `picks: warning: the bench firms' views were not stored: ${(error as Error).message}\n`,
+      );
+      process.exitCode = 1;
+    }
+  }
   return result;
 }
 

@@ -8,6 +8,17 @@ import type { Output } from "./output.ts";
 import { PROJECT_ROOT } from "./paths.ts";
 
 /**
+ * Whether servers keep state that curate should write to: Redis, or an embedded database that
+ * already exists. Curate alone, on a machine without a server, creates none (and then there are no
+ * webhooks to tell and no firms to build views for).
+ */
+export function serversStoreExists(env: NodeJS.ProcessEnv): boolean {
+  const kind = env.STATE_STORE?.trim() || (env.REDIS_URL?.trim() ? "redis" : "sqlite");
+  if (kind === "memory") return false;
+  return kind === "redis" || existsSync(join(stateDir(env, PROJECT_ROOT), DATABASE_NAME));
+}
+
+/**
  * After `picks curate` published a day: queue its `daily.published` event in the servers' store, so
  * receivers hear of it even before a server notices the files (same event id: sent once either way).
  * Only a store a server uses: Redis, or an embedded database that already exists (curate alone, on a
@@ -18,9 +29,7 @@ export async function announceToServers(
   env: NodeJS.ProcessEnv,
   out: Output,
 ): Promise<void> {
-  const kind = env.STATE_STORE?.trim() || (env.REDIS_URL?.trim() ? "redis" : "sqlite");
-  if (kind === "memory") return;
-  if (kind !== "redis" && !existsSync(join(stateDir(env, PROJECT_ROOT), DATABASE_NAME))) return;
+  if (!serversStoreExists(env)) return;
   try {
     const store = await createStoreFromEnv(env, { rootDir: PROJECT_ROOT });
     try {

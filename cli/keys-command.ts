@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { TIERS, type TierName, TierNameSchema } from "../pipeline/domain/tiers.ts";
+import { isFirmSlug } from "../pipeline/domain/bench-firm.ts";
+import { FIRM_TIERS, TIERS, type TierName, TierNameSchema } from "../pipeline/domain/tiers.ts";
 import { createKeyService, type KeyRecord, type KeyService } from "../server/access/key-service.ts";
 import { configFromEnv } from "../server/config.ts";
 import { createStoreFromEnv } from "../server/store/from-env.ts";
@@ -27,7 +28,8 @@ async function withKeys<T>(fn: (keys: KeyService) => Promise<T>): Promise<T> {
 
 function describe(record: PublicKeyRecord): string {
   const state = record.revoked_at === null ? "active" : `revoked ${record.revoked_at}`;
-  return `${record.id}  ${record.tier.padEnd(10)}  ${state.padEnd(32)}  ${record.created_at}  ${record.email}  ${record.label}`;
+  const firm = record.firm ? `  firm ${record.firm}` : "";
+  return `${record.id}  ${record.tier.padEnd(10)}  ${state.padEnd(32)}  ${record.created_at}  ${record.email}  ${record.label}${firm}`;
 }
 
 /** Without secrets: the hash stays in the store. */
@@ -39,6 +41,22 @@ function printIssued(out: Output, key: string, record: KeyRecord, note: string) 
   out.json({ key, ...publicView(record), limits: TIERS[record.tier] });
 }
 
+/** The firm of a key to issue: required for a firm tier, refused for the others. */
+function firmFor(tier: TierName, firm: string | undefined): string | null {
+  if (!FIRM_TIERS.includes(tier)) {
+    if (firm !== undefined)
+      throw new UsageError(`\`--firm\` applies only to \`--tier bench\`, not \`${tier}\``);
+    return null;
+  }
+  if (firm === undefined) throw new UsageError(`Expected \`--firm <slug>\` with \`--tier ${tier}\``);
+  if (!isFirmSlug(firm)) {
+    throw new UsageError(
+      `Expected \`--firm\` to be a slug of 2 to 40 lowercase letters, digits and single hyphens, got \`${firm.slice(0, 60)}\``,
+    );
+  }
+  return firm;
+}
+
 export function registerKeys(program: Command): void {
   const keys = program.command("keys").description("issue, list, revoke and rotate API keys (operator)");
 
@@ -48,8 +66,9 @@ export function registerKeys(program: Command): void {
     .requiredOption("--tier <tier>", `one of ${PAID_TIERS.join(", ")}`)
     .requiredOption("--email <email>", "the owner's contact address")
     .requiredOption("--label <label>", "what the key is for")
+    .option("--firm <slug>", "the firm a bench key belongs to (required for --tier bench, refused otherwise)")
     .option("--json", "print the result as JSON", false)
-    .action(async (flags: { tier: string; email: string; label: string; json: boolean }) => {
+    .action(async (flags: { tier: string; email: string; label: string; firm?: string; json: boolean }) => {
       if (!(PAID_TIERS as string[]).includes(flags.tier)) {
         throw new UsageError(
           `Expected \`--tier\` to be one of ${PAID_TIERS.join(", ")}, got \`${flags.tier}\``,
@@ -59,9 +78,10 @@ export function registerKeys(program: Command): void {
         throw new UsageError("Expected `--email` to have 3 to 120 characters");
       if (flags.label.length < 1 || flags.label.length > 80)
         throw new UsageError("Expected `--label` to have 1 to 80 characters");
+      const firm = firmFor(flags.tier as TierName, flags.firm);
       const out = createOutput({ json: flags.json });
       const { key, record } = await withKeys((service) =>
-        service.issue({ tier: flags.tier as TierName, email: flags.email, label: flags.label }),
+        service.issue({ tier: flags.tier as TierName, email: flags.email, label: flags.label, firm }),
       );
       printIssued(out, key, record, "Issued");
     });

@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   mcp: async () => (await import("./mcp-command.ts")).registerMcp,
   keys: async () => (await import("./keys-command.ts")).registerKeys,
   worker: async () => (await import("./worker-command.ts")).registerWorker,
+  bench: async () => (await import("./bench-command.ts")).registerBench,
 };
 
 const program = new Command("picks")

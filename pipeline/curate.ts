@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { CitationLookup } from "./citations/citation-lookup.ts";
 import { enrichPicks } from "./citations/enrich-picks.ts";
+import type { Candidate } from "./domain/candidate.ts";
 import { assembleDay } from "./domain/day-assembly.ts";
 import { toPick } from "./domain/pick.ts";
 import { buildPicksIndex, PICKS_INDEX_FILE, picksIndexLines } from "./domain/picks-index.ts";
@@ -50,6 +51,8 @@ export type CurateStage = "gather" | "score" | "select" | "enrich" | "publish";
 
 export interface CurateResult {
   snapshot: DailySnapshot;
+  /** The day's candidates as the source gave them: the texts the run record does not keep. */
+  candidates: Candidate[];
   record: RunRecord;
   files: string[];
   /** Existing snapshots that could not be read and were left out of recent.json and stats.json. */
@@ -194,5 +197,11 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
   );
   // After the snapshots: a reader that follows a feed entry finds its day already published.
   await writeFeeds(feeds);
-  return { snapshot, record, files: record.files, unreadable: existing.unreadable };
+  return {
+    snapshot,
+    candidates: batch.candidates,
+    record,
+    files: record.files,
+    unreadable: existing.unreadable,
+  };
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createKeyService, type KeyService } from "./access/key-service.ts";
+import { type BenchStore, createBenchStore } from "./bench/bench-store.ts";
 import type { ServerConfig } from "./config.ts";
 import type { SnapshotCache } from "./snapshots/snapshot-cache.ts";
 import type { Store } from "./store/types.ts";
@@ -22,6 +23,8 @@ export interface AppContext {
   snapshots: SnapshotCache;
   store: Store;
   keys: KeyService;
+  /** Bench-as-a-Service firms' state, in the same store under `bench:`. */
+  bench: BenchStore;
   submissions: SubmissionService;
   webhooks: WebhookService;
   config: ServerConfig;
@@ -60,13 +63,15 @@ export async function createContext(options: {
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   const webhooks = createWebhookService({ store: options.store, now, log }, webhookOptions);
   const onScored = withScoredEvent(webhooks, submissions.onScored);
+  const keys = createKeyService({ store: options.store, prefix: options.config.keyPrefix, now });
   return {
     ...rest,
     now,
     log,
     webhooks,
     submissions: createSubmissionService({ store: options.store, now, log }, { ...submissions, onScored }),
-    keys: createKeyService({ store: options.store, prefix: options.config.keyPrefix, now }),
+    keys,
+    bench: createBenchStore(options.store, keys),
     ipSecret: await ipSecretOf(options.store),
     semantic: options.semantic ?? createSemanticChecker(undefined),
   };

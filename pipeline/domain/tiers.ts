@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-export const TIER_NAMES = ["free", "pro", "team", "enterprise"] as const;
+export const TIER_NAMES = ["free", "pro", "team", "enterprise", "bench"] as const;
 export const TierNameSchema = z.enum(TIER_NAMES);
 export type TierName = z.infer<typeof TierNameSchema>;
 
@@ -18,7 +18,12 @@ export const TIERS: Record<TierName, TierLimits> = {
   pro: { calls_per_window: 5_000, window_days: 30, history_days: 90, max_limit: 100 },
   team: { calls_per_window: 50_000, window_days: 30, history_days: 365, max_limit: 500 },
   enterprise: { calls_per_window: null, window_days: 30, history_days: null, max_limit: 5_000 },
+  // Bench-as-a-Service: a firm's keys read the public picks as enterprise does, plus /v1/bench/*.
+  bench: { calls_per_window: null, window_days: 30, history_days: null, max_limit: 5_000 },
 };
+
+/** Tiers whose keys are bound to a firm (and only those). */
+export const FIRM_TIERS: readonly TierName[] = ["bench"];
 
 const DAY_MS = 86_400_000;
 

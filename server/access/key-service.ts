@@ -1,4 +1,11 @@
-import { quotaWindow, TIERS, type TierLimits, type TierName } from "../../pipeline/domain/tiers.ts";
+import { isFirmSlug } from "../../pipeline/domain/bench-firm.ts";
+import {
+  FIRM_TIERS,
+  quotaWindow,
+  TIERS,
+  type TierLimits,
+  type TierName,
+} from "../../pipeline/domain/tiers.ts";
 import { createBoundedCache } from "../bounded-cache.ts";
 import type { Store } from "../store/types.ts";
 import { generateKey, hashKey, isWellFormedKey, keyIdOf } from "./key-format.ts";
@@ -14,6 +21,8 @@ export interface KeyRecord {
   revoked_at: string | null;
   /** The key that replaced this one on rotation. */
   replaced_by: string | null;
+  /** The firm a bench-tier key belongs to; absent or null for every other tier. */
+  firm?: string | null;
 }
 
 export type AuthFailure = "missing" | "malformed" | "unknown" | "revoked";
@@ -32,9 +41,17 @@ export interface Usage {
 const recordKey = (hash: string) => `apikey:${hash}`;
 const idKey = (id: string) => `apikeyid:${id}`;
 const usageKey = (id: string, window: number) => `usage:${id}:${window}`;
+/** A firm's keys, listed without reading every key: `apikeyfirm:{firm}:{id}` -> the key's hash. */
+export const FIRM_KEYS_PREFIX = "apikeyfirm";
+const firmKey = (firm: string, id: string) => `${FIRM_KEYS_PREFIX}:${firm}:${id}`;
 
 export interface KeyService {
-  issue(input: { tier: TierName; email: string; label: string }): Promise<{ key: string; record: KeyRecord }>;
+  issue(input: {
+    tier: TierName;
+    email: string;
+    label: string;
+    firm?: string | null;
+  }): Promise<{ key: string; record: KeyRecord }>;
   authenticate(
     key: string | null | undefined,
   ): Promise<{ ok: true; record: KeyRecord } | { ok: false; why: AuthFailure }>;
@@ -42,6 +59,8 @@ export interface KeyService {
   spend(record: KeyRecord): Promise<{ allowed: boolean; usage: Usage }>;
   usage(record: KeyRecord): Promise<Usage>;
   find(keyOrId: string): Promise<KeyRecord | null>;
+  /** Firms with at least one active key, sorted; reads only the firms' keys. */
+  firms(): Promise<string[]>;
   list(): Promise<KeyRecord[]>;
   revoke(keyOrId: string): Promise<KeyRecord | null>;
   rotate(keyOrId: string): Promise<{ key: string; record: KeyRecord; old: KeyRecord } | null>;
@@ -96,7 +115,11 @@ export function createKeyService(options: {
     return store.getItem<KeyRecord>(recordKey(hashKey(keyOrId)));
   };
 
-  const issue: KeyService["issue"] = async ({ tier, email, label }) => {
+  const issue: KeyService["issue"] = async ({ tier, email, label, firm = null }) => {
+    // A bug, not input: the CLI refuses these with a message before calling.
+    if (FIRM_TIERS.includes(tier) !== (firm !== null) || (firm !== null && !isFirmSlug(firm))) {
+      throw new TypeError(`a ${tier} key ${FIRM_TIERS.includes(tier) ? "needs" : "takes no"} valid firm`);
+    }
     const key = generateKey(options.prefix);
     const hash = hashKey(key);
     const record: KeyRecord = {
@@ -108,9 +131,11 @@ export function createKeyService(options: {
       created_at: new Date(now()).toISOString(),
       revoked_at: null,
       replaced_by: null,
+      ...(firm !== null ? { firm } : {}),
     };
     await store.setItem(recordKey(hash), record);
     await store.setItem(idKey(record.id), hash);
+    if (firm !== null) await store.setItem(firmKey(firm, record.id), hash);
     return { key, record };
   };
 
@@ -159,6 +184,19 @@ export function createKeyService(options: {
       const window = quotaWindow(Date.parse(record.created_at), at, TIERS[record.tier].window_days);
       return describeUsage(record, await store.peek(usageKey(record.id, window.index)), at);
     },
+    async firms() {
+      const entries = await store.getKeys(FIRM_KEYS_PREFIX);
+      const records = await Promise.all(
+        entries.map(async (entry) => {
+          const hash = await store.getItem<string>(entry);
+          return hash === null ? null : store.getItem<KeyRecord>(recordKey(hash));
+        }),
+      );
+      const active = records.flatMap((record) =>
+        record?.firm && record.revoked_at === null ? [record.firm] : [],
+      );
+      return [...new Set(active)].sort();
+    },
     async list() {
       const ids = await store.getKeys("apikey");
       const records = await Promise.all(ids.map((key) => store.getItem<KeyRecord>(key)));
@@ -169,7 +207,12 @@ export function createKeyService(options: {
     async rotate(keyOrId) {
       const old = await find(keyOrId);
       if (!old || old.revoked_at !== null) return null;
-      const fresh = await issue({ tier: old.tier, email: old.email, label: old.label });
+      const fresh = await issue({
+        tier: old.tier,
+        email: old.email,
+        label: old.label,
+        firm: old.firm ?? null,
+      });
       const retired = { ...old, revoked_at: fresh.record.created_at, replaced_by: fresh.record.id };
       await store.setItem(recordKey(old.hash), retired);
       cache.delete(old.hash);

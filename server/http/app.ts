@@ -1,5 +1,6 @@
 import { H3, type HTTPError } from "h3";
 import type { AppContext } from "../context.ts";
+import { registerBenchRoutes } from "../routes/bench-routes.ts";
 import { registerDocsRoutes } from "../routes/docs-routes.ts";
 import { registerKeyRoutes } from "../routes/key-routes.ts";
 import { registerMcpRoutes } from "../routes/mcp-routes.ts";
@@ -42,6 +43,7 @@ export function createApp(context: AppContext): H3 {
   registerSubmissionRoutes(app, context);
   registerWebhookRoutes(app, context);
   registerMcpRoutes(app, context);
+  registerBenchRoutes(app, context);
   registerDocsRoutes(app);
   registerSiteRoutes(app, context);
   app.all("/**", () => notFound());

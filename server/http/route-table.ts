@@ -2,7 +2,7 @@ import type { H3, H3Event } from "h3";
 import { methodNotAllowed, notFound } from "./answers.ts";
 
 export type Handler = (event: H3Event) => Response | Promise<Response>;
-export type MethodHandlers = Partial<Record<"GET" | "POST" | "DELETE", Handler>>;
+export type MethodHandlers = Partial<Record<"GET" | "POST" | "PUT" | "DELETE", Handler>>;
 
 /**
  * Registers a path once with all its methods, so a wrong method gets 405 with `Allow` as Starlette

@@ -56,6 +56,12 @@ class Builder {
             ...(doc.eventStream && {
               "text/event-stream": { schema: { type: "string", description: doc.eventStream } },
             }),
+            ...Object.fromEntries(
+              Object.entries(doc.alternatives ?? {}).map(([type, description]) => [
+                type,
+                { schema: { type: "string", description } },
+              ]),
+            ),
           }
         : undefined;
     return { description: doc.description, ...(headers && { headers }), ...(content && { content }) };
@@ -69,7 +75,7 @@ class Builder {
     });
   }
 
-  operation(op: OperationDoc, method: "get" | "head" | "post" | "delete"): Json {
+  operation(op: OperationDoc, method: "get" | "head" | "post" | "put" | "delete"): Json {
     const head = method === "head";
     const responses = Object.fromEntries(
       Object.entries(op.responses).map(([status, doc]) => {
@@ -143,6 +149,7 @@ export function buildOpenApiDocument(paths: readonly PathDoc[], info: DocumentIn
       item.head = builder.operation(doc.get, "head");
     }
     if (doc.post) item.post = builder.operation(doc.post, "post");
+    if (doc.put) item.put = builder.operation(doc.put, "put");
     if (doc.delete) item.delete = builder.operation(doc.delete, "delete");
     pathItems[path] = item;
   }

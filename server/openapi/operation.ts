@@ -14,7 +14,8 @@ export type Tag =
   | "submissions"
   | "webhooks"
   | "reference"
-  | "mcp";
+  | "mcp"
+  | "bench";
 
 export interface OperationDoc {
   operationId: string;
@@ -44,5 +45,6 @@ export interface PathDoc {
   aliases?: readonly string[];
   get?: OperationDoc;
   post?: OperationDoc;
+  put?: OperationDoc;
   delete?: OperationDoc;
 }

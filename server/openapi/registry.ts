@@ -1,3 +1,4 @@
+import { benchPaths } from "../routes/bench-routes.ts";
 import { keyPaths } from "../routes/key-routes.ts";
 import { mcpPaths } from "../routes/mcp-routes.ts";
 import { papersPaths } from "../routes/papers-routes.ts";
@@ -19,4 +20,5 @@ export const API_PATHS: readonly PathDoc[] = [
   ...submissionPaths,
   ...webhookPaths,
   ...mcpPaths,
+  ...benchPaths,
 ];

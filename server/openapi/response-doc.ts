@@ -10,6 +10,8 @@ export interface ResponseDoc {
   mediaType?: string;
   /** The same answer may come as a server-sent event stream instead: what its events carry. */
   eventStream?: string;
+  /** The same answer in other text formats, chosen by `Accept`: media type -> what the text is. */
+  alternatives?: Readonly<Record<string, string>>;
   /** The headers this answer carries: `true` when always, `false` when only sometimes. */
   headers?: Partial<Record<HeaderName, boolean>>;
 }

@@ -62,13 +62,14 @@ export async function createStoreFromEnv(env: StoreEnv, options: StoreFromEnvOpt
         },
       });
     }
-    case "redis":
+    case "redis": {
       if (!redisUrl) {
         throw new Error("Expected REDIS_URL to be set when STATE_STORE is `redis`");
       }
       // Imported only for Redis: the client is a tenth of a server's start-up otherwise.
       const { createRedisStore } = await import("./redis-store.ts");
       return createRedisStore({ url: redisUrl, prefix: env.REDIS_PREFIX?.trim() || undefined });
+    }
   }
 }
 

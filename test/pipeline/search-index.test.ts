@@ -137,5 +137,4 @@ describe("the search index of a year of days", () => {
     const word = (target.title.split(/\s+/).find((part) => part.length > 7) as string).slice(0, 6);
     expect(search.search(word, options).map((hit) => hit.arxiv_id)).toContain(target.arxiv_id);
   });
-
 });

@@ -23,6 +23,8 @@ type ClientName = "main" | "empty" | "shifted" | "down";
 interface World {
   free: string;
   enterprise: string;
+  /** A bench key of the firm "acme". */
+  bench: string;
   spent: string;
   /** A free key of the "shifted" client's store. */
   shiftedFree: string;
@@ -39,9 +41,9 @@ interface World {
 interface Case {
   status: number;
   client?: ClientName;
-  method?: "GET" | "POST" | "DELETE";
+  method?: "GET" | "POST" | "PUT" | "DELETE";
   path: string | ((world: World) => string);
-  key?: keyof Pick<World, "free" | "enterprise" | "spent" | "shiftedFree" | "full"> | "unknown";
+  key?: keyof Pick<World, "free" | "enterprise" | "bench" | "spent" | "shiftedFree" | "full"> | "unknown";
   body?: string | Uint8Array;
   /** Send If-None-Match with the ETag an earlier GET of this path got. */
   conditional?: boolean;
@@ -105,6 +107,31 @@ const webhookCases = (method: "GET" | "POST" | "DELETE", path: WebhookPath, ok: 
   { status: 503, client: "down", method, path, key: "unknown" },
 ];
 const hook: WebhookPath = (world) => `/v1/webhooks/${world.webhookId}`;
+const WATCHLIST = JSON.stringify({
+  papers: ["arXiv:2401.12345v2"],
+  authors: ["Ada Lovelace"],
+  terms: ["model risk"],
+});
+const RUBRIC = JSON.stringify({
+  weights: { A6: 3 },
+  signals: [{ axis: "A6", terms: ["model risk"], weight: 2 }],
+});
+const HUGE_BENCH = JSON.stringify({ papers: ["x".repeat(600_000)] });
+// Every bench path: 200 for a bench key, 401 without a key, 403 for another tier, 503 with the store down.
+const benchReads = (path: string): Case[] => [
+  { status: 200, path, key: "bench" },
+  { status: 401, path },
+  { status: 403, path, key: "enterprise" },
+  { status: 503, client: "down", path, key: "unknown" },
+];
+const benchWrite = (path: string, body: string, bad: string): Case[] => [
+  { status: 200, method: "PUT", path, key: "bench", body },
+  { status: 401, method: "PUT", path, body },
+  { status: 403, method: "PUT", path, key: "free", body },
+  { status: 413, method: "PUT", path, key: "bench", body: HUGE_BENCH },
+  { status: 422, method: "PUT", path, key: "bench", body: bad },
+  { status: 503, client: "down", method: "PUT", path, key: "unknown", body },
+];
 
 const SNAPSHOT_PATHS = ["/v1/stats", "/v1/axes", "/v1/recent", "/v1/daily/latest", "/v1/daily/2026-11-20"];
 
@@ -223,6 +250,20 @@ const CASES: Case[] = [
   mcp(415, TOOLS_LIST, { headers: { "content-type": "text/plain" } }),
   mcp(429, TOOL_CALL, { key: "spent" }),
   mcp(503, TOOL_CALL, { client: "down", key: "unknown" }),
+  ...benchWrite("/v1/bench/watchlist", WATCHLIST, '{"papers":["nope"],"terms":"x"}'),
+  ...benchReads("/v1/bench/watchlist"),
+  ...benchWrite("/v1/bench/rubric", RUBRIC, '{"weights":{"A6":4},"signals":[]}'),
+  ...benchReads("/v1/bench/rubric"),
+  ...benchReads("/v1/bench/picks?days=7"),
+  { status: 422, path: "/v1/bench/picks?days=0", key: "bench" },
+  ...benchReads("/v1/bench/tracking"),
+  { status: 422, path: "/v1/bench/tracking?days=x", key: "bench" },
+  ...benchReads("/v1/bench/notes"),
+  ...benchReads("/v1/bench/notes/2026-W47"),
+  { status: 200, path: "/v1/bench/notes/2026-W47", key: "bench", headers: { accept: "text/markdown" } },
+  { status: 200, path: "/v1/bench/notes/2026-W47", key: "bench", headers: { accept: "text/html" } },
+  { status: 404, path: "/v1/bench/notes/2025-W53", key: "bench" },
+  { status: 422, path: "/v1/bench/notes/2026-47", key: "bench" },
   { status: 200, path: "/v1/openapi.json" },
   { status: 304, path: "/v1/openapi.json", conditional: true },
   { status: 200, path: "/v1/docs" },
@@ -255,6 +296,7 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
   const world: World = {
     free: "",
     enterprise: "",
+    bench: "",
     spent: "",
     shiftedFree: "",
     full: "",
@@ -273,6 +315,9 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
       (await context.keys.issue({ tier, email: `${tier}@example.org`, label: tier })).key;
     world.free = await issue(main, "free");
     world.enterprise = await issue(main, "enterprise");
+    world.bench = (
+      await main.keys.issue({ tier: "bench", email: "b@example.org", label: "b", firm: "acme" })
+    ).key;
     world.spent = await issue(main, "free");
     const spent = await main.keys.find(world.spent);
     if (!spent) throw new Error("the spent key is missing");

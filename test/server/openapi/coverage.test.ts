@@ -29,6 +29,7 @@ afterAll(() => snapshots.close());
 const documentedMethods = (doc: (typeof documentedPaths)[number]): string[] => [
   ...(doc.get ? ["GET", "HEAD"] : []),
   ...(doc.post ? ["POST"] : []),
+  ...(doc.put ? ["PUT"] : []),
   ...(doc.delete ? ["DELETE"] : []),
 ];
 

@@ -89,6 +89,12 @@ describe("the OpenAPI document", () => {
       "/mcp": "post",
       "/v1/openapi.json": read,
       "/v1/docs": read,
+      "/v1/bench/watchlist": "get,head,put",
+      "/v1/bench/rubric": "get,head,put",
+      "/v1/bench/picks": read,
+      "/v1/bench/tracking": read,
+      "/v1/bench/notes": read,
+      "/v1/bench/notes/{week}": read,
     });
   });
 
@@ -114,26 +120,29 @@ describe("the OpenAPI document", () => {
       .filter((op) => op.security.length > 0)
       .map((op) => op.operationId)
       .sort();
-    expect(keyed).toEqual([
-      "createWebhook",
-      "deleteWebhook",
-      "getMe",
-      "getPaper",
-      "getWebhook",
-      "headGetMe",
-      "headGetPaper",
-      "headGetWebhook",
-      "headListPapers",
-      "headListWebhookDeliveries",
-      "headListWebhooks",
-      "listPapers",
-      "listWebhookDeliveries",
-      "listWebhooks",
-      "mcp",
-      "retryWebhookDelivery",
-      "rotateWebhookSecret",
-      "testWebhook",
-    ]);
+    expect(keyed).toEqual(
+      [
+        "getMe",
+        "getPaper",
+        "headGetMe",
+        "headGetPaper",
+        "headListPapers",
+        "listPapers",
+        "mcp",
+        ...["createWebhook", "deleteWebhook", "getWebhook", "headGetWebhook", "headListWebhookDeliveries"],
+        ...["headListWebhooks", "listWebhookDeliveries", "listWebhooks", "retryWebhookDelivery"],
+        ...["rotateWebhookSecret", "testWebhook"],
+        ...["getBenchNote", "getBenchPicks", "getBenchRubric", "getBenchTracking", "getBenchWatchlist"],
+        ...["headGetBenchNote", "headGetBenchPicks", "headGetBenchRubric", "headGetBenchTracking"],
+        ...[
+          "headGetBenchWatchlist",
+          "headListBenchNotes",
+          "listBenchNotes",
+          "putBenchRubric",
+          "putBenchWatchlist",
+        ],
+      ].sort(),
+    );
     for (const id of ["getMe", "getPaper", "listPapers"]) {
       const path = Object.keys(document.paths).find((p) =>
         Object.values(document.paths[p] ?? {}).some((op) => op.operationId === id),

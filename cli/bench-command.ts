@@ -1,0 +1,156 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Command } from "commander";
+import { isFirmSlug } from "../pipeline/domain/bench-firm.ts";
+import { noteHtml, noteMarkdown } from "../pipeline/domain/bench-note-render.ts";
+import { ISO_WEEK_PATTERN, previousWeek, weekDays } from "../pipeline/domain/bench-week.ts";
+import { dayOf } from "../pipeline/domain/calendar.ts";
+import type { Candidate } from "../pipeline/domain/candidate.ts";
+import type { RunRecord } from "../pipeline/domain/run-record.ts";
+import { createKeyService } from "../server/access/key-service.ts";
+import { type BenchStore, createBenchStore } from "../server/bench/bench-store.ts";
+import { buildFirmViews, type FirmViewsResult, type WatchedLookup } from "../server/bench/firm-views.ts";
+import { buildWeeklyNote } from "../server/bench/weekly-note.ts";
+import { configFromEnv } from "../server/config.ts";
+import { createStoreFromEnv } from "../server/store/from-env.ts";
+import { serversStoreExists } from "./curate-webhooks.ts";
+import { createOutput, UsageError } from "./output.ts";
+import { PROJECT_ROOT } from "./paths.ts";
+
+/** Runs `fn` on the firms' state in the configured store (the one servers and `picks keys` use). */
+export async function withBench<T>(fn: (bench: BenchStore) => Promise<T>): Promise<T> {
+  const config = configFromEnv(process.env);
+  const store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
+  try {
+    return await fn(createBenchStore(store, createKeyService({ store, prefix: config.keyPrefix })));
+  } finally {
+    await store.close();
+  }
+}
+
+/** After `picks curate` published a day: every firm's view of it, into the store. */
+export function firmViewsOfDay(input: {
+  record: RunRecord;
+  candidates: readonly Candidate[];
+  citations?: WatchedLookup | undefined;
+}): Promise<FirmViewsResult> {
+  if (!serversStoreExists(process.env)) return Promise.resolve({ firms: [], watched: 0, problems: [] });
+  const texts = new Map(
+    input.candidates.map((c) => [c.id, { summary: c.summary, authors: c.authors, comment: c.comment }]),
+  );
+  return withBench((bench) =>
+    buildFirmViews({ bench, record: input.record, texts, citations: input.citations }),
+  );
+}
+
+function firmFlag(value: string): string {
+  if (!isFirmSlug(value))
+    throw new UsageError(`Expected a firm slug such as acme-bank, got \`${value.slice(0, 60)}\``);
+  return value;
+}
+
+function weekFlag(value: string): string {
+  if (!new RegExp(ISO_WEEK_PATTERN).test(value) || !weekDays(value)) {
+    throw new UsageError(
+      `Expected \`--week\` to be an ISO week such as 2026-W47, got \`${value.slice(0, 60)}\``,
+    );
+  }
+  return value;
+}
+
+export function registerBench(program: Command): void {
+  const bench = program
+    .command("bench")
+    .description("Bench-as-a-Service firms: list, show, build weekly notes (operator)");
+
+  bench
+    .command("list")
+    .description("firms with an active bench key")
+    .option("--json", "print the result as JSON", false)
+    .action(async (flags: { json: boolean }) => {
+      const out = createOutput({ json: flags.json });
+      const firms = await withBench(async (store) =>
+        Promise.all(
+          (await store.firms()).map(async (firm) => ({
+            firm,
+            watchlist: await store.watchlist(firm),
+            rubric_version: (await store.rubrics(firm)).current?.version ?? 0,
+          })),
+        ),
+      );
+      for (const { firm, watchlist, rubric_version } of firms) {
+        out.line(
+          `${firm}  ${watchlist.papers.length} papers, ${watchlist.authors.length} authors, ${watchlist.terms.length} terms  rubric v${rubric_version}`,
+        );
+      }
+      if (firms.length === 0)
+        out.line("No firms yet: issue a key with `picks keys issue --tier bench --firm SLUG`.");
+      out.json(firms);
+    });
+
+  bench
+    .command("show <firm>")
+    .description("a firm's watchlist, rubric and notes")
+    .option("--json", "print the result as JSON", false)
+    .action(async (firm: string, flags: { json: boolean }) => {
+      const out = createOutput({ json: flags.json });
+      const slug = firmFlag(firm);
+      const shown = await withBench(async (store) => {
+        if (!(await store.firms()).includes(slug)) return null;
+        return {
+          firm: slug,
+          watchlist: await store.watchlist(slug),
+          rubric: await store.rubrics(slug),
+          notes: (await store.notes(slug)).map((n) => n.week),
+        };
+      });
+      if (!shown) throw new UsageError(`No firm \`${slug}\` has an active bench key`);
+      out.line(`${shown.firm}`);
+      out.line(`  papers: ${shown.watchlist.papers.join(", ") || "none"}`);
+      out.line(`  authors: ${shown.watchlist.authors.join(", ") || "none"}`);
+      out.line(`  terms: ${shown.watchlist.terms.join(", ") || "none"}`);
+      out.line(
+        `  rubric: ${shown.rubric.current ? `v${shown.rubric.current.version} of ${shown.rubric.versions.length}` : "public weights (none stored)"}`,
+      );
+      out.line(`  notes: ${shown.notes.join(", ") || "none"}`);
+      out.json(shown);
+    });
+
+  bench
+    .command("note")
+    .description("build a firm's weekly note (default: last week; every firm without --firm)")
+    .option("--firm <slug>", "one firm (default: every firm)")
+    .option("--week <week>", "ISO week, e.g. 2026-W47 (default: the week before this one)")
+    .option("--out <dir>", "also write <firm>-<week>.md and .html there")
+    .option("--json", "print the result as JSON", false)
+    .action(async (flags: { firm?: string; week?: string; out?: string; json: boolean }) => {
+      const out = createOutput({ json: flags.json });
+      const now = new Date();
+      const week = flags.week === undefined ? previousWeek(dayOf(now)) : weekFlag(flags.week);
+      const only = flags.firm === undefined ? undefined : firmFlag(flags.firm);
+      const notes = await withBench(async (store) => {
+        const firms = await store.firms();
+        if (only !== undefined && !firms.includes(only))
+          throw new UsageError(`No firm \`${only}\` has an active bench key`);
+        const built = [];
+        for (const firm of only === undefined ? firms : [only]) {
+          const note = await buildWeeklyNote(store, firm, week, now);
+          if (note) built.push(note);
+        }
+        return built;
+      });
+      for (const note of notes) {
+        out.line(
+          `${note.firm} ${note.week}: ${note.published_days.length} days, ${note.picks.length} picks, ${note.hits.length} hits`,
+        );
+        if (flags.out) {
+          await mkdir(flags.out, { recursive: true });
+          const name = join(flags.out, `${note.firm}-${note.week}`);
+          await writeFile(`${name}.md`, noteMarkdown(note));
+          await writeFile(`${name}.html`, noteHtml(note));
+          out.line(`  wrote ${name}.md and ${name}.html`);
+        }
+      }
+      out.json(notes);
+    });
+}

@@ -1,0 +1,335 @@
+import type { H3, H3Event } from "h3";
+import { z } from "zod";
+import { FIRM_SLUG_PATTERN } from "../../pipeline/domain/bench-firm.ts";
+import { type BenchNote, BenchNoteListSchema, BenchNoteSchema } from "../../pipeline/domain/bench-note.ts";
+import { noteHtml, noteMarkdown } from "../../pipeline/domain/bench-note-render.ts";
+import {
+  FirmRubricHistorySchema,
+  FirmRubricRequestSchema,
+  resolveFirmRubric,
+} from "../../pipeline/domain/bench-rubric.ts";
+import { FirmDaySchema } from "../../pipeline/domain/bench-scoring.ts";
+import {
+  CitationChangeSchema,
+  citationChanges,
+  TrackingDaySchema,
+} from "../../pipeline/domain/bench-tracking.ts";
+import {
+  canonicalWatchlist,
+  type EntryProblem,
+  WatchlistRequestSchema,
+  WatchlistSchema,
+} from "../../pipeline/domain/bench-watchlist.ts";
+import { ISO_WEEK_PATTERN, weekDays } from "../../pipeline/domain/bench-week.ts";
+import { addDays, dayOf } from "../../pipeline/domain/calendar.ts";
+import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
+import { FIRM_TIERS } from "../../pipeline/domain/tiers.ts";
+import { authorize, spendOrRefuse } from "../access/keyed.ts";
+import { composeNote } from "../bench/weekly-note.ts";
+import type { AppContext } from "../context.ts";
+import { detail, json, jsonText } from "../http/answers.ts";
+import { pathParam, route } from "../http/route-table.ts";
+import { payloadTooLarge } from "../openapi/common-responses.ts";
+import type { OperationDoc, PathDoc } from "../openapi/operation.ts";
+import { validationErrorBody, valueError } from "../validation/errors.ts";
+import { validatePath, validateQuery, validateRequest } from "../validation/request.ts";
+
+// Every answer here is one firm's: the firm comes from the key, never from the request, so a key can
+// only ever name its own firm's data. A key of another tier gets 403 on every path.
+
+/** 500 ids of up to 300 characters, written as \u escapes, stay under this. */
+export const BENCH_BODY_MAX_BYTES = 512 * 1024;
+
+export const BenchPicksQuerySchema = z.object({
+  days: z.int().min(1).max(366).default(7).describe("published days counted back from the latest one"),
+});
+export const BenchTrackingQuerySchema = z.object({
+  days: z.int().min(1).max(366).default(30).describe("days counted back from the latest published day"),
+});
+export const BenchWeekPathSchema = z.object({
+  week: z.string().regex(new RegExp(ISO_WEEK_PATTERN)).describe("ISO week, e.g. 2026-W47"),
+});
+
+export const BenchPicksSchema = z.object({
+  firm: z.string().regex(new RegExp(FIRM_SLUG_PATTERN)),
+  from: z.string(),
+  to: z.string(),
+  days: z.array(FirmDaySchema).describe("the firm's view of each published day, newest first"),
+});
+export const BenchTrackingSchema = z.object({
+  firm: z.string(),
+  from: z.string(),
+  to: z.string(),
+  changes: z.array(CitationChangeSchema).describe("each watched paper's change over the period"),
+  days: z.array(TrackingDaySchema).describe("the figures recorded on each published day, newest first"),
+});
+
+const keyedResponses = {
+  401: "Unauthorized",
+  403: { description: "The key is not a bench key of a firm.", body: HttpErrorSchema },
+  503: "StoreUnavailable",
+} as const;
+
+const op = (doc: Omit<OperationDoc, "tags" | "keyed">): OperationDoc => ({
+  ...doc,
+  tags: ["bench"],
+  keyed: true,
+});
+
+/** The operations of this file, for the OpenAPI document. */
+export const benchPaths: readonly PathDoc[] = [
+  {
+    route: "/v1/bench/watchlist",
+    get: op({
+      operationId: "getBenchWatchlist",
+      summary: "The firm's watchlist",
+      description: "The papers, authors and terms the firm watches (empty lists before the first PUT).",
+      responses: { 200: { description: "The watchlist.", body: WatchlistSchema }, ...keyedResponses },
+    }),
+    put: op({
+      operationId: "putBenchWatchlist",
+      summary: "Replace the firm's watchlist",
+      description:
+        "At most 500 papers, 100 authors and 100 terms. Ids in any form `labs_paper` takes are stored " +
+        "canonical (versionless); repeats are dropped. A refused body leaves the stored watchlist as it was.",
+      body: WatchlistRequestSchema,
+      responses: {
+        200: { description: "What was stored.", body: WatchlistSchema },
+        ...keyedResponses,
+        413: payloadTooLarge(BENCH_BODY_MAX_BYTES),
+        422: "ValidationFailed",
+      },
+    }),
+  },
+  {
+    route: "/v1/bench/rubric",
+    get: op({
+      operationId: "getBenchRubric",
+      summary: "The firm's rubric and its versions",
+      description:
+        "The current version (null before the first PUT: the public weights apply) and every version.",
+      responses: {
+        200: { description: "Current rubric and history.", body: FirmRubricHistorySchema },
+        ...keyedResponses,
+      },
+    }),
+    put: op({
+      operationId: "putBenchRubric",
+      summary: "Store a new version of the firm's rubric",
+      description:
+        "Weights 0..3 per axis (absent: 1), at most 50 signals, thresholds (absent: the public ones). " +
+        "Every PUT makes a new version; firm scores name the version that made them.",
+      body: FirmRubricRequestSchema,
+      responses: {
+        200: { description: "The new version and the history.", body: FirmRubricHistorySchema },
+        ...keyedResponses,
+        413: payloadTooLarge(BENCH_BODY_MAX_BYTES),
+        422: "ValidationFailed",
+      },
+    }),
+  },
+  {
+    route: "/v1/bench/picks",
+    get: op({
+      operationId: "getBenchPicks",
+      summary: "The firm's picks of recent days",
+      description:
+        "Each published day's candidates scored under the firm's rubric, with evidence, and the watch hits.",
+      query: BenchPicksQuerySchema,
+      responses: {
+        200: { description: "The firm's days.", body: BenchPicksSchema },
+        ...keyedResponses,
+        422: "ValidationFailed",
+      },
+    }),
+  },
+  {
+    route: "/v1/bench/tracking",
+    get: op({
+      operationId: "getBenchTracking",
+      summary: "The watched papers' citation figures",
+      description: "Figures recorded on each published day and each paper's change over the period.",
+      query: BenchTrackingQuerySchema,
+      responses: {
+        200: { description: "Figures and changes.", body: BenchTrackingSchema },
+        ...keyedResponses,
+        422: "ValidationFailed",
+      },
+    }),
+  },
+  {
+    route: "/v1/bench/notes",
+    get: op({
+      operationId: "listBenchNotes",
+      summary: "The firm's weekly notes",
+      description: "The weeks with a built note (built each Monday for the week before), newest first.",
+      responses: { 200: { description: "The notes.", body: BenchNoteListSchema }, ...keyedResponses },
+    }),
+  },
+  {
+    route: "/v1/bench/notes/:week",
+    get: op({
+      operationId: "getBenchNote",
+      summary: "One weekly note",
+      description:
+        "JSON by default; `Accept: text/markdown` or `text/html` (printable, loads nothing) for the text. A week " +
+        "not built yet is composed from the stored days when it has begun; a week with no data is a note saying so.",
+      path: BenchWeekPathSchema,
+      responses: {
+        200: {
+          description: "The note.",
+          body: BenchNoteSchema,
+          alternatives: {
+            "text/markdown": "the note in Markdown",
+            "text/html": "the note as a printable page",
+          },
+        },
+        ...keyedResponses,
+        404: { description: "No such ISO week, or one that has not begun.", body: HttpErrorSchema },
+        422: "ValidationFailed",
+      },
+    }),
+  },
+];
+
+/** The firm of a bench key, or the 401/403 answer. */
+async function firmOf(event: H3Event, context: AppContext): Promise<string | Response> {
+  const record = await authorize(event, context);
+  if (record instanceof Response) return record;
+  if (!FIRM_TIERS.includes(record.tier) || !record.firm) {
+    return detail(
+      403,
+      `Bench endpoints take a bench key issued to a firm; this key is on the ${record.tier} tier.`,
+    );
+  }
+  const spent = await spendOrRefuse(context, record);
+  return spent instanceof Response ? spent : record.firm;
+}
+
+const refused = (problems: readonly EntryProblem[]): Response =>
+  jsonText({
+    status: 422,
+    body: validationErrorBody(problems.map((p) => valueError(["body", ...p.loc], p.input, p.message))),
+  });
+
+/** The day `days` counts back from: the latest published day, or today before the first. */
+const latestDay = (context: AppContext): string =>
+  context.snapshots.latestDate() ?? dayOf(new Date(context.now()));
+
+function noteAnswer(event: H3Event, note: BenchNote): Response {
+  const accept = event.req.headers.get("accept") ?? "";
+  const wants = (type: string) => accept.split(",").some((part) => part.split(";")[0]?.trim() === type);
+  if (wants("text/html")) {
+    return new Response(noteHtml(note), { headers: { "content-type": "text/html; charset=utf-8" } });
+  }
+  if (wants("text/markdown")) {
+    return new Response(noteMarkdown(note), { headers: { "content-type": "text/markdown; charset=utf-8" } });
+  }
+  return json(200, note);
+}
+
+export function registerBenchRoutes(app: H3, context: AppContext): void {
+  const { bench } = context;
+  route(app, "/v1/bench/watchlist", {
+    GET: async (event) => {
+      const firm = await firmOf(event, context);
+      return typeof firm === "string" ? json(200, await bench.watchlist(firm)) : firm;
+    },
+    PUT: async (event) => {
+      const firm = await firmOf(event, context);
+      if (typeof firm !== "string") return firm;
+      const request = await validateRequest(
+        event.req,
+        { body: WatchlistRequestSchema },
+        { url: event.url, maxBytes: BENCH_BODY_MAX_BYTES },
+      );
+      if (!request.ok) return jsonText(request);
+      const result = canonicalWatchlist(request.value.body, new Date(context.now()).toISOString());
+      if (!result.ok) return refused(result.problems);
+      await bench.setWatchlist(firm, result.value);
+      return json(200, result.value);
+    },
+  });
+
+  route(app, "/v1/bench/rubric", {
+    GET: async (event) => {
+      const firm = await firmOf(event, context);
+      return typeof firm === "string" ? json(200, await bench.rubrics(firm)) : firm;
+    },
+    PUT: async (event) => {
+      const firm = await firmOf(event, context);
+      if (typeof firm !== "string") return firm;
+      const request = await validateRequest(
+        event.req,
+        { body: FirmRubricRequestSchema },
+        { url: event.url, maxBytes: BENCH_BODY_MAX_BYTES },
+      );
+      if (!request.ok) return jsonText(request);
+      const at = new Date(context.now()).toISOString();
+      // Checked before a version number is taken, so a refused body leaves no gap and no trace.
+      const check = resolveFirmRubric(request.value.body, 1, at);
+      if (!check.ok) return refused(check.problems);
+      await bench.addRubric(firm, (version) => ({ ...check.value, version }));
+      return json(200, await bench.rubrics(firm));
+    },
+  });
+
+  route(app, "/v1/bench/picks", {
+    GET: async (event) => {
+      const firm = await firmOf(event, context);
+      if (typeof firm !== "string") return firm;
+      const query = validateQuery(BenchPicksQuerySchema, event.url.searchParams);
+      if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
+      const to = latestDay(context);
+      const from = addDays(to, 1 - query.value.days);
+      const days = (await bench.days(firm, from, to)).reverse();
+      return json(200, { firm, from, to, days });
+    },
+  });
+
+  route(app, "/v1/bench/tracking", {
+    GET: async (event) => {
+      const firm = await firmOf(event, context);
+      if (typeof firm !== "string") return firm;
+      const query = validateQuery(BenchTrackingQuerySchema, event.url.searchParams);
+      if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
+      const to = latestDay(context);
+      const from = addDays(to, 1 - query.value.days);
+      const [days, watchlist] = await Promise.all([bench.tracking(firm, from, to), bench.watchlist(firm)]);
+      const changes = citationChanges(watchlist.papers, days, from, to);
+      return json(200, { firm, from, to, changes, days: days.reverse() });
+    },
+  });
+
+  route(app, "/v1/bench/notes", {
+    GET: async (event) => {
+      const firm = await firmOf(event, context);
+      if (typeof firm !== "string") return firm;
+      const notes = (await bench.notes(firm)).map((note) => ({
+        week: note.week,
+        built_at: note.built_at,
+        picks: note.picks.length,
+      }));
+      return json(200, { firm, notes });
+    },
+  });
+
+  route(app, "/v1/bench/notes/:week", {
+    GET: async (event) => {
+      const firm = await firmOf(event, context);
+      if (typeof firm !== "string") return firm;
+      const path = validatePath(BenchWeekPathSchema, { week: pathParam(event, "week") });
+      if (!path.ok) return jsonText({ status: 422, body: validationErrorBody(path.issues) });
+      const { week } = path.value;
+      const stored = await bench.note(firm, week);
+      if (stored) return noteAnswer(event, stored);
+      const days = weekDays(week);
+      const today = dayOf(new Date(context.now()));
+      if (!days || (days[0] as string) > today) return detail(404, `No note for week ${week}`);
+      // A week under way (or past but never built) is composed on request and not stored: the
+      // stored notes are the ones built when their week was over.
+      const note = await composeNote(bench, firm, week, new Date(context.now()));
+      return note ? noteAnswer(event, note) : detail(404, `No note for week ${week}`);
+    },
+  });
+}
