@@ -2,27 +2,31 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { isFirmSlug } from "../pipeline/domain/bench-firm.ts";
+import type { BenchNote } from "../pipeline/domain/bench-note.ts";
 import { noteHtml, noteMarkdown } from "../pipeline/domain/bench-note-render.ts";
 import { ISO_WEEK_PATTERN, previousWeek, weekDays } from "../pipeline/domain/bench-week.ts";
 import { dayOf } from "../pipeline/domain/calendar.ts";
 import type { Candidate } from "../pipeline/domain/candidate.ts";
 import type { RunRecord } from "../pipeline/domain/run-record.ts";
+import { siteUrlFromEnv } from "../pipeline/feeds.ts";
 import { createKeyService } from "../server/access/key-service.ts";
 import { type BenchStore, createBenchStore } from "../server/bench/bench-store.ts";
 import { buildFirmViews, type FirmViewsResult, type WatchedLookup } from "../server/bench/firm-views.ts";
 import { buildWeeklyNote } from "../server/bench/weekly-note.ts";
 import { configFromEnv } from "../server/config.ts";
 import { createStoreFromEnv } from "../server/store/from-env.ts";
+import type { Store } from "../server/store/types.ts";
+import { announceNote } from "../server/webhooks/note-event.ts";
 import { serversStoreExists } from "./curate-webhooks.ts";
 import { createOutput, UsageError } from "./output.ts";
 import { PROJECT_ROOT } from "./paths.ts";
 
 /** Runs `fn` on the firms' state in the configured store (the one servers and `picks keys` use). */
-export async function withBench<T>(fn: (bench: BenchStore) => Promise<T>): Promise<T> {
+export async function withBench<T>(fn: (bench: BenchStore, store: Store) => Promise<T>): Promise<T> {
   const config = configFromEnv(process.env);
   const store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
   try {
-    return await fn(createBenchStore(store, createKeyService({ store, prefix: config.keyPrefix })));
+    return await fn(createBenchStore(store, createKeyService({ store, prefix: config.keyPrefix })), store);
   } finally {
     await store.close();
   }
@@ -128,13 +132,16 @@ export function registerBench(program: Command): void {
       const now = new Date();
       const week = flags.week === undefined ? previousWeek(dayOf(now)) : weekFlag(flags.week);
       const only = flags.firm === undefined ? undefined : firmFlag(flags.firm);
-      const notes = await withBench(async (store) => {
+      const siteUrl = siteUrlFromEnv(process.env);
+      const notes = await withBench(async (store, state) => {
+        // Firms with an endpoint subscribed to bench.note.ready are told; a server's worker delivers.
+        const announce = (note: BenchNote) => announceNote(state, note, now.getTime(), siteUrl);
         const firms = await store.firms();
         if (only !== undefined && !firms.includes(only))
           throw new UsageError(`No firm \`${only}\` has an active bench key`);
         const built = [];
         for (const firm of only === undefined ? firms : [only]) {
-          const note = await buildWeeklyNote(store, firm, week, now);
+          const note = await buildWeeklyNote(store, firm, week, now, announce);
           if (note) built.push(note);
         }
         return built;

@@ -2,11 +2,19 @@ import { z } from "zod";
 import type { DailySnapshot } from "./snapshot.ts";
 import type { SubmissionRecord } from "./submission.ts";
 
-/** Every event type a receiver may see. `webhook.test` is sent on request only, never subscribed to. */
-export const WEBHOOK_EVENT_TYPES = ["daily.published", "submission.scored", "webhook.test"] as const;
+/**
+ * Every event type a receiver may see. `webhook.test` is sent on request only, never subscribed to;
+ * `bench.note.ready` reaches only the endpoints of the keys of the note's firm.
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  "daily.published",
+  "submission.scored",
+  "bench.note.ready",
+  "webhook.test",
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-export const SUBSCRIBABLE_EVENTS = ["daily.published", "submission.scored"] as const;
+export const SUBSCRIBABLE_EVENTS = ["daily.published", "submission.scored", "bench.note.ready"] as const;
 export const SubscribableEventSchema = z.enum(SUBSCRIBABLE_EVENTS);
 export type SubscribableEvent = z.infer<typeof SubscribableEventSchema>;
 
@@ -164,6 +172,23 @@ export function parseRetrySchedule(raw: string): readonly number[] | string {
 
 /** The one event id of a day's publication, whichever process notices it first. */
 export const dailyEventId = (date: string): string => `evt_daily_${date}`;
+
+/** The one event id of a firm's weekly note (store keys are lowercase: `2026-W47` -> `2026-w47`). */
+export const benchNoteEventId = (firm: string, week: string): string =>
+  `evt_note_${firm}_${week.toLowerCase()}`;
+
+/** What a `bench.note.ready` event carries: where to fetch the note, not the note itself. */
+export function benchNoteReadyData(
+  note: { firm: string; week: string; picks: readonly unknown[] },
+  siteUrl: string,
+): Record<string, unknown> {
+  return {
+    firm: note.firm,
+    week: note.week,
+    picks: note.picks.length,
+    note_url: `${siteUrl.replace(/\/+$/, "")}/v1/bench/notes/${note.week}`,
+  };
+}
 
 /** The one event id of a submission's scoring. */
 export const scoredEventId = (submissionId: number): string => `evt_scored_${submissionId}`;

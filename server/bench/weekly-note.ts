@@ -7,12 +7,6 @@ import type { BenchStore } from "./bench-store.ts";
 // count a change is measured from): long enough to bridge holidays.
 const LOOKBACK_DAYS = 30;
 
-/**
- * Where the `bench.note.ready` webhook delivery attaches: called once for every note built and
- * stored. Does nothing until that delivery exists.
- */
-export async function announceNote(_firm: string, _week: string): Promise<void> {}
-
 /** A firm's note for an ISO week from the stored views, or null when the week does not exist. */
 export async function composeNote(
   bench: BenchStore,
@@ -42,16 +36,20 @@ export async function composeNote(
   });
 }
 
-/** Builds, stores and announces a firm's note for a week; null when the week does not exist. */
+/**
+ * Builds and stores a firm's note for a week, then `announce`s it (the `bench.note.ready` webhook);
+ * null when the week does not exist.
+ */
 export async function buildWeeklyNote(
   bench: BenchStore,
   firm: string,
   week: string,
   now: Date,
+  announce: (note: BenchNote) => Promise<unknown> = async () => {},
 ): Promise<BenchNote | null> {
   const note = await composeNote(bench, firm, week, now);
   if (!note) return null;
   await bench.setNote(firm, note);
-  await announceNote(firm, week);
+  await announce(note);
   return note;
 }

@@ -26,6 +26,7 @@ export async function recipientsOf(store: Store, event: EventRecord): Promise<En
     (record): record is EndpointRecord =>
       record !== null &&
       (record.events as string[]).includes(event.type) &&
+      (event.audience === undefined || event.audience.includes(record.owner)) &&
       Date.parse(record.created_at) <= event.at,
   );
   const health = await Promise.all(

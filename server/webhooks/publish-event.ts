@@ -14,6 +14,8 @@ export interface NewEvent {
   data: Record<string, unknown>;
   /** Only this endpoint receives it (a `webhook.test`); otherwise every subscribed endpoint. */
   target?: string;
+  /** Only endpoints of these keys receive it (a firm's `bench.note.ready`). */
+  audience?: string[];
 }
 
 /**
@@ -30,6 +32,7 @@ export async function publishEvent(store: Store, event: NewEvent, now: number): 
     body,
     at: now,
     ...(event.target ? { target: event.target } : {}),
+    ...(event.audience ? { audience: event.audience } : {}),
   };
   const created = await store.setIfAbsent(eventKey(event.id), record, { ttlSeconds: HISTORY_TTL_SECONDS });
   // Queued even when the record existed: a publisher that crashed between the two steps left it

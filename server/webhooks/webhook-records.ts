@@ -61,6 +61,8 @@ export interface EventRecord {
   at: number;
   /** The one endpoint a `webhook.test` goes to. */
   target?: string;
+  /** The keys whose endpoints may receive it (a firm's note); absent: any subscribed endpoint. */
+  audience?: string[];
 }
 
 export type DeliveryState = "pending" | "delivered" | "failed" | "cancelled";

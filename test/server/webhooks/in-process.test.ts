@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BenchNote } from "../../../pipeline/domain/bench-note.ts";
+import { benchNoteEventId } from "../../../pipeline/domain/webhook.ts";
 import { DEFAULT_CONFIG } from "../../../server/config.ts";
 import { type AppContext, createContext } from "../../../server/context.ts";
 import { createApp } from "../../../server/http/app.ts";
@@ -6,7 +8,9 @@ import { createSnapshotCache, type SnapshotCache } from "../../../server/snapsho
 import { createMemoryStore } from "../../../server/store/memory-store.ts";
 import type { ResolvedAddress } from "../../../server/submissions/checked-address.ts";
 import { attemptDelivery } from "../../../server/webhooks/attempt-delivery.ts";
-import { fanOut } from "../../../server/webhooks/fan-out.ts";
+import { fanOut, recipientsOf } from "../../../server/webhooks/fan-out.ts";
+import { announceNote } from "../../../server/webhooks/note-event.ts";
+import { type EventRecord, eventKey } from "../../../server/webhooks/webhook-records.ts";
 import { publishSampleDays } from "../../helpers/published.ts";
 import { publishedRules } from "../../helpers/rubric.ts";
 import { type Receiver, startReceiver } from "./receiver.ts";
@@ -165,5 +169,43 @@ describe("the 5-day rule", () => {
     clock += 1_000;
     await context.webhooks.publish({ id: "evt_daily_2026-12-01", type: "daily.published", data: {} });
     expect(await fanOut(context.store, "evt_daily_2026-12-01")).toBe(0);
+  });
+});
+
+describe("bench.note.ready", () => {
+  it("fans out only to the endpoints of the note's firm, once however often the note is built", async () => {
+    const context = await contextWith(true);
+    const issue = (tier: "bench" | "pro", firm?: string) =>
+      context.keys.issue({ tier, email: "n@example.org", label: "note", ...(firm ? { firm } : {}) });
+    const keys = [
+      await issue("bench", "acme-bank"),
+      await issue("bench", "acme-bank"),
+      await issue("bench", "other"),
+    ];
+    keys.push(await issue("pro"));
+    const owners: string[] = [];
+    for (const [index, { key, record }] of keys.entries()) {
+      const answer = await createApp(context).request("/v1/webhooks", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": key },
+        body: JSON.stringify({ url: `${receiver.base}/note-${index}`, events: ["bench.note.ready"] }),
+      });
+      expect(answer.status).toBe(201);
+      owners.push(record.id);
+    }
+    const note = { firm: "acme-bank", week: "2026-W47", picks: [] } as unknown as BenchNote;
+    expect(await announceNote(context.store, note, clock, "https://picks.example.org/")).toBe(true);
+    expect(await announceNote(context.store, note, clock, "https://picks.example.org/")).toBe(false);
+    const event = await context.store.getItem<EventRecord>(
+      eventKey(benchNoteEventId("acme-bank", "2026-W47")),
+    );
+    expect(JSON.parse(event?.body ?? "{}").data).toEqual({
+      firm: "acme-bank",
+      week: "2026-W47",
+      picks: 0,
+      note_url: "https://picks.example.org/v1/bench/notes/2026-W47",
+    });
+    const recipients = await recipientsOf(context.store, event as EventRecord);
+    expect(recipients.map((endpoint) => endpoint.owner).sort()).toEqual(owners.slice(0, 2).sort());
   });
 });
