@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { SnapshotCache } from "../snapshots/snapshot-cache.ts";
-import { matchesIfNoneMatch } from "./prepared.ts";
+import { matchesIfNoneMatch, notModifiedHeaders, representationFor } from "./prepared.ts";
 
 /**
  * Answers GET and HEAD for published snapshots straight from memory, before a request enters the
@@ -18,12 +18,13 @@ export function serveSnapshotFast(
   const query = url.indexOf("?");
   const prepared = snapshots.lookup(query === -1 ? url : url.slice(0, query));
   if (!prepared) return false;
-  if (matchesIfNoneMatch(req.headers["if-none-match"], prepared.etag)) {
-    res.writeHead(304, { etag: prepared.etag, "cache-control": prepared.headers["cache-control"] });
+  const form = representationFor(prepared, req.headers["accept-encoding"]);
+  if (matchesIfNoneMatch(req.headers["if-none-match"], form.etag)) {
+    res.writeHead(304, notModifiedHeaders(form));
     res.end();
     return true;
   }
-  res.writeHead(200, prepared.headers);
-  res.end(method === "HEAD" ? undefined : prepared.body);
+  res.writeHead(200, form.headers);
+  res.end(method === "HEAD" ? undefined : form.body);
   return true;
 }

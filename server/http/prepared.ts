@@ -1,11 +1,14 @@
 import { createHash } from "node:crypto";
 import { FastResponse } from "srvx";
+import { type Coding, encode, isCompressible, preferredCoding, type Representation } from "./encoding.ts";
 
-/** A response computed once and served many times: the bytes, their ETag and every header. */
-export interface PreparedResponse {
-  body: Buffer;
-  etag: string;
-  headers: Record<string, string>;
+/**
+ * A response computed once and served many times: the bytes, their ETag and every header, and its
+ * compressed forms, each made on the first request that takes it (null: not worth it).
+ */
+export interface PreparedResponse extends Representation {
+  compressible?: boolean;
+  encoded?: Partial<Record<Coding, Representation | null>>;
 }
 
 /** Strong ETag over the bytes: a CDN and the server agree on it for the same file. */
@@ -19,9 +22,11 @@ export function prepare(
   contentType = "application/json",
 ): PreparedResponse {
   const etag = etagOf(body);
+  const compressible = isCompressible(contentType, body.byteLength);
   return {
     body,
     etag,
+    compressible,
     headers: {
       "content-type": contentType,
       "content-length": String(body.byteLength),
@@ -29,7 +34,36 @@ export function prepare(
       "cache-control": cacheControl,
       // Public data: any site may read it from a browser, as it could from the CDN.
       "access-control-allow-origin": "*",
+      // A cache between here and the client keeps one form per coding.
+      ...(compressible ? { vary: "accept-encoding" } : {}),
     },
+  };
+}
+
+/** The form of `prepared` to send to a client with this Accept-Encoding. */
+export function representationFor(
+  prepared: PreparedResponse,
+  acceptEncoding: string | null | undefined,
+): Representation {
+  if (!prepared.compressible) return prepared;
+  const coding = preferredCoding(acceptEncoding);
+  if (coding === undefined) return prepared;
+  prepared.encoded ??= {};
+  let form = prepared.encoded[coding];
+  if (form === undefined) {
+    form = encode(prepared, coding);
+    prepared.encoded[coding] = form;
+  }
+  return form ?? prepared;
+}
+
+/** The headers of a 304 for `form`: its tag, and what a cache needs to keep using its copy. */
+export function notModifiedHeaders(form: Representation): Record<string, string> {
+  const { etag, headers } = form;
+  return {
+    etag,
+    "cache-control": headers["cache-control"] as string,
+    ...(headers.vary ? { vary: headers.vary } : {}),
   };
 }
 
@@ -42,17 +76,11 @@ export function matchesIfNoneMatch(header: string | null | undefined, etag: stri
 }
 
 /** Serves a prepared snapshot: 304 when the client already has it, no body for HEAD. */
-export function sendPrepared(
-  prepared: PreparedResponse,
-  method: string,
-  ifNoneMatch: string | null,
-): Response {
-  if (matchesIfNoneMatch(ifNoneMatch, prepared.etag)) {
-    return new FastResponse(null, {
-      status: 304,
-      headers: { etag: prepared.etag, "cache-control": prepared.headers["cache-control"] as string },
-    });
+export function sendPrepared(prepared: PreparedResponse, request: Request): Response {
+  const form = representationFor(prepared, request.headers.get("accept-encoding"));
+  if (matchesIfNoneMatch(request.headers.get("if-none-match"), form.etag)) {
+    return new FastResponse(null, { status: 304, headers: notModifiedHeaders(form) });
   }
-  const body = method === "HEAD" ? null : new Uint8Array(prepared.body);
-  return new FastResponse(body, { status: 200, headers: prepared.headers });
+  const body = request.method === "HEAD" ? null : new Uint8Array(form.body);
+  return new FastResponse(body, { status: 200, headers: form.headers });
 }

@@ -69,8 +69,7 @@ export function openApiDocument(): Record<string, unknown> {
   return document;
 }
 
-const send = (event: H3Event, prepared: PreparedResponse): Response =>
-  sendPrepared(prepared, event.req.method, event.req.headers.get("if-none-match"));
+const send = (event: H3Event, prepared: PreparedResponse): Response => sendPrepared(prepared, event.req);
 
 /** GET /v1/openapi.json, the reference page at /v1/docs and the page's assets. */
 export function registerDocsRoutes(app: H3): void {

@@ -114,7 +114,7 @@ export function registerReadRoutes(app: H3, context: AppContext): void {
   const snapshot = async (event: H3Event, pathname: string): Promise<Response> => {
     const prepared = await context.snapshots.read(pathname);
     if (!prepared) return detail(404, "No snapshot has been published yet");
-    return sendPrepared(prepared, event.req.method, event.req.headers.get("if-none-match"));
+    return sendPrepared(prepared, event.req);
   };
 
   route(app, "/health", {
@@ -144,7 +144,7 @@ export function registerReadRoutes(app: H3, context: AppContext): void {
       // Older days are not held in memory: read from their files, and kept a while.
       const prepared = await context.snapshots.read(`/v1/daily/${date}`);
       if (!prepared) return detail(404, `No snapshot for ${date}`);
-      return sendPrepared(prepared, event.req.method, event.req.headers.get("if-none-match"));
+      return sendPrepared(prepared, event.req);
     },
   });
 }

@@ -9,12 +9,12 @@ import { route } from "../http/route-table.ts";
  * same prepared answers, looked up by path, 404 for a file that does not exist.
  */
 export function registerSiteRoutes(app: H3, context: AppContext): void {
-  for (const path of ["/", "/index.html", "/feed.xml", "/feed.json", "/assets/**"]) {
+  for (const path of ["/", "/index.html", "/feed.xml", "/feed.json", "/v1/search-index.json", "/assets/**"]) {
     route(app, path, {
       GET: (event) => {
         const prepared = context.snapshots.lookup(event.url.pathname);
         if (!prepared) return notFound();
-        return sendPrepared(prepared, event.req.method, event.req.headers.get("if-none-match"));
+        return sendPrepared(prepared, event.req);
       },
     });
   }

@@ -1,7 +1,17 @@
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import type { AppContext } from "../../server/context.ts";
 import { createApp } from "../../server/http/app.ts";
 import { listen, type RunningServer } from "../../server/http/listen.ts";
 import { checkAnswer } from "./contract.ts";
+
+/** A compressed body decoded, headers kept, as `fetch` hands it over from a real port. */
+async function decoded(response: Response): Promise<Response> {
+  const coding = response.headers.get("content-encoding");
+  if ((coding !== "br" && coding !== "gzip") || response.body === null) return response;
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const body = coding === "br" ? brotliDecompressSync(bytes) : gunzipSync(bytes);
+  return new Response(new Uint8Array(body), { status: response.status, headers: response.headers });
+}
 
 /** A request; `ip` sets the socket address in-process (over a real port it is always 127.0.0.1). */
 export type CallInit = RequestInit & { ip?: string };
@@ -35,7 +45,7 @@ export async function clientFor(
         const request = new Request(`http://localhost${path}`, rest);
         // srvx exposes the socket address as `request.ip`; an in-process request has none of its own.
         Object.defineProperty(request, "ip", { value: ip });
-        return app.fetch(request);
+        return decoded(await app.fetch(request));
       }),
       close: async () => {},
     };
