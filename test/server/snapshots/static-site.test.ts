@@ -44,7 +44,7 @@ describe.each(MODES)("the static site from picks serve (%s)", (mode) => {
     ["/feed.xml", "feed.xml", "application/atom+xml; charset=utf-8", "public, max-age=300"],
     ["/feed.json", "feed.json", "application/feed+json", "public, max-age=300"],
   ])("GET %s sends %s as %s", async (path, file, type, cache) => {
-    const response = await call(path);
+    const response = await call(path, { headers: { "accept-encoding": "identity" } });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe(type);
     expect(response.headers.get("cache-control")).toBe(cache);
