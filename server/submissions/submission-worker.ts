@@ -1,17 +1,10 @@
-import pLimit from "p-limit";
+import { createQueueWorker, type QueueWorker } from "../store/queue-worker.ts";
 import type { Claim, WorkQueue } from "../store/types.ts";
 import { processSubmission } from "./process-submission.ts";
 import { idOfKey, OPEN_PREFIX, SUBMISSION_QUEUE, type SubmissionDeps } from "./submission-records.ts";
 import type { SubmissionService } from "./submission-service.ts";
 
-export interface SubmissionWorker {
-  /** Recovers what a crash left behind, then works until stopped. */
-  start(): Promise<void>;
-  /** Looks for work now instead of at the next tick. */
-  wake(): void;
-  /** Takes no new work and resolves once the submissions in hand are finished. */
-  stop(): Promise<void>;
-}
+export type SubmissionWorker = QueueWorker;
 
 class LeaseLost extends Error {
   override name = "LeaseLost";
@@ -44,14 +37,7 @@ export function createSubmissionWorker(
   const deps: SubmissionDeps = service.deps;
   const { store, settings, log } = deps;
   const queue = store.queue(SUBMISSION_QUEUE);
-  const limit = pLimit(settings.concurrency);
-  const working = new Set<Promise<void>>();
-  let stopping = false;
-  let pumping = false;
-  let again = false;
   let lastSweep = 0;
-  let timer: NodeJS.Timeout | undefined;
-  let unsubscribe = () => {};
 
   const work = async (claim: Claim): Promise<void> => {
     const lease = keepLease(queue, claim, settings.leaseMs);
@@ -72,51 +58,18 @@ export function createSubmissionWorker(
     for (const key of await store.getKeys(OPEN_PREFIX)) await queue.push(String(idOfKey(key)));
   };
 
-  const pump = async (): Promise<void> => {
-    if (pumping) {
-      again = true;
-      return;
-    }
-    pumping = true;
-    try {
-      do {
-        again = false;
-        await queue.requeueExpired();
-        if (deps.now() - lastSweep >= settings.sweepIntervalMs) await sweep();
-        while (!stopping && limit.activeCount + limit.pendingCount < settings.concurrency) {
-          const claim = await queue.claim(settings.leaseMs);
-          if (!claim) break;
-          const job: Promise<void> = limit(() => work(claim)).finally(() => {
-            working.delete(job);
-            if (!stopping) void pump();
-          });
-          working.add(job);
-        }
-      } while (again && !stopping);
-    } catch (error) {
-      log(`submission worker: ${(error as Error).message}`);
-    } finally {
-      pumping = false;
-    }
-  };
-
-  return {
-    async start() {
-      stopping = false;
-      await sweep();
-      unsubscribe = service.onQueued(() => void pump());
-      timer = setInterval(() => void pump(), settings.pollIntervalMs);
-      await pump();
+  return createQueueWorker({
+    queue,
+    concurrency: settings.concurrency,
+    leaseMs: settings.leaseMs,
+    pollIntervalMs: settings.pollIntervalMs,
+    work,
+    onQueued: (listener) => service.onQueued(listener),
+    beforeLook: async () => {
+      await queue.requeueExpired();
+      if (deps.now() - lastSweep >= settings.sweepIntervalMs) await sweep();
     },
-    wake: () => void pump(),
-    async stop() {
-      stopping = true;
-      unsubscribe();
-      clearInterval(timer);
-      while (working.size > 0 || pumping) {
-        await Promise.allSettled([...working]);
-        if (pumping) await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    },
-  };
+    onStart: sweep,
+    log: (message) => log(`submission worker: ${message}`),
+  });
 }

@@ -1,17 +1,10 @@
-import pLimit from "p-limit";
+import { createQueueWorker, type QueueWorker } from "../store/queue-worker.ts";
 import type { Claim } from "../store/types.ts";
 import { attemptDelivery, type DeliveryDeps } from "./attempt-delivery.ts";
 import { fanOut } from "./fan-out.ts";
 import { WEBHOOK_QUEUE } from "./webhook-records.ts";
 
-export interface DeliveryWorker {
-  /** Recovers what a crash left in flight, then works until stopped. */
-  start(): Promise<void>;
-  /** Looks for work now instead of at the next poll. */
-  wake(): void;
-  /** Takes no new work and resolves once the attempts in hand are finished. */
-  stop(): Promise<void>;
-}
+export type DeliveryWorker = QueueWorker;
 
 /**
  * Claims queued fan-outs and deliveries and works on up to `concurrency` at once. A delivery that
@@ -24,13 +17,6 @@ export function createDeliveryWorker(
 ): DeliveryWorker {
   const { store, settings, log } = deps;
   const queue = store.queue(WEBHOOK_QUEUE);
-  const limit = pLimit(settings.concurrency);
-  const working = new Set<Promise<void>>();
-  let stopping = false;
-  let pumping = false;
-  let again = false;
-  let timer: NodeJS.Timeout | undefined;
-  let unsubscribe = () => {};
 
   const work = async (claim: Claim): Promise<void> => {
     try {
@@ -48,51 +34,19 @@ export function createDeliveryWorker(
     }
   };
 
-  // Expired leases are looked for at start and on the poll timer, not after every delivery: each look
-  // is a write transaction, and at a thousand deliveries a second they crowded out the server's answers.
-  const pump = async (recover = false): Promise<void> => {
-    if (pumping) {
-      again = true;
-      return;
-    }
-    pumping = true;
-    try {
-      if (recover) await queue.requeueExpired();
-      do {
-        again = false;
-        while (!stopping && limit.activeCount + limit.pendingCount < settings.concurrency) {
-          const claim = await queue.claim(settings.leaseMs);
-          if (!claim) break;
-          const job: Promise<void> = limit(() => work(claim)).finally(() => {
-            working.delete(job);
-            if (!stopping) void pump();
-          });
-          working.add(job);
-        }
-      } while (again && !stopping);
-    } catch (error) {
-      log(`webhook worker: ${(error as Error).message}`);
-    } finally {
-      pumping = false;
-    }
-  };
-
-  return {
-    async start() {
-      stopping = false;
-      unsubscribe = onQueued(() => void pump());
-      timer = setInterval(() => void pump(true), settings.pollIntervalMs);
-      await pump(true);
+  return createQueueWorker({
+    queue,
+    concurrency: settings.concurrency,
+    leaseMs: settings.leaseMs,
+    pollIntervalMs: settings.pollIntervalMs,
+    work,
+    onQueued,
+    // Expired leases are looked for at start and on the poll timer, not after every delivery: each
+    // look is a write transaction, and at a thousand deliveries a second they crowded out the server's
+    // answers.
+    beforeLook: async (polled) => {
+      if (polled) await queue.requeueExpired();
     },
-    wake: () => void pump(),
-    async stop() {
-      stopping = true;
-      unsubscribe();
-      clearInterval(timer);
-      while (working.size > 0 || pumping) {
-        await Promise.allSettled([...working]);
-        if (pumping) await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    },
-  };
+    log: (message) => log(`webhook worker: ${message}`),
+  });
 }
