@@ -1,6 +1,7 @@
 import { parseTrustProxy, type TrustProxy } from "./access/client-ip.ts";
 import { DEFAULT_IPV6_PREFIX } from "./access/ip-address.ts";
 import { DEFAULT_KEY_PREFIX } from "./access/key-format.ts";
+import { positiveInt } from "./env-values.ts";
 
 /** Server settings, read once from the environment at the edge and passed in as a value. */
 export interface ServerConfig {
@@ -35,14 +36,6 @@ export const DEFAULT_TIMEOUTS = {
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
 };
-
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1)
-    throw new Error(`Expected ${name} to be a whole number above 0, got \`${raw}\``);
-  return Number(raw);
-}
 
 function ipv6Prefix(env: NodeJS.ProcessEnv): number {
   const raw = env.IPV6_PREFIX?.trim();

@@ -1,3 +1,5 @@
+import { positiveInt, testOnlyFlag } from "../env-values.ts";
+
 /** How submissions are fetched and worked on; read from the environment at the edge. */
 export interface SubmissionSettings {
   fetchTimeoutMs: number;
@@ -33,27 +35,16 @@ export const DEFAULT_SUBMISSION_SETTINGS: SubmissionSettings = {
   userAgent: "Research-Picks-submission-fetcher/0.1 (fetches each submitted url once)",
 };
 
-function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1)
-    throw new Error(`Expected ${name} to be a whole number above 0, got \`${raw}\``);
-  return Number(raw);
-}
-
 /** SUBMIT_FETCH_TIMEOUT_MS, SUBMIT_LEASE_MS, WORKER_CONCURRENCY, WORKER_POLL_MS, SUBMIT_ALLOW_LOOPBACK. */
 export function submissionSettingsFromEnv(env: NodeJS.ProcessEnv): SubmissionSettings {
   const d = DEFAULT_SUBMISSION_SETTINGS;
-  const loopback = env.SUBMIT_ALLOW_LOOPBACK?.trim() ?? "";
-  if (!["", "0", "1"].includes(loopback)) {
-    throw new Error(`Expected SUBMIT_ALLOW_LOOPBACK to be 0 or 1 (test-only), got \`${loopback}\``);
-  }
+  const loopback = testOnlyFlag(env, "SUBMIT_ALLOW_LOOPBACK");
   return {
     ...d,
-    fetchTimeoutMs: wholeNumber(env, "SUBMIT_FETCH_TIMEOUT_MS", d.fetchTimeoutMs),
-    allowLoopbackFetch: loopback === "1",
-    leaseMs: wholeNumber(env, "SUBMIT_LEASE_MS", d.leaseMs),
-    pollIntervalMs: wholeNumber(env, "WORKER_POLL_MS", d.pollIntervalMs),
-    concurrency: wholeNumber(env, "WORKER_CONCURRENCY", d.concurrency),
+    fetchTimeoutMs: positiveInt(env, "SUBMIT_FETCH_TIMEOUT_MS", d.fetchTimeoutMs),
+    allowLoopbackFetch: loopback,
+    leaseMs: positiveInt(env, "SUBMIT_LEASE_MS", d.leaseMs),
+    pollIntervalMs: positiveInt(env, "WORKER_POLL_MS", d.pollIntervalMs),
+    concurrency: positiveInt(env, "WORKER_CONCURRENCY", d.concurrency),
   };
 }

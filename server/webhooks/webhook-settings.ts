@@ -3,6 +3,7 @@ import {
   DISABLE_AFTER_MS,
   parseRetrySchedule,
 } from "../../pipeline/domain/webhook.ts";
+import { positiveInt, testOnlyFlag } from "../env-values.ts";
 
 /** How deliveries are made and retried; read from the environment at the edge. */
 export interface WebhookSettings {
@@ -34,35 +35,24 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
   userAgent: "Research-Picks-webhooks/0.1",
 };
 
-function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1)
-    throw new Error(`Expected ${name} to be a whole number above 0, got \`${raw}\``);
-  return Number(raw);
-}
-
 /**
  * WEBHOOK_ALLOW_LOOPBACK, WEBHOOK_RETRY_SCHEDULE_MS, WEBHOOK_DISABLE_AFTER_MS, WEBHOOK_TIMEOUT_MS,
  * WEBHOOK_LEASE_MS, WEBHOOK_POLL_MS, WEBHOOK_CONCURRENCY.
  */
 export function webhookSettingsFromEnv(env: NodeJS.ProcessEnv): WebhookSettings {
   const d = DEFAULT_WEBHOOK_SETTINGS;
-  const loopback = env.WEBHOOK_ALLOW_LOOPBACK?.trim() ?? "";
-  if (!["", "0", "1"].includes(loopback)) {
-    throw new Error(`Expected WEBHOOK_ALLOW_LOOPBACK to be 0 or 1 (test-only), got \`${loopback}\``);
-  }
+  const loopback = testOnlyFlag(env, "WEBHOOK_ALLOW_LOOPBACK");
   const rawSchedule = env.WEBHOOK_RETRY_SCHEDULE_MS?.trim();
   const schedule = rawSchedule ? parseRetrySchedule(rawSchedule) : d.retryScheduleMs;
   if (typeof schedule === "string") throw new Error(schedule);
   return {
     ...d,
-    allowLoopback: loopback === "1",
+    allowLoopback: loopback,
     retryScheduleMs: schedule,
-    disableAfterMs: wholeNumber(env, "WEBHOOK_DISABLE_AFTER_MS", d.disableAfterMs),
-    timeoutMs: wholeNumber(env, "WEBHOOK_TIMEOUT_MS", d.timeoutMs),
-    leaseMs: wholeNumber(env, "WEBHOOK_LEASE_MS", d.leaseMs),
-    pollIntervalMs: wholeNumber(env, "WEBHOOK_POLL_MS", d.pollIntervalMs),
-    concurrency: wholeNumber(env, "WEBHOOK_CONCURRENCY", d.concurrency),
+    disableAfterMs: positiveInt(env, "WEBHOOK_DISABLE_AFTER_MS", d.disableAfterMs),
+    timeoutMs: positiveInt(env, "WEBHOOK_TIMEOUT_MS", d.timeoutMs),
+    leaseMs: positiveInt(env, "WEBHOOK_LEASE_MS", d.leaseMs),
+    pollIntervalMs: positiveInt(env, "WEBHOOK_POLL_MS", d.pollIntervalMs),
+    concurrency: positiveInt(env, "WEBHOOK_CONCURRENCY", d.concurrency),
   };
 }
