@@ -20,6 +20,8 @@ export interface HistoryFigures {
   rssIdleMb: number;
   firstFullMs: number;
   fullBytes: number;
+  /** Another full-history query, the first of its kind: filtered, encoded, no cached answer. */
+  newQueryMs: number;
   repeated: LoadResult;
   bareRepeated: LoadResult;
   rssAfterMb: number;
@@ -86,6 +88,9 @@ export async function runHistoryBench(root: string, seconds: number): Promise<Hi
     const started = performance.now();
     const full = Buffer.from(await (await fetch(`${server.url}${FULL}`, keyed)).arrayBuffer());
     const firstFullMs = performance.now() - started;
+    const again = performance.now();
+    await (await fetch(`${server.url}/v1/papers?days=3650&min_reg_fit=2&limit=5000`, keyed)).arrayBuffer();
+    const newQueryMs = performance.now() - again;
     const fullFile = join(root, "history-full.json");
     await writeFile(fullFile, full);
     const repeated = await load(`${server.url}${FULL}`, { seconds, connections: 10, ...keyed });
@@ -114,6 +119,7 @@ export async function runHistoryBench(root: string, seconds: number): Promise<Hi
       rssIdleMb,
       firstFullMs,
       fullBytes: full.byteLength,
+      newQueryMs,
       repeated,
       bareRepeated,
       rssAfterMb,
@@ -131,8 +137,9 @@ export function historyLines(figures: HistoryFigures): string[] {
     `history (3,650 days): start to first answer ${Math.round(figures.startMs)} ms, median of 3 ` +
       `(a bare node:http server: ${Math.round(figures.bareStartMs)} ms)  (target < 1,000 ms)`,
     `history: RSS idle ${figures.rssIdleMb.toFixed(0)} MB  (target < 150 MB)`,
-    `history: full-history enterprise query, first: ${Math.round(figures.firstFullMs)} ms for ` +
-      `${figures.fullBytes} bytes  (target < 50 ms)`,
+    `history: full-history enterprise query, first after start (the index may still be loading): ` +
+      `${Math.round(figures.firstFullMs)} ms for ${figures.fullBytes} bytes; a new full-history query, ` +
+      `uncached: ${Math.round(figures.newQueryMs)} ms  (target < 50 ms)`,
     `history: the same repeated at 10 connections: ${Math.round(repeated.rps)} req/s = ` +
       `${(repeated.rps / bareRepeated.rps).toFixed(2)} of the bare baseline (${Math.round(bareRepeated.rps)} req/s ` +
       `for the same bytes), non-2xx ${repeated.non2xx}  (target >= 1,000 req/s)`,
