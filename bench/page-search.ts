@@ -37,9 +37,9 @@ export interface PageSearchFigures {
   /** Same-origin requests of the first view (until the network is idle), before any search. */
   firstView: {
     requests: number;
-    /** The bodies as the page reads them; picks serve sends them so (it does not compress). */
+    /** The bodies as the page reads them, decoded. */
     bodyBytes: number;
-    /** Bodies plus response headers, as picks serve put them on the wire. */
+    /** Bodies as sent (picks serve compresses by Accept-Encoding) plus response headers. */
     wireBytes: number;
     /** What a host compressing each body with gzip (level 6) or brotli (quality 11) would send. */
     gzipBytes: number;
@@ -190,14 +190,19 @@ export async function runPageSearchBench(): Promise<PageSearchFigures> {
       new URL(route.request().url()).origin === origin ? route.continue() : route.abort(),
     );
     const page = await context.newPage();
-    const responses: Array<{ path: string; body: Buffer; headers: number }> = [];
+    const responses: Array<{ path: string; body: Buffer; headers: number; sent: number }> = [];
     page.on("requestfinished", async (request) => {
       const response = await request.response();
       if (!response) return;
       const body = await response.body().catch(() => Buffer.alloc(0));
       const sizes = await request.sizes();
       const url = new URL(request.url());
-      responses.push({ path: url.pathname, body, headers: sizes.responseHeadersSize });
+      responses.push({
+        path: url.pathname,
+        body,
+        headers: sizes.responseHeadersSize,
+        sent: sizes.responseBodySize,
+      });
     });
     await page.goto(server.url);
     await page.waitForSelector("html[data-ready=true]");
@@ -206,7 +211,7 @@ export async function runPageSearchBench(): Promise<PageSearchFigures> {
     const firstView: PageSearchFigures["firstView"] = {
       requests: first.length,
       bodyBytes: first.reduce((sum, entry) => sum + entry.body.byteLength, 0),
-      wireBytes: first.reduce((sum, entry) => sum + entry.body.byteLength + entry.headers, 0),
+      wireBytes: first.reduce((sum, entry) => sum + entry.sent + entry.headers, 0),
       gzipBytes: first.reduce((sum, entry) => sum + gzipSync(entry.body).byteLength, 0),
       brotliBytes: first.reduce((sum, entry) => sum + brotli(entry.body), 0),
       searchIndexFetched: first.some((entry) => entry.path === "/v1/search-index.json"),
