@@ -9,7 +9,7 @@ import { dayOf } from "../pipeline/domain/calendar.ts";
 import type { Candidate } from "../pipeline/domain/candidate.ts";
 import type { RunRecord } from "../pipeline/domain/run-record.ts";
 import { siteUrlFromEnv } from "../pipeline/feeds.ts";
-import { createKeyService } from "../server/access/key-service.ts";
+import { createKeyService, type KeyService } from "../server/access/key-service.ts";
 import { type BenchStore, createBenchStore } from "../server/bench/bench-store.ts";
 import { buildFirmViews, type FirmViewsResult, type WatchedLookup } from "../server/bench/firm-views.ts";
 import { buildWeeklyNote } from "../server/bench/weekly-note.ts";
@@ -22,11 +22,14 @@ import { createOutput, UsageError } from "./output.ts";
 import { PROJECT_ROOT } from "./paths.ts";
 
 /** Runs `fn` on the firms' state in the configured store (the one servers and `picks keys` use). */
-export async function withBench<T>(fn: (bench: BenchStore, store: Store) => Promise<T>): Promise<T> {
+export async function withBench<T>(
+  fn: (bench: BenchStore, state: { store: Store; keys: KeyService }) => Promise<T>,
+): Promise<T> {
   const config = configFromEnv(process.env);
   const store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
   try {
-    return await fn(createBenchStore(store, createKeyService({ store, prefix: config.keyPrefix })), store);
+    const keys = createKeyService({ store, prefix: config.keyPrefix });
+    return await fn(createBenchStore(store, keys), { store, keys });
   } finally {
     await store.close();
   }

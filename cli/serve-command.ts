@@ -143,8 +143,7 @@ export function registerServe(program: Command): void {
       }
       const stop = async () => {
         // The worker finishes the submissions in hand first; what is queued waits in the store.
-        announcer.stop();
-        await Promise.all([running.close(), worker?.stop(), deliveries?.stop()]);
+        await Promise.all([announcer.stop(), running.close(), worker?.stop(), deliveries?.stop()]);
         snapshots.close();
         await store.close();
       };

@@ -61,6 +61,8 @@ export interface KeyService {
   find(keyOrId: string): Promise<KeyRecord | null>;
   /** Firms with at least one active key, sorted; reads only the firms' keys. */
   firms(): Promise<string[]>;
+  /** The ids of a firm's keys that are not revoked. */
+  firmKeyIds(firm: string): Promise<string[]>;
   list(): Promise<KeyRecord[]>;
   revoke(keyOrId: string): Promise<KeyRecord | null>;
   rotate(keyOrId: string): Promise<{ key: string; record: KeyRecord; old: KeyRecord } | null>;
@@ -149,6 +151,20 @@ export function createKeyService(options: {
     return revoked;
   };
 
+  /** The active key records listed under a firm index prefix (one firm, or all). */
+  const activeFirmKeys = async (prefix: string): Promise<KeyRecord[]> => {
+    const entries = await store.getKeys(prefix);
+    const records = await Promise.all(
+      entries.map(async (entry) => {
+        const hash = await store.getItem<string>(entry);
+        return hash === null ? null : store.getItem<KeyRecord>(recordKey(hash));
+      }),
+    );
+    return records.filter(
+      (record): record is KeyRecord => Boolean(record?.firm) && record?.revoked_at === null,
+    );
+  };
+
   return {
     issue,
     find,
@@ -185,17 +201,11 @@ export function createKeyService(options: {
       return describeUsage(record, await store.peek(usageKey(record.id, window.index)), at);
     },
     async firms() {
-      const entries = await store.getKeys(FIRM_KEYS_PREFIX);
-      const records = await Promise.all(
-        entries.map(async (entry) => {
-          const hash = await store.getItem<string>(entry);
-          return hash === null ? null : store.getItem<KeyRecord>(recordKey(hash));
-        }),
-      );
-      const active = records.flatMap((record) =>
-        record?.firm && record.revoked_at === null ? [record.firm] : [],
-      );
-      return [...new Set(active)].sort();
+      const active = await activeFirmKeys(FIRM_KEYS_PREFIX);
+      return [...new Set(active.map((record) => record.firm as string))].sort();
+    },
+    async firmKeyIds(firm) {
+      return (await activeFirmKeys(`${FIRM_KEYS_PREFIX}:${firm}`)).map((record) => record.id);
     },
     async list() {
       const ids = await store.getKeys("apikey");

@@ -186,7 +186,8 @@ export async function createSnapshotCache(options: {
   const read = async (pathname: string): Promise<PreparedResponse | undefined> => {
     const held = state.responses.get(pathname) ?? state.older.get(pathname);
     if (held) return held;
-    await loaded;
+    // The history (and any reload in progress) first; a failed load leaves the last good generation.
+    await reloading.catch(() => {});
     const current = state;
     const date = DAY_PATH.exec(pathname)?.[1];
     if (date === undefined || !current.dates.has(date)) return undefined;
@@ -227,7 +228,8 @@ export async function createSnapshotCache(options: {
     },
     readDay: dayOf,
     latestDate: () => state.latest,
-    ready: () => loaded,
+    // The newest load: after a failed first one, a later reload that succeeds makes the cache ready.
+    ready: () => reloading,
     problems: () => state.problems,
     reload,
     onReload(listener) {

@@ -38,19 +38,23 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
   let stopping = false;
   let pumping = false;
   let again = false;
+  let againPolled = false;
   let timer: NodeJS.Timeout | undefined;
   let unsubscribe = () => {};
 
   const pump = async (polled = false): Promise<void> => {
     if (pumping) {
       again = true;
+      // A poll arriving during a look is not lost: the next round of the look is a polled one.
+      againPolled ||= polled;
       return;
     }
     pumping = true;
+    let round = polled;
     try {
       do {
         again = false;
-        await options.beforeLook?.(polled);
+        await options.beforeLook?.(round);
         while (!stopping && limit.activeCount + limit.pendingCount < options.concurrency) {
           const claim = await queue.claim(options.leaseMs);
           if (!claim) break;
@@ -60,6 +64,8 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
           });
           working.add(job);
         }
+        round = againPolled;
+        againPolled = false;
       } while (again && !stopping);
     } catch (error) {
       log((error as Error).message);

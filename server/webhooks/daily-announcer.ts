@@ -77,7 +77,7 @@ export async function announcePublishedDay(deps: AnnounceDeps, day: DailySnapsho
 export function watchPublishedDays(
   deps: AnnounceDeps & { log: (message: string) => void; wake: () => void },
   cache: PublishedDays,
-): { ready: Promise<void>; stop: () => void } {
+): { ready: Promise<void>; stop: () => Promise<void> } {
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   const pass = () => {
@@ -92,9 +92,11 @@ export function watchPublishedDays(
     return running;
   };
   const unsubscribe = cache.onReload?.(() => void pass()) ?? (() => {});
+  // Resolves once a pass in progress is over, so the store can be closed behind it.
   const stop = () => {
     stopped = true;
     unsubscribe();
+    return running;
   };
   return { ready: pass(), stop };
 }

@@ -194,8 +194,11 @@ describe("bench.note.ready", () => {
       owners.push(record.id);
     }
     const note = { firm: "acme-bank", week: "2026-W47", picks: [] } as unknown as BenchNote;
-    expect(await announceNote(context.store, note, clock, "https://picks.example.org/")).toBe(true);
-    expect(await announceNote(context.store, note, clock, "https://picks.example.org/")).toBe(false);
+    // A revoked key of the firm is told nothing, though its endpoint still exists.
+    await context.keys.revoke(keys[1]?.record.id as string);
+    const deps = { store: context.store, keys: context.keys };
+    expect(await announceNote(deps, note, clock, "https://picks.example.org/")).toBe(true);
+    expect(await announceNote(deps, note, clock, "https://picks.example.org/")).toBe(false);
     const event = await context.store.getItem<EventRecord>(
       eventKey(benchNoteEventId("acme-bank", "2026-W47")),
     );
@@ -206,6 +209,6 @@ describe("bench.note.ready", () => {
       note_url: "https://picks.example.org/v1/bench/notes/2026-W47",
     });
     const recipients = await recipientsOf(context.store, event as EventRecord);
-    expect(recipients.map((endpoint) => endpoint.owner).sort()).toEqual(owners.slice(0, 2).sort());
+    expect(recipients.map((endpoint) => endpoint.owner)).toEqual([owners[0]]);
   });
 });
