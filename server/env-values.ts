@@ -1,11 +1,17 @@
 /** The settings' readers of environment values: one message for each kind of mistake. */
 
-/** A whole number above 0, or `fallback` when unset or blank. */
+// Node's timers take at most 2^31 - 1 ms (about 24.8 days) and fire after 1 ms beyond: no setting,
+// durations included, goes past it.
+const MAX_SETTING = 2_147_483_647;
+
+/** A whole number above 0 and at most 2^31 - 1, or `fallback` when unset or blank. */
 export function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < 1)
     throw new Error(`Expected ${name} to be a whole number above 0, got \`${raw}\``);
+  if (Number(raw) > MAX_SETTING)
+    throw new Error(`Expected ${name} to be at most ${MAX_SETTING} (Node's longest timer), got \`${raw}\``);
   return Number(raw);
 }
 

@@ -45,13 +45,21 @@ export function webhookSettingsFromEnv(env: NodeJS.ProcessEnv): WebhookSettings 
   const rawSchedule = env.WEBHOOK_RETRY_SCHEDULE_MS?.trim();
   const schedule = rawSchedule ? parseRetrySchedule(rawSchedule) : d.retryScheduleMs;
   if (typeof schedule === "string") throw new Error(schedule);
+  const timeoutMs = positiveInt(env, "WEBHOOK_TIMEOUT_MS", d.timeoutMs);
+  const leaseMs = positiveInt(env, "WEBHOOK_LEASE_MS", d.leaseMs);
+  // A lease shorter than an attempt hands the delivery to another worker mid-attempt: sent twice.
+  if (leaseMs <= timeoutMs) {
+    throw new Error(
+      `Expected WEBHOOK_LEASE_MS (${leaseMs}) to be longer than WEBHOOK_TIMEOUT_MS (${timeoutMs}), so one attempt fits in a lease`,
+    );
+  }
   return {
     ...d,
     allowLoopback: loopback,
     retryScheduleMs: schedule,
     disableAfterMs: positiveInt(env, "WEBHOOK_DISABLE_AFTER_MS", d.disableAfterMs),
-    timeoutMs: positiveInt(env, "WEBHOOK_TIMEOUT_MS", d.timeoutMs),
-    leaseMs: positiveInt(env, "WEBHOOK_LEASE_MS", d.leaseMs),
+    timeoutMs,
+    leaseMs,
     pollIntervalMs: positiveInt(env, "WEBHOOK_POLL_MS", d.pollIntervalMs),
     concurrency: positiveInt(env, "WEBHOOK_CONCURRENCY", d.concurrency),
   };
