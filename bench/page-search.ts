@@ -2,7 +2,6 @@
 // keydown in the search box to its results (target < 50 ms), the search index's compressed size
 // (target < 300 KB), and the bytes of the first view before the index (target <= 150 KB).
 // Run alone with `node --import tsx bench/page-search.ts`; `runPageSearchBench()` returns the figures.
-import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,7 +11,7 @@ import type { DailySnapshot } from "../pipeline/domain/snapshot.ts";
 import { buildSearchIndex } from "../pipeline/search-index.ts";
 import { launchChromium } from "../test/browser/chromium.ts";
 import { addPage } from "../test/browser/site-under-test.ts";
-import { fixture, LISTING_250, LISTING_PARTIAL, readListing } from "../test/helpers/fixtures.ts";
+import { type RecordedPaper, recordedPapers } from "../test/helpers/fixtures.ts";
 import { startPicksServer } from "../test/helpers/processes.ts";
 import { publishYear } from "../test/server/mcp/year-site.ts";
 
@@ -57,31 +56,6 @@ function spread(values: number[]): Spread {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
   return { median: at(0.5), p95: at(0.95), max: sorted.at(-1) ?? Number.NaN, samples: sorted.length };
-}
-
-interface Paper {
-  title: string;
-  authors: string[];
-  summary: string;
-}
-
-/** Every distinct real paper of the recorded listings and peer outputs in ../shared/fixtures. */
-function recordedPapers(): Paper[] {
-  const papers: Paper[] = [...readListing(LISTING_250), ...readListing(LISTING_PARTIAL)];
-  for (const name of [
-    "candidates/llm-filtered-2025-02-18-90-papers.json",
-    "candidates/llm-filtered-2026-05-08-75-papers.json",
-  ]) {
-    const parsed = JSON.parse(readFileSync(fixture(name), "utf8")) as Record<string, unknown>;
-    const entries = (parsed.papers ?? parsed) as Record<
-      string,
-      { title: string; authors: string[]; abstract: string }
-    >;
-    for (const entry of Object.values(entries)) {
-      papers.push({ title: entry.title, authors: entry.authors, summary: entry.abstract });
-    }
-  }
-  return papers;
 }
 
 /** Queries a reader would type, taken from the year's picks: misspelt authors, title words, ids. */
@@ -162,7 +136,7 @@ export async function runPageSearchBench(): Promise<PageSearchFigures> {
     return from.map((day) => ({
       ...day,
       picks: day.picks.map((pick) => {
-        const paper = papers[serial++ % papers.length] as Paper;
+        const paper = papers[serial++ % papers.length] as RecordedPaper;
         return { ...pick, title: paper.title, authors: paper.authors, summary: paper.summary };
       }),
     }));

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import MiniSearch, { type AsPlainObject } from "minisearch";
 import { describe, expect, it } from "vitest";
@@ -6,7 +5,7 @@ import { addDays } from "../../pipeline/domain/calendar.ts";
 import { searchDocuments } from "../../pipeline/domain/search-index.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
 import { buildSearchIndex, encodePostings, type SearchIndexFile } from "../../pipeline/search-index.ts";
-import { fixture, LISTING_250, LISTING_PARTIAL, readListing } from "../helpers/fixtures.ts";
+import { type RecordedPaper, recordedPapers } from "../helpers/fixtures.ts";
 
 // The archive's search index: its size and speed over a year of days, and that the page's decoder
 // (public/assets/search-index-codec.js, loaded here as the browser loads it) gives MiniSearch back
@@ -19,34 +18,9 @@ interface Codec {
 const CODEC = new URL("../../public/assets/search-index-codec.js", import.meta.url).href;
 const codec = (await import(CODEC)) as Codec;
 
-interface Paper {
-  title: string;
-  authors: string[];
-  summary: string;
-}
-
-/** Every distinct real abstract in the recorded fixtures (441 papers). */
-function realPapers(): Paper[] {
-  const papers: Paper[] = [...readListing(LISTING_250), ...readListing(LISTING_PARTIAL)];
-  for (const name of [
-    "candidates/llm-filtered-2025-02-18-90-papers.json",
-    "candidates/llm-filtered-2026-05-08-75-papers.json",
-  ]) {
-    const parsed = JSON.parse(readFileSync(fixture(name), "utf8")) as Record<string, unknown>;
-    const entries = (parsed.papers ?? parsed) as Record<
-      string,
-      { title: string; authors: string[]; abstract: string }
-    >;
-    for (const entry of Object.values(entries)) {
-      papers.push({ title: entry.title, authors: entry.authors, summary: entry.abstract });
-    }
-  }
-  return papers;
-}
-
 /** A year of weekdays ending 2026-11-20, five picks a day, cycling through the real papers. */
 function yearOfDays(): DailySnapshot[] {
-  const papers = realPapers();
+  const papers = recordedPapers();
   const days: DailySnapshot[] = [];
   let serial = 0;
   for (let back = 0; back < 365; back++) {
@@ -54,7 +28,7 @@ function yearOfDays(): DailySnapshot[] {
     const weekday = new Date(`${date}T00:00:00Z`).getUTCDay();
     if (weekday === 0 || weekday === 6) continue;
     const picks = Array.from({ length: 5 }, (_, slot) => {
-      const paper = papers[serial % papers.length] as Paper;
+      const paper = papers[serial % papers.length] as RecordedPaper;
       serial += 1;
       return {
         arxiv_id: `${date.slice(2, 4)}${date.slice(5, 7)}.${String(serial).padStart(5, "0")}`,
