@@ -44,7 +44,20 @@ export async function folderSignature(v1: string): Promise<string> {
   return times.join("|");
 }
 
-export function indexPicks(days: readonly HeldDay[]): Map<string, PaperListItem[]> {
+// One index per loaded generation: the cache swaps its day list whole, so identity marks a reload.
+const indexes = new WeakMap<readonly HeldDay[], Map<string, PaperListItem[]>>();
+
+/** Every pick of an arXiv id (versionless) in `days`, newest day first; indexed once per generation. */
+export function picksOfId(days: readonly HeldDay[], arxivId: string): readonly PaperListItem[] {
+  let index = indexes.get(days);
+  if (!index) {
+    index = indexPicks(days);
+    indexes.set(days, index);
+  }
+  return index.get(arxivId) ?? [];
+}
+
+function indexPicks(days: readonly HeldDay[]): Map<string, PaperListItem[]> {
   const index = new Map<string, PaperListItem[]>();
   for (const day of days) {
     for (const pick of day.picks) {
@@ -83,8 +96,6 @@ export function createMcpSnapshots(options: {
     if (!cache) throw new Error("snapshots read before refresh() finished the first load");
     return cache;
   };
-  // One index per loaded generation: the cache swaps its day list whole, so identity marks a reload.
-  const indexes = new WeakMap<readonly HeldDay[], Map<string, PaperListItem[]>>();
   return {
     where: v1,
     load,
@@ -96,15 +107,7 @@ export function createMcpSnapshots(options: {
       await loaded().reload();
     },
     days: () => loaded().days(),
-    picksOf(arxivId) {
-      const days = loaded().days();
-      let index = indexes.get(days);
-      if (!index) {
-        index = indexPicks(days);
-        indexes.set(days, index);
-      }
-      return index.get(arxivId) ?? [];
-    },
+    picksOf: (arxivId) => picksOfId(loaded().days(), arxivId),
     fullPicks: (items) => loaded().fullPicks(items),
     file: (name) => loaded().lookup(`/v1/${name}`)?.body,
     close() {

@@ -1,8 +1,6 @@
 import { join } from "node:path";
-import type { PaperListItem } from "../../pipeline/domain/api-answers.ts";
-import type { HeldDay } from "../snapshots/held-days.ts";
 import type { SnapshotCache } from "../snapshots/snapshot-cache.ts";
-import { folderSignature, indexPicks, type McpSnapshots } from "./fresh-snapshots.ts";
+import { folderSignature, type McpSnapshots, picksOfId } from "./fresh-snapshots.ts";
 
 /**
  * The MCP tools' view of the snapshots a running server already holds: no second copy in memory.
@@ -16,7 +14,6 @@ export function createHostedSnapshots(
 ): McpSnapshots {
   const v1 = options.publicDir === undefined ? undefined : join(options.publicDir, "v1");
   let seen: Promise<string> | undefined;
-  const indexes = new WeakMap<readonly HeldDay[], Map<string, PaperListItem[]>>();
   return {
     where: "this server's published snapshots",
     load: async () => {},
@@ -31,15 +28,7 @@ export function createHostedSnapshots(
       await cache.reload();
     },
     days: () => cache.days(),
-    picksOf(arxivId) {
-      const days = cache.days();
-      let index = indexes.get(days);
-      if (!index) {
-        index = indexPicks(days);
-        indexes.set(days, index);
-      }
-      return index.get(arxivId) ?? [];
-    },
+    picksOf: (arxivId) => picksOfId(cache.days(), arxivId),
     fullPicks: (items) => cache.fullPicks(items),
     file: (name) => cache.lookup(`/v1/${name}`)?.body,
     // The cache belongs to the server, which closes it.
