@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import type { CitationLookup } from "../pipeline/citations/citation-lookup.ts";
 import { type CurateResult, curate } from "../pipeline/curate.ts";
 import { dayOf } from "../pipeline/domain/calendar.ts";
+import type { CompiledRelevance } from "../pipeline/domain/relevance-model.ts";
 import type { HttpCounts } from "../pipeline/domain/run-record.ts";
 import type { SelectionPolicy } from "../pipeline/domain/selection.ts";
 import { siteUrlFromEnv } from "../pipeline/feeds.ts";
@@ -22,6 +23,9 @@ import {
   judgeOption,
   maxPicksOption,
   minTotalOption,
+  modelOption,
+  rankerFrom,
+  rankerOption,
   type ScoringFlags,
   selectionFrom,
 } from "./scoring-options.ts";
@@ -79,9 +83,16 @@ export function printSummary(out: Output, result: CurateResult): void {
       (counts.skipped > 0 ? `, skipped ${counts.skipped}` : "") +
       (counts.duplicates > 0 ? `, ${counts.duplicates} repeated ids counted once` : ""),
   );
+  const ranker = record.ranker?.model_version
+    ? `relevance model ${record.ranker.model_version}`
+    : "the rubric's total";
+  out.line(`  ranked by ${ranker}`);
   for (const pick of snapshot.picks) {
+    const relevance = pick.relevance
+      ? `  relevance ${pick.relevance.on_topic.toFixed(2)}/${pick.relevance.top.toFixed(2)}`
+      : "";
     out.line(
-      `  ${pick.rank}. ${pick.arxiv_id}  total ${pick.scores.total}/45  REG FIT ${pick.scores.reg_fit.score}  ${pick.title}`,
+      `  ${pick.rank}. ${pick.arxiv_id}  total ${pick.scores.total}/45  REG FIT ${pick.scores.reg_fit.score}${relevance}  ${pick.title}`,
     );
   }
   const { citations, scoring, http } = record;
@@ -129,6 +140,8 @@ export interface CurateJobOptions {
   out: Output;
   /** The language-model judge; absent: the rules scorer. */
   scorer?: CandidateScorer;
+  /** The relevance model; absent: the rubric's total ranks. */
+  ranker?: CompiledRelevance;
   /** Citation lookups; absent: skipped for the reason in `citationsSkipped`. */
   citations?: CitationLookup;
   citationsSkipped?: string;
@@ -150,6 +163,7 @@ export async function runCurate(options: CurateJobOptions): Promise<CurateResult
     siteUrl: siteUrlFromEnv(process.env),
     onProgress: (stage, message) => options.out.progress(`${stage}: ${message}`),
     ...(options.scorer ? { scorer: options.scorer } : {}),
+    ...(options.ranker ? { ranker: options.ranker } : {}),
     ...(options.citations ? { citations: options.citations } : {}),
     ...(options.citationsSkipped ? { citationsSkipped: options.citationsSkipped } : {}),
     ...(options.httpCounts ? { httpCounts: options.httpCounts } : {}),
@@ -202,6 +216,8 @@ export function registerCurate(program: Command): void {
     )
     .option("--no-citations", "do not look up citation figures")
     .addOption(judgeOption())
+    .addOption(rankerOption())
+    .addOption(modelOption())
     .option("--out <dir>", "static site root; snapshots go to <dir>/v1", DEFAULT_PUBLIC_DIR)
     .option("--runs <dir>", "where run records go", DEFAULT_RUNS_DIR)
     .addOption(minTotalOption())
@@ -212,6 +228,8 @@ export function registerCurate(program: Command): void {
       const kind = sourceKind(flags.source);
       if (flags.categories && kind !== "arxiv")
         throw new UsageError("`--categories` applies only to `--source arxiv`");
+      // Before any request: a missing or broken model stops the run with nothing published.
+      const ranker = await rankerFrom(flags);
       const live = createLiveSetup({
         source: kind,
         categories: flags.categories ?? DEFAULT_CATEGORIES,
@@ -234,6 +252,7 @@ export function registerCurate(program: Command): void {
           selection: selectionFrom(flags),
           out,
           ...(live.scorer ? { scorer: live.scorer } : {}),
+          ...(ranker ? { ranker } : {}),
           ...(live.citations ? { citations: live.citations } : {}),
           citationsSkipped: live.citationsSkipped,
           ...(client ? { httpCounts: () => client.counts() } : {}),

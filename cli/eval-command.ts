@@ -1,5 +1,7 @@
 import type { Command } from "commander";
-import { EvalInputError, evaluateLabelledDays } from "../pipeline/evaluate.ts";
+import { DEFAULT_TRAIN_SETTINGS } from "../pipeline/domain/relevance-training.ts";
+import { evaluateLabelledDays } from "../pipeline/evaluate.ts";
+import { EvalInputError } from "../pipeline/labels-file.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
 import { createLiveSetup } from "./curate-live.ts";
 import { describeMiss, printEvalReport } from "./eval-report.ts";
@@ -9,6 +11,9 @@ import {
   judgeOption,
   maxPicksOption,
   minTotalOption,
+  modelOption,
+  rankerFrom,
+  rankerOption,
   type ScoringFlags,
   selectionFrom,
 } from "./scoring-options.ts";
@@ -19,6 +24,9 @@ interface EvalFlags extends ScoringFlags {
   json: boolean;
   minPrecision?: number;
   minAuc?: number;
+  minRecall10?: number;
+  minAucOnTopic?: number;
+  crossValidate: boolean;
 }
 
 /** A `--min-*` bound that a day missed: the report is printed, and the run exits 1 for CI. */
@@ -35,6 +43,13 @@ export function registerEval(program: Command): void {
     .requiredOption("--labels <path...>", "labels files (labels-YYYY-MM-DD.json), one per day")
     .option("--listing <path...>", "listings the labels files name, when they are not beside them")
     .addOption(judgeOption())
+    .addOption(rankerOption())
+    .addOption(modelOption())
+    .option(
+      "--cross-validate",
+      "leave one day out: rank each day by a model trained on the other days given, never on itself",
+      false,
+    )
     .addOption(minTotalOption())
     .addOption(maxPicksOption())
     .option(
@@ -47,9 +62,25 @@ export function registerEval(program: Command): void {
       "exit 1 if a day's AUC (label 2 vs 0) is below x (0-1)",
       parseFractionOption("--min-auc"),
     )
+    .option(
+      "--min-recall10 <x>",
+      "exit 1 if a day's recall@10 of label-2 papers is below x (0-1)",
+      parseFractionOption("--min-recall10"),
+    )
+    .option(
+      "--min-auc-on-topic <x>",
+      "exit 1 if a day's AUC (label >= 1 vs 0) is below x (0-1)",
+      parseFractionOption("--min-auc-on-topic"),
+    )
     .option("--json", "print the report as JSON", false)
     .action(async (flags: EvalFlags) => {
       const out = createOutput({ json: flags.json });
+      if (flags.crossValidate && (flags.ranker === "rules" || flags.model !== undefined)) {
+        throw new UsageError(
+          "`--cross-validate` trains its own models: it takes no `--ranker rules` or `--model`",
+        );
+      }
+      const ranker = flags.crossValidate ? undefined : await rankerFrom(flags);
       const live = createLiveSetup({
         source: "file",
         categories: [],
@@ -64,9 +95,13 @@ export function registerEval(program: Command): void {
           rubric: await loadRubric(),
           selection: selectionFrom(flags),
           ...(live.scorer ? { scorer: live.scorer } : {}),
+          ...(ranker ? { ranker } : {}),
+          ...(flags.crossValidate ? { crossValidate: DEFAULT_TRAIN_SETTINGS } : {}),
           bounds: {
             ...(flags.minPrecision === undefined ? {} : { min_precision: flags.minPrecision }),
             ...(flags.minAuc === undefined ? {} : { min_auc: flags.minAuc }),
+            ...(flags.minRecall10 === undefined ? {} : { min_recall10: flags.minRecall10 }),
+            ...(flags.minAucOnTopic === undefined ? {} : { min_auc_on_topic: flags.minAucOnTopic }),
           },
           progress: (detail) => out.progress(detail),
         });

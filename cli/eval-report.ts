@@ -15,7 +15,12 @@ function clip(text: string, length: number): string {
 const METRIC: Record<GateMiss["metric"], { name: string; flag: string }> = {
   precision: { name: "precision", flag: "--min-precision" },
   auc: { name: "AUC", flag: "--min-auc" },
+  recall_top10: { name: "recall@10", flag: "--min-recall10" },
+  auc_on_topic: { name: "AUC on-topic", flag: "--min-auc-on-topic" },
 };
+
+const rankOf = (item: { rank_score?: number }) =>
+  item.rank_score === undefined ? "" : `  rank score ${item.rank_score.toFixed(2)}`;
 
 /** `2025-11-19: precision 0.500 is below --min-precision 0.9`. */
 export function describeMiss(miss: GateMiss): string {
@@ -25,7 +30,7 @@ export function describeMiss(miss: GateMiss): string {
 
 function printMistake(out: Output, mistake: Mistake): void {
   out.line(
-    `    #${mistake.rank} ${mistake.id}  total ${mistake.total}  REG FIT ${mistake.reg_fit}` +
+    `    #${mistake.rank} ${mistake.id}${rankOf(mistake)}  total ${mistake.total}  REG FIT ${mistake.reg_fit}` +
       `  ${mistake.kept ? "KEPT" : "not kept"}  ${clip(mistake.title, 70)}`,
   );
   const first = mistake.evidence[0];
@@ -35,6 +40,9 @@ function printMistake(out: Output, mistake: Mistake): void {
       ? `      ${first.axis} ${first.signal}: "${clip(first.text, 90)}"${more}`
       : "      no rubric signal fired",
   );
+  if (mistake.why_ranked && mistake.why_ranked.length > 0) {
+    out.line(`      ranked up by: ${mistake.why_ranked.map((reason) => reason.term).join(", ")}`);
+  }
 }
 
 function printDay(out: Output, day: EvaluatedDay): void {
@@ -57,7 +65,7 @@ function printDay(out: Output, day: EvaluatedDay): void {
   out.line(`  picks (${day.picks.length}):`);
   for (const pick of day.picks) {
     out.line(
-      `    ${pick.rank}. ${pick.id}  total ${pick.total}  label ${pick.label ?? "-"}  ${clip(pick.title, 70)}`,
+      `    ${pick.rank}. ${pick.id}${rankOf(pick)}  total ${pick.total}  label ${pick.label ?? "-"}  ${clip(pick.title, 70)}`,
     );
   }
   out.line(
@@ -80,6 +88,7 @@ function printDay(out: Output, day: EvaluatedDay): void {
 export function printEvalReport(out: Output, report: EvalReport): void {
   out.line(
     `rubric ${report.rubric_version}, scorer ${report.scorer}${report.model ? ` (${report.model})` : ""},` +
+      ` ranker ${report.ranker},` +
       ` selection: total >= ${report.selection.min_total}, REG FIT >= ${report.selection.min_reg_fit},` +
       ` at most ${report.selection.max_picks}`,
   );

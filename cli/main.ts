@@ -10,6 +10,7 @@ type Register = (program: Command) => void;
 const COMMANDS: Record<string, () => Promise<Register>> = {
   curate: async () => (await import("./curate-command.ts")).registerCurate,
   eval: async () => (await import("./eval-command.ts")).registerEval,
+  train: async () => (await import("./train-command.ts")).registerTrain,
   serve: async () => (await import("./serve-command.ts")).registerServe,
   mcp: async () => (await import("./mcp-command.ts")).registerMcp,
   keys: async () => (await import("./keys-command.ts")).registerKeys,

@@ -2,14 +2,19 @@
 // evaluation measures exactly what curate would publish only if both read these flags the same way.
 
 import { Option } from "commander";
-import { DEFAULT_SELECTION, type SelectionPolicy } from "../pipeline/domain/selection.ts";
+import type { CompiledRelevance } from "../pipeline/domain/relevance-model.ts";
+import { DEFAULT_SELECTION, RANKED_SELECTION, type SelectionPolicy } from "../pipeline/domain/selection.ts";
+import { loadRelevanceModel, newestModelPath } from "../pipeline/relevance-file.ts";
 import { parseIntOption } from "./options.ts";
 import { UsageError } from "./output.ts";
 
 export type JudgeChoice = "rules" | "llm";
+export type RankerChoice = "model" | "rules";
 
 export interface ScoringFlags {
   judge: JudgeChoice;
+  ranker: RankerChoice;
+  model?: string;
   minTotal?: number;
   maxPicks?: number;
 }
@@ -28,6 +33,35 @@ export function judgeOption(): Option {
     .default("rules");
 }
 
+function parseRanker(value: string): RankerChoice {
+  if (value === "model" || value === "rules") return value;
+  throw new UsageError(`Expected \`--ranker\` to be \`model\` or \`rules\`, got \`${value}\``);
+}
+
+export function rankerOption(): Option {
+  return new Option(
+    "--ranker <ranker>",
+    "order candidates by the relevance `model` (learned from labelled days) or by the rubric's total (`rules`)",
+  )
+    .argParser(parseRanker)
+    .default("model");
+}
+
+export function modelOption(): Option {
+  return new Option("--model <file>", "the relevance model (default: the newest in data/models/)");
+}
+
+/** The relevance model the flags name (`--ranker model`), or none; a bad file fails before any work. */
+export async function rankerFrom(
+  flags: Pick<ScoringFlags, "ranker" | "model">,
+): Promise<CompiledRelevance | undefined> {
+  if (flags.model !== undefined && flags.ranker === "rules") {
+    throw new UsageError("`--model` applies only to `--ranker model`");
+  }
+  if (flags.ranker === "rules") return undefined;
+  return loadRelevanceModel(flags.model ?? (await newestModelPath()));
+}
+
 export function minTotalOption(): Option {
   return new Option("--min-total <n>", "keep candidates whose total reaches n (0-45)").argParser(
     parseIntOption("--min-total", 0, 45),
@@ -40,10 +74,15 @@ export function maxPicksOption(): Option {
   );
 }
 
-/** The default policy with the flags' overrides; fields the policy gains later keep their defaults. */
-export function selectionFrom(flags: Pick<ScoringFlags, "minTotal" | "maxPicks">): SelectionPolicy {
+/**
+ * The default policy of the ranker with the flags' overrides; fields the policy gains later keep their
+ * defaults. The model ranks above a lower rubric floor than the rules (see RANKED_SELECTION).
+ */
+export function selectionFrom(
+  flags: Pick<ScoringFlags, "minTotal" | "maxPicks" | "ranker">,
+): SelectionPolicy {
   return {
-    ...DEFAULT_SELECTION,
+    ...(flags.ranker === "rules" ? DEFAULT_SELECTION : RANKED_SELECTION),
     ...(flags.minTotal === undefined ? {} : { min_total: flags.minTotal }),
     ...(flags.maxPicks === undefined ? {} : { max_picks: flags.maxPicks }),
   };

@@ -1,7 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { DEFAULT_SELECTION } from "../pipeline/domain/selection.ts";
+import { RANKED_SELECTION } from "../pipeline/domain/selection.ts";
 import { siteUrlFromEnv } from "../pipeline/feeds.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
 import { configFromEnv } from "../server/config.ts";
@@ -47,13 +47,25 @@ async function seedSample(publicDir: string, runsDir: string, out: Output): Prom
   if (await hasSnapshots(publicDir)) return;
   out.line("No snapshots yet: curating the embedded sample days.");
   // Imported here, not above: a server that has snapshots never loads the curation pipeline.
-  const [{ runCurate }, { createSampleSource, sampleDays }] = await Promise.all([
+  const [{ runCurate }, { createSampleSource, sampleDays }, { rankerFrom }] = await Promise.all([
     import("./curate-command.ts"),
     import("../pipeline/sources/sample-source.ts"),
+    import("./scoring-options.ts"),
   ]);
   const source = createSampleSource();
+  // Ranked as `picks curate` ranks by default: by the shipped relevance model.
+  const ranker = await rankerFrom({ ranker: "model" });
+  const selection = RANKED_SELECTION;
   for (const date of await sampleDays()) {
-    await runCurate({ date, source, outDir: publicDir, runsDir, selection: DEFAULT_SELECTION, out });
+    await runCurate({
+      date,
+      source,
+      outDir: publicDir,
+      runsDir,
+      selection,
+      out,
+      ...(ranker ? { ranker } : {}),
+    });
   }
 }
 

@@ -5,6 +5,8 @@ import type { Candidate } from "./domain/candidate.ts";
 import { assembleDay } from "./domain/day-assembly.ts";
 import { toPick } from "./domain/pick.ts";
 import { buildPicksIndex, PICKS_INDEX_FILE, picksIndexLines } from "./domain/picks-index.ts";
+import { rankerCard } from "./domain/ranker-card.ts";
+import type { CompiledRelevance } from "./domain/relevance-model.ts";
 import type { Rubric } from "./domain/rubric.ts";
 import type { HttpCounts, RunRecord } from "./domain/run-record.ts";
 import type { ScoredCandidate, SelectionPolicy } from "./domain/selection.ts";
@@ -37,6 +39,8 @@ export interface CurateOptions {
   onProgress?: (stage: CurateStage, detail: string) => void;
   /** Scores instead of the rules scorer (the language-model judge); absent: the rules scorer. */
   scorer?: CandidateScorer;
+  /** Ranks by the relevance model; absent: by the rubric's total (`--ranker rules`). */
+  ranker?: CompiledRelevance;
   /** Citation-graph lookups for the picks and the last 30 days' picks; absent: picks carry `citations: null`. */
   citations?: CitationLookup;
   /** Why citations are not looked up when `citations` is absent, for the run record. */
@@ -81,14 +85,15 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     rubric,
     selection,
     ...(options.scorer ? { scorer: options.scorer } : {}),
+    ...(options.ranker ? { ranker: options.ranker } : {}),
     progress: (detail) => progress("score", detail),
   });
   const byId = new Map<string, ScoredCandidate>(scored.map((entry) => [entry.candidate.id, entry]));
   const selected = screened
     .filter((entry) => entry.kept && entry.rank !== null)
     .map((entry) => {
-      const { candidate, scores } = byId.get(entry.id) as ScoredCandidate;
-      return toPick(candidate, scores, date, entry.rank as number);
+      const { candidate, scores, ranking } = byId.get(entry.id) as ScoredCandidate;
+      return toPick(candidate, scores, date, entry.rank as number, ranking);
     });
   progress("select", `${selected.length} kept of ${batch.candidates.length}`);
 
@@ -135,6 +140,7 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     { path: join(v1, "recent.json"), kind: "recent", value: day.recent },
     { path: join(v1, "stats.json"), kind: "stats", value: day.stats },
     { path: join(v1, "axes.json"), kind: "axes", value: rubric },
+    { path: join(v1, "ranker.json"), kind: "ranker", value: rankerCard(options.ranker?.model) },
   ];
   // Built and checked before anything is written, so a bad feed fails the run like a bad snapshot.
   const feeds = planFeeds({
@@ -177,6 +183,10 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     ],
     source_notes: batch.notes ?? [],
     scoring,
+    ranker: {
+      name: options.ranker ? "model" : "rules",
+      model_version: options.ranker?.model.version ?? null,
+    },
     citations: enriched.run,
     http: options.httpCounts?.() ?? NO_HTTP,
     search_index: {

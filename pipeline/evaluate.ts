@@ -1,9 +1,7 @@
 // `picks eval`: each labelled day is read, screened exactly as `picks curate` screens it (same source
 // rules, scorer and selection), and measured against its labels. Nothing is published.
 
-import { readFile, stat } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
-import { isCalendarDay } from "./domain/calendar.ts";
+import { basename } from "node:path";
 import type { SkippedRow } from "./domain/candidate.ts";
 import {
   type DayMetrics,
@@ -14,84 +12,16 @@ import {
   type OverallMetrics,
   overallOf,
 } from "./domain/evaluation.ts";
-import { type LabelsFile, readLabels } from "./domain/labels.ts";
+import { type CompiledRelevance, compileRelevance } from "./domain/relevance-model.ts";
+import { type TrainSettings, trainRelevance } from "./domain/relevance-training.ts";
 import type { Rubric } from "./domain/rubric.ts";
 import type { ScoringRun } from "./domain/run-record.ts";
 import type { ScorerName } from "./domain/score.ts";
 import type { SelectionPolicy } from "./domain/selection.ts";
+import { dayFromNames, EvalInputError, findListing, isFile, readLabelsFile } from "./labels-file.ts";
+import { readLabelledDays } from "./relevance-file.ts";
 import { type CandidateScorer, screenCandidates } from "./screen.ts";
 import { createFileSource } from "./sources/file-source.ts";
-
-/** A labels file or listing that cannot be used as given: the operator has to fix the call or the file. */
-export class EvalInputError extends Error {
-  override name = "EvalInputError";
-}
-
-/** Reads and checks one labels file; any problem names the file. */
-export async function readLabelsFile(path: string): Promise<LabelsFile> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new EvalInputError(
-      `labels file ${path}: cannot read it (${code === "ENOENT" ? "no such file" : code})`,
-    );
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new EvalInputError(`labels file ${path}: not valid JSON (${(error as Error).message})`);
-  }
-  const read = readLabels(json);
-  if ("problem" in read) {
-    throw new EvalInputError(`labels file ${path}: not in the labels format: ${read.problem}`);
-  }
-  return read.labels;
-}
-
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The listing a labels file names: a `--listing` path with that file name, else the name beside the
- * labels file. A name that matches none of them is the operator's to supply.
- */
-export async function findListing(
-  labelsPath: string,
-  wanted: string,
-  listings: readonly string[],
-): Promise<string> {
-  const named = listings.filter((path) => basename(path) === basename(wanted));
-  if (named.length > 1) {
-    throw new EvalInputError(
-      `labels file ${labelsPath} wants listing ${wanted}, and several --listing paths have that name: ${named.join(", ")}`,
-    );
-  }
-  if (named[0] !== undefined) return named[0];
-  const beside = join(dirname(labelsPath), wanted);
-  if (await isFile(beside)) return beside;
-  throw new EvalInputError(
-    `labels file ${labelsPath} wants listing ${wanted}, which is not beside it (${beside}); pass its path with --listing`,
-  );
-}
-
-const DAY_IN_NAME = /\d{4}-\d{2}-\d{2}/;
-
-/** The day's date from `labels-YYYY-MM-DD.json`, else from the listing's name; null when neither has one. */
-export function dayFromNames(labelsPath: string, listingPath: string): string | null {
-  for (const path of [labelsPath, listingPath]) {
-    const found = DAY_IN_NAME.exec(basename(path))?.[0];
-    if (found !== undefined && isCalendarDay(found)) return found;
-  }
-  return null;
-}
 
 export interface EvaluatedDay extends DayMetrics {
   date: string | null;
@@ -110,6 +40,8 @@ export interface EvalReport {
   scorer: ScorerName;
   /** The judge's model; null for the rules. */
   model: string | null;
+  /** What ordered the days: a relevance model by version, one trained per left-out day, or the rules. */
+  ranker: string;
   selection: SelectionPolicy;
   days: EvaluatedDay[];
   overall: OverallMetrics;
@@ -126,6 +58,13 @@ export interface EvaluateOptions {
   selection: SelectionPolicy;
   /** The language-model judge; absent: the rules scorer. */
   scorer?: CandidateScorer;
+  /** Ranks every day with this relevance model; absent (and no cross-validation): the rubric's total. */
+  ranker?: CompiledRelevance;
+  /**
+   * Leave one day out: each day is ranked by a model trained (with these settings) on the other days
+   * given, never on itself. Overrides `ranker`.
+   */
+  crossValidate?: Omit<TrainSettings, "version">;
   bounds?: GateBounds;
   progress?: (detail: string) => void;
 }
@@ -151,10 +90,22 @@ export async function evaluateLabelledDays(options: EvaluateOptions): Promise<Ev
     inputs.push({ labelsPath, labels, listing: await findListing(labelsPath, labels.listing, listings) });
   }
 
+  // Every day's papers once, for the folds: day i is ranked by a model of the other days only.
+  const labelled = options.crossValidate ? (await readLabelledDays(options.labels, listings)).days : [];
+  const rankerOf = (index: number): CompiledRelevance | undefined => {
+    if (!options.crossValidate) return options.ranker;
+    const others = labelled.filter((_, other) => other !== index);
+    progress(`training on ${others.length} other days for ${labelled[index]?.date}`);
+    return compileRelevance(
+      trainRelevance(others, { version: "relevance-0000.00.0", ...options.crossValidate }),
+    );
+  };
+
   const days: EvaluatedDay[] = [];
   let scoring: Pick<ScoringRun, "scorer" | "model"> = { scorer: "rules", model: null };
-  for (const { labelsPath, labels, listing } of inputs) {
+  for (const [index, { labelsPath, labels, listing }] of inputs.entries()) {
     const date = dayFromNames(labelsPath, listing);
+    const ranker = rankerOf(index);
     const batch = await createFileSource(listing).load(date ?? "");
     progress(`${date ?? basename(labelsPath)}: scoring ${batch.candidates.length} candidates`);
     const screen = await screenCandidates({
@@ -162,6 +113,7 @@ export async function evaluateLabelledDays(options: EvaluateOptions): Promise<Ev
       rubric: options.rubric,
       selection: options.selection,
       ...(options.scorer ? { scorer: options.scorer } : {}),
+      ...(ranker ? { ranker } : {}),
       progress,
     });
     scoring = screen.scoring;
@@ -186,11 +138,16 @@ export async function evaluateLabelledDays(options: EvaluateOptions): Promise<Ev
     rubric_version: options.rubric.version,
     scorer: scoring.scorer,
     model: scoring.model,
+    ranker: options.crossValidate
+      ? "relevance model trained on the other days (leave one day out)"
+      : options.ranker
+        ? `relevance model ${options.ranker.model.version}`
+        : "rules (the rubric's total)",
     selection: options.selection,
     days,
     overall: overallOf(days),
     gate: gateDays(
-      days.map((day) => ({ day: dayName(day), precision: day.precision, auc: day.auc })),
+      days.map((day) => ({ day: dayName(day), ...day })),
       bounds,
     ),
   };

@@ -2,6 +2,7 @@
 // it against labels), so the two can never drift apart.
 
 import type { Candidate } from "./domain/candidate.ts";
+import { type CompiledRelevance, rankPaper } from "./domain/relevance-model.ts";
 import type { Rubric } from "./domain/rubric.ts";
 import type { ScoringRun, Screened } from "./domain/run-record.ts";
 import type { Scores } from "./domain/score.ts";
@@ -35,6 +36,8 @@ export interface ScreenOptions {
   selection: SelectionPolicy;
   /** Scores instead of the rules scorer (the language-model judge); absent: the rules scorer. */
   scorer?: CandidateScorer;
+  /** Ranks by the relevance model; absent: by the rubric's total (`--ranker rules`). */
+  ranker?: CompiledRelevance;
   progress?: (detail: string) => void;
 }
 
@@ -70,16 +73,21 @@ export async function screenCandidates(options: ScreenOptions): Promise<ScreenRe
   } else {
     allScores = candidates.map(rules);
   }
-  const scored = candidates.map((candidate, index) => ({
+  const { ranker } = options;
+  const scored: ScoredCandidate[] = candidates.map((candidate, index) => ({
     candidate,
     scores: allScores[index] as Scores,
+    ...(ranker ? { ranking: rankPaper(ranker, candidate) } : {}),
   }));
 
   const decisions = selectPicks(scored, options.selection);
   const byId = new Map<string, ScoredCandidate>(scored.map((entry) => [entry.candidate.id, entry]));
   const screened: Screened[] = decisions.map((decision) => {
     const entry = byId.get(decision.id) as ScoredCandidate;
-    return { ...decision, title: entry.candidate.title, scores: entry.scores };
+    const ranking = entry.ranking
+      ? { relevance: entry.ranking.relevance, rank_score: entry.ranking.rank_score }
+      : {};
+    return { ...decision, title: entry.candidate.title, scores: entry.scores, ...ranking };
   });
   return { scored, decisions, screened, scoring };
 }

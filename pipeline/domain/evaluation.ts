@@ -2,6 +2,7 @@
 // and the same over several days. Pure: `picks eval` does the reading and scoring and hands the result here.
 
 import type { PaperLabel } from "./labels.ts";
+import type { RankReason } from "./relevance-model.ts";
 import { AXIS_IDS, type AxisId, type Scores } from "./score.ts";
 import type { Decision, ScoredCandidate } from "./selection.ts";
 
@@ -23,6 +24,8 @@ export interface EvaluatedPick {
   title: string;
   total: number;
   reg_fit: number;
+  /** The relevance model's rank score; absent when the rules ranked. */
+  rank_score?: number;
   /** null when the paper has no label. */
   label: Label | null;
 }
@@ -46,6 +49,9 @@ export interface Mistake {
   /** Why selection kept it or not. */
   reason: string;
   evidence: MistakeEvidence[];
+  /** With the relevance model: its rank score and the terms that raised it most. */
+  rank_score?: number;
+  why_ranked?: RankReason[];
 }
 
 export interface DayMetrics {
@@ -69,9 +75,9 @@ export interface DayMetrics {
   top_possible: number;
   /** Label-2 papers among the first 10 of the ranking / label-2 papers; null when there are none. */
   recall_top10: number | null;
-  /** AUC of label 2 against label 0 by total score; null when either side is empty. */
+  /** AUC of label 2 against label 0 by what ranked the day (rank score, else total); null when a side is empty. */
   auc: number | null;
-  /** AUC of label >= 1 against label 0 by total score. */
+  /** AUC of label >= 1 against label 0, by the same. */
   auc_on_topic: number | null;
   /** The highest-ranked label-0 papers, best ranked first. */
   false_positives: Mistake[];
@@ -129,7 +135,7 @@ interface RankedEntry {
 }
 
 function mistake({ position, decision, entry }: RankedEntry): Mistake {
-  const { scores, candidate } = entry;
+  const { scores, candidate, ranking } = entry;
   return {
     id: candidate.id,
     title: candidate.title,
@@ -140,8 +146,12 @@ function mistake({ position, decision, entry }: RankedEntry): Mistake {
     kept: decision.kept,
     reason: decision.reason,
     evidence: evidenceOf(scores),
+    ...(ranking ? { rank_score: ranking.rank_score, why_ranked: ranking.why_ranked } : {}),
   };
 }
+
+/** What ordered the day: the relevance model's rank score when it ranked, else the rubric's total. */
+const rankValue = (entry: ScoredCandidate): number => entry.ranking?.rank_score ?? entry.scores.total;
 
 /**
  * One labelled day's metrics: precision and top picks of the kept candidates, recall of label 2 in the
@@ -162,7 +172,7 @@ export function evaluateDay(input: LabelledDayInput): DayMetrics {
   const top = withLabel(2);
   const onTopic = labelled.filter((item) => (item.label as Label) >= 1);
   const offMission = withLabel(0);
-  const totalsOf = (items: readonly RankedEntry[]) => items.map((item) => item.entry.scores.total);
+  const totalsOf = (items: readonly RankedEntry[]) => items.map((item) => rankValue(item.entry));
 
   const picks: EvaluatedPick[] = ranked
     .filter((item) => item.decision.kept && item.decision.rank !== null)
@@ -173,6 +183,7 @@ export function evaluateDay(input: LabelledDayInput): DayMetrics {
       title: entry.candidate.title,
       total: entry.scores.total,
       reg_fit: entry.scores.reg_fit.score,
+      ...(entry.ranking ? { rank_score: entry.ranking.rank_score } : {}),
       label,
     }));
   const labelledPicks = picks.filter((pick) => pick.label !== null);
@@ -256,12 +267,16 @@ export function overallOf(days: readonly DayMetrics[]): OverallMetrics {
 export interface GateBounds {
   min_precision?: number;
   min_auc?: number;
+  min_recall10?: number;
+  min_auc_on_topic?: number;
 }
+
+type GatedMetric = "precision" | "auc" | "recall_top10" | "auc_on_topic";
 
 export interface GateMiss {
   /** The day's name (its date, or its labels file when the names carry no date). */
   day: string;
-  metric: "precision" | "auc";
+  metric: GatedMetric;
   value: number;
   bound: number;
 }
@@ -279,18 +294,20 @@ export interface GateResult {
  *   // [{ day: "2026-03-11", metric: "auc", value: 0.9, bound: 0.95 }]
  */
 export function gateDays(
-  days: ReadonlyArray<{ day: string } & Pick<DayMetrics, "precision" | "auc">>,
+  days: ReadonlyArray<{ day: string } & Partial<Pick<DayMetrics, GatedMetric>>>,
   bounds: GateBounds,
 ): GateResult {
   const checks = [
     ["precision", bounds.min_precision],
     ["auc", bounds.min_auc],
+    ["recall_top10", bounds.min_recall10],
+    ["auc_on_topic", bounds.min_auc_on_topic],
   ] as const;
   const misses: GateMiss[] = [];
   for (const day of days) {
     for (const [metric, bound] of checks) {
       const value = day[metric];
-      if (bound !== undefined && value !== null && value < bound) {
+      if (bound !== undefined && value !== undefined && value !== null && value < bound) {
         misses.push({ day: day.day, metric, value, bound });
       }
     }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RankerCardSchema } from "./ranker-card.ts";
 import { RubricSchema } from "./rubric.ts";
 import { RunRecordSchema } from "./run-record.ts";
 import { DailySnapshotSchema, RecentSchema, StatsSchema } from "./snapshot.ts";
@@ -9,6 +10,7 @@ export const FILE_SCHEMAS = {
   recent: z.toJSONSchema(RecentSchema),
   stats: z.toJSONSchema(StatsSchema),
   axes: z.toJSONSchema(RubricSchema),
+  ranker: z.toJSONSchema(RankerCardSchema),
   run: z.toJSONSchema(RunRecordSchema),
 } as const;
 

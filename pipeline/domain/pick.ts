@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Candidate } from "./candidate.ts";
 import { CitationsSchema } from "./citations.ts";
+import { type Ranking, RankReasonSchema, RelevanceSchema } from "./relevance-model.ts";
 import { type Scores, ScoresSchema } from "./score.ts";
 
 /** A kept paper as published: the candidate, where to read it, its rank that day and its scores. */
@@ -15,6 +16,15 @@ export const PickSchema = z.object({
   abs_url: z.string(),
   pdf_url: z.string(),
   scores: ScoresSchema,
+  relevance: RelevanceSchema.optional().describe(
+    "the relevance model's probabilities that the paper is on topic and a must-read; absent when the rules ranked",
+  ),
+  why_ranked: z
+    .array(RankReasonSchema)
+    .optional()
+    .describe(
+      "the terms that raised the paper's rank score most; the axis evidence says why it clears the rubric",
+    ),
   citations: CitationsSchema.nullable()
     .optional()
     .describe(
@@ -26,7 +36,13 @@ export const PickSchema = z.object({
 export type Pick = z.infer<typeof PickSchema>;
 
 /** Builds the published form of a kept candidate; citations are attached later by the enrich stage. */
-export function toPick(candidate: Candidate, scores: Scores, date: string, rank: number): Pick {
+export function toPick(
+  candidate: Candidate,
+  scores: Scores,
+  date: string,
+  rank: number,
+  ranking?: Ranking,
+): Pick {
   return {
     arxiv_id: candidate.id,
     date,
@@ -38,6 +54,7 @@ export function toPick(candidate: Candidate, scores: Scores, date: string, rank:
     abs_url: `https://arxiv.org/abs/${candidate.id}`,
     pdf_url: `https://arxiv.org/pdf/${candidate.id}`,
     scores,
+    ...(ranking ? { relevance: ranking.relevance, why_ranked: ranking.why_ranked } : {}),
     citations: null,
   };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { SkippedRowSchema } from "./candidate.ts";
+import { RelevanceSchema } from "./relevance-model.ts";
 import { ScorerNameSchema, ScoresSchema } from "./score.ts";
 import { SearchIndexRunSchema } from "./search-index.ts";
 import { SelectionPolicySchema } from "./selection.ts";
@@ -13,6 +14,13 @@ export const ScreenedSchema = z.object({
   rank: z.int().nullable(),
   reason: z.string(),
   scores: ScoresSchema,
+  relevance: RelevanceSchema.optional().describe("the relevance model's heads; absent when the rules ranked"),
+  rank_score: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe("what the candidates were ranked by (RANK_SCORE_RULE)"),
 });
 export type Screened = z.infer<typeof ScreenedSchema>;
 
@@ -81,6 +89,10 @@ export const RunRecordSchema = z.object({
   files: z.array(z.string()).describe("the snapshot files this run wrote"),
   source_notes: z.array(z.string()).describe("what a live source did: requests, ignored entries"),
   scoring: ScoringRunSchema,
+  ranker: z
+    .object({ name: z.enum(["model", "rules"]), model_version: z.string().nullable() })
+    .optional()
+    .describe("what ordered the candidates: the relevance model (and its version) or the rubric's total"),
   citations: CitationRunSchema,
   http: HttpCountsSchema,
   search_index: SearchIndexRunSchema.optional().describe(

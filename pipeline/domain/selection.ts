@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Candidate } from "./candidate.ts";
+import type { Ranking } from "./relevance-model.ts";
 import type { Scores } from "./score.ts";
 
 /** Which scored candidates become the day's picks. */
@@ -10,8 +11,14 @@ export const SelectionPolicySchema = z.object({
 });
 export type SelectionPolicy = z.infer<typeof SelectionPolicySchema>;
 
-/** Calibrated on real announcement days (250 candidates) to keep about five. */
+/** Calibrated on real announcement days (250 candidates) to keep about five, ranked by the rubric's total. */
 export const DEFAULT_SELECTION: SelectionPolicy = { min_total: 13, min_reg_fit: 2, max_picks: 6 };
+
+/**
+ * With the relevance model ranking, the rubric is the floor, not the judge: must-reads on the labelled
+ * days score totals as low as 3, so the floor is lower and the model's order decides among what clears it.
+ */
+export const RANKED_SELECTION: SelectionPolicy = { min_total: 6, min_reg_fit: 2, max_picks: 6 };
 
 /** What selection decided for one candidate, and why. */
 export const DecisionSchema = z.object({
@@ -25,6 +32,8 @@ export type Decision = z.infer<typeof DecisionSchema>;
 export interface ScoredCandidate {
   candidate: Candidate;
   scores: Scores;
+  /** The relevance model's view; absent when the rules rank (`--ranker rules`). */
+  ranking?: Ranking;
 }
 
 function compareIds(a: string, b: string): number {
@@ -32,9 +41,13 @@ function compareIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Ranking order: total, then REG FIT, then research and governance group scores (desc), then id (asc). */
+/**
+ * Ranking order: the relevance model's rank score when both have one, then total, REG FIT, research and
+ * governance group scores (desc), then id (asc).
+ */
 export function compareScored(a: ScoredCandidate, b: ScoredCandidate): number {
   return (
+    (b.ranking?.rank_score ?? 0) - (a.ranking?.rank_score ?? 0) ||
     b.scores.total - a.scores.total ||
     (b.scores.focus?.points ?? 0) - (a.scores.focus?.points ?? 0) ||
     b.scores.reg_fit.score - a.scores.reg_fit.score ||
@@ -52,7 +65,7 @@ export function selectPicks(scored: ReadonlyArray<ScoredCandidate>, policy: Sele
   const ranked = [...scored].sort(compareScored);
   const decisions: Decision[] = [];
   let kept = 0;
-  for (const { candidate, scores } of ranked) {
+  for (const { candidate, scores, ranking } of ranked) {
     const { total } = scores;
     const regFit = scores.reg_fit.score;
     const id = candidate.id;
@@ -67,15 +80,17 @@ export function selectPicks(scored: ReadonlyArray<ScoredCandidate>, policy: Sele
       const reason = `REG FIT ${regFit} < ${policy.min_reg_fit} (total ${total} >= ${policy.min_total})`;
       decisions.push({ id, kept: false, rank: null, reason });
     } else if (kept >= policy.max_picks) {
-      const reason = `cleared threshold (total ${total}) but over the daily maximum of ${policy.max_picks}`;
+      const by = ranking ? `, rank score ${ranking.rank_score.toFixed(2)}` : "";
+      const reason = `cleared threshold (total ${total}${by}) but over the daily maximum of ${policy.max_picks}`;
       decisions.push({ id, kept: false, rank: null, reason });
     } else {
       kept++;
+      const by = ranking ? `rank score ${ranking.rank_score.toFixed(2)}, ` : "";
       decisions.push({
         id,
         kept: true,
         rank: kept,
-        reason: `kept: total ${total} >= ${policy.min_total}, rank ${kept}`,
+        reason: `kept: ${by}total ${total} >= ${policy.min_total}, rank ${kept}`,
       });
     }
   }

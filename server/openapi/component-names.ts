@@ -16,6 +16,7 @@ import {
   ValidationErrorSchema,
 } from "../../pipeline/domain/http-errors.ts";
 import { PickSchema } from "../../pipeline/domain/pick.ts";
+import { RankerCardSchema } from "../../pipeline/domain/ranker-card.ts";
 import { RubricSchema } from "../../pipeline/domain/rubric.ts";
 import { ScoresSchema } from "../../pipeline/domain/score.ts";
 import { DailySnapshotSchema, RecentSchema, StatsSchema } from "../../pipeline/domain/snapshot.ts";
@@ -50,6 +51,7 @@ export const ANSWER_SCHEMA_NAMES: Readonly<Record<string, z.ZodType>> = {
   Recent: RecentSchema,
   Stats: StatsSchema,
   Rubric: RubricSchema,
+  RankerCard: RankerCardSchema,
   Pick: PickSchema,
   Scores: ScoresSchema,
   Citations: CitationsSchema,

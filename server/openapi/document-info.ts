@@ -18,7 +18,7 @@ export const DOCUMENT_INFO: DocumentInfo = {
       'a 405 `{"detail":"Method Not Allowed"}` with `Allow`. Every GET also answers HEAD. A body ' +
       "larger than its operation takes (4 KiB for a key, 16 KiB for a submission, 64 KiB for a " +
       "verification) is a 413, answered as soon as the size is known.",
-    "**Snapshots.** `/v1/daily/...`, `/v1/recent`, `/v1/stats` and `/v1/axes` are published files: a " +
+    "**Snapshots.** `/v1/daily/...`, `/v1/recent`, `/v1/stats`, `/v1/axes` and `/v1/ranker` are published files: a " +
       "static host or CDN serves the same bytes at the same paths, with ETag and Cache-Control.",
     "**Keys and limits.** Keyed operations take the `X-API-Key` header, never the query string. Quotas " +
       "and per-address limits are announced in the IETF `RateLimit-Policy` and `RateLimit` headers; a " +

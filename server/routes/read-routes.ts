@@ -2,6 +2,7 @@ import type { H3, H3Event } from "h3";
 import { z } from "zod";
 import { type Health, HealthSchema } from "../../pipeline/domain/api-answers.ts";
 import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
+import { RankerCardSchema } from "../../pipeline/domain/ranker-card.ts";
 import { RubricSchema } from "../../pipeline/domain/rubric.ts";
 import { DailySnapshotSchema, RecentSchema, StatsSchema } from "../../pipeline/domain/snapshot.ts";
 import type { AppContext } from "../context.ts";
@@ -77,6 +78,17 @@ export const readPaths: readonly PathDoc[] = [
       "The rubric",
       "The nine axes (A1..A9, 0..5 each) and REG FIT (1..3), with their levels and signals.",
       RubricSchema,
+    ),
+  },
+  {
+    route: "/v1/ranker",
+    get: snapshotOperation(
+      "getRanker",
+      "The ranker card",
+      "What orders the candidates before the rubric's floor: the relevance model's version, the labelled days " +
+        "it was trained on, its leave-one-day-out figures and what it cannot see (or `rules` when the " +
+        "rubric's total ranks).",
+      RankerCardSchema,
     ),
   },
   {

@@ -56,6 +56,7 @@ const FIXED_FILES: ReadonlyArray<[string, string]> = [
   ["/v1/recent", "recent.json"],
   ["/v1/stats", "stats.json"],
   ["/v1/axes", "axes.json"],
+  ["/v1/ranker", "ranker.json"],
 ];
 
 /** A day's file could not be read back, or is no longer a snapshot, after it was loaded. */

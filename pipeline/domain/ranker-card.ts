@@ -1,0 +1,63 @@
+// `v1/ranker.json`: what orders the picks, published beside the rubric (`axes.json`) so a reader can
+// see what the ranker learned from, how it scored on days it never saw, and what it cannot see.
+
+import { z } from "zod";
+import {
+  HeldOutDaySchema,
+  RANK_SCORE_RULE,
+  type RelevanceModel,
+  TrainingDaySchema,
+} from "./relevance-model.ts";
+
+export const RANKER_LIMITS = [
+  "It reads the title, abstract and arXiv categories only: not the full text, the code, the authors' record or citations.",
+  "It learned from a few labelled days; topics those days did not hold rank by their words alone.",
+  "Its figures are leave-one-day-out on the training days, with its settings chosen on the same days: slightly optimistic.",
+  "It orders candidates; it does not explain them. Every pick still clears the rubric's floor, and the rubric's axis evidence says why.",
+] as const;
+
+export const RankerCardSchema = z.object({
+  ranker: z
+    .enum(["model", "rules"])
+    .describe("model: the relevance model orders candidates; rules: the rubric's total"),
+  model_version: z.string().nullable(),
+  rank_score: z
+    .string()
+    .nullable()
+    .describe("how the model's heads combine into the score candidates are ranked by"),
+  features: z.string().nullable(),
+  trained_on: z.array(TrainingDaySchema),
+  cross_validation: z
+    .array(HeldOutDaySchema)
+    .describe("per training day: trained on the others, measured on it"),
+  limits: z.array(z.string()),
+});
+export type RankerCard = z.infer<typeof RankerCardSchema>;
+
+/** The card of the model curate ranked with, or of the rules when it ranked without one. */
+export function rankerCard(model: RelevanceModel | undefined): RankerCard {
+  if (!model) {
+    return {
+      ranker: "rules",
+      model_version: null,
+      rank_score: null,
+      features: null,
+      trained_on: [],
+      cross_validation: [],
+      limits: ["Candidates are ordered by the rubric's total, then REG FIT: nothing is learned from labels."],
+    };
+  }
+  const { ngrams, title_terms: titleTerms, min_df: minDf } = model.features;
+  return {
+    ranker: "model",
+    model_version: model.version,
+    rank_score: RANK_SCORE_RULE,
+    features:
+      `tf-idf of word ${ngrams === 1 ? "unigrams" : `1..${ngrams}-grams`} over title and abstract` +
+      `${titleTerms ? ", title terms apart" : ""} and arXiv categories; ${model.vocabulary.length} terms ` +
+      `(in at least ${minDf} training papers); two class-balanced L2 logistic regressions`,
+    trained_on: model.training.days,
+    cross_validation: model.cross_validation,
+    limits: [...RANKER_LIMITS],
+  };
+}

@@ -1,0 +1,125 @@
+// Reading and writing the relevance model (data/models/relevance-YYYY.MM.N.json) and reading the labelled
+// days it learns from. The model's logic is in domain/relevance-*.ts; this file only does the I/O.
+
+import { readdir, readFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import type { LabelsFile } from "./domain/labels.ts";
+import { type CompiledRelevance, compileRelevance, readRelevanceModel } from "./domain/relevance-model.ts";
+import type { LabelledDay } from "./domain/relevance-training.ts";
+import { dayFromNames, EvalInputError, findListing, readLabelsFile } from "./labels-file.ts";
+import { projectPath } from "./project-root.ts";
+import { createFileSource } from "./sources/file-source.ts";
+
+export const MODELS_DIR = projectPath("data", "models");
+/** Where `picks label` writes the operator's labels, read by `picks train` beside the files it is given. */
+export const OPERATOR_LABELS_DIR = projectPath("data", "labels");
+
+/** A model file that cannot be used: curate stops before publishing, naming the file and the fallback. */
+export class ModelFileError extends Error {
+  override name = "ModelFileError";
+}
+
+const VERSION_IN_NAME = /^relevance-(\d{4})\.(\d{2})\.(\d+)\.json$/;
+
+/** The shipped model: the newest `relevance-YYYY.MM.N.json` in data/models/, by version. */
+export async function newestModelPath(dir = MODELS_DIR): Promise<string> {
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => VERSION_IN_NAME.test(name));
+  const key = (name: string) => (VERSION_IN_NAME.exec(name) as RegExpExecArray).slice(1).map(Number);
+  names.sort((a, b) => {
+    const [x, y] = [key(a), key(b)];
+    return (
+      (x[0] as number) - (y[0] as number) ||
+      (x[1] as number) - (y[1] as number) ||
+      (x[2] as number) - (y[2] as number)
+    );
+  });
+  const newest = names.at(-1);
+  if (newest === undefined) {
+    throw new ModelFileError(
+      `no relevance model (relevance-YYYY.MM.N.json) in ${dir}; \`--ranker rules\` ranks without one`,
+    );
+  }
+  return join(dir, newest);
+}
+
+/** The next version for the month of `now`: relevance-YYYY.MM.N, N one past the newest in `dir`. */
+export async function nextModelVersion(now: Date, dir = MODELS_DIR): Promise<string> {
+  const month = `${now.getUTCFullYear()}.${String(now.getUTCMonth() + 1).padStart(2, "0")}`;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const taken = names.flatMap((name) => {
+    const match = VERSION_IN_NAME.exec(name);
+    return match && `${match[1]}.${match[2]}` === month ? [Number(match[3])] : [];
+  });
+  return `relevance-${month}.${Math.max(0, ...taken) + 1}`;
+}
+
+/** Reads and checks a model file; every problem names the file and the fallback. */
+export async function loadRelevanceModel(path: string): Promise<CompiledRelevance> {
+  const fail = (why: string) =>
+    new ModelFileError(`relevance model ${path}: ${why}; \`--ranker rules\` ranks without it`);
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw fail(`cannot read it (${code === "ENOENT" ? "no such file" : code})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw fail(`not valid JSON (${(error as Error).message})`);
+  }
+  const read = readRelevanceModel(json);
+  if ("problem" in read) throw fail(`not a relevance model: ${read.problem}`);
+  return compileRelevance(read.model);
+}
+
+export interface ReadLabelledDays {
+  days: Array<LabelledDay & { labels_file: string; listing: string }>;
+  /** Per labels file, the labelled ids its listing does not hold: reported, then ignored. */
+  missing: Array<{ labels_file: string; ids: string[] }>;
+}
+
+/** The operator's labels files in data/labels/ (none when the folder does not exist). */
+export async function operatorLabelFiles(dir = OPERATOR_LABELS_DIR): Promise<string[]> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  return names
+    .filter((name) => /^labels-.*\.json$/.test(name))
+    .sort()
+    .map((name) => join(dir, name));
+}
+
+/**
+ * Each labels file with its listing's papers: the text the ranker reads and the expert's label.
+ * Two files for the same day are refused: a day must count once.
+ */
+export async function readLabelledDays(
+  labelsPaths: readonly string[],
+  listings: readonly string[] = [],
+): Promise<ReadLabelledDays> {
+  const result: ReadLabelledDays = { days: [], missing: [] };
+  const seen = new Map<string, string>();
+  for (const labelsPath of labelsPaths) {
+    const labels: LabelsFile = await readLabelsFile(labelsPath);
+    const listing = await findListing(labelsPath, labels.listing, listings);
+    const date = dayFromNames(labelsPath, listing) ?? basename(labelsPath);
+    const earlier = seen.get(date);
+    if (earlier !== undefined) {
+      throw new EvalInputError(`labels file ${labelsPath}: day ${date} is already labelled by ${earlier}`);
+    }
+    seen.set(date, labelsPath);
+    const batch = await createFileSource(listing).load(date);
+    const byId = new Map(batch.candidates.map((candidate) => [candidate.id, candidate]));
+    const missing = Object.keys(labels.labels)
+      .filter((id) => !byId.has(id))
+      .sort();
+    if (missing.length > 0) result.missing.push({ labels_file: labelsPath, ids: missing });
+    const papers = batch.candidates.flatMap((candidate) => {
+      const label = labels.labels[candidate.id];
+      return label ? [{ paper: candidate, label: label.label }] : [];
+    });
+    result.days.push({ date, papers, labels_file: labelsPath, listing });
+  }
+  return result;
+}
