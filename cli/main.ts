@@ -11,6 +11,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   curate: async () => (await import("./curate-command.ts")).registerCurate,
   eval: async () => (await import("./eval-command.ts")).registerEval,
   train: async () => (await import("./train-command.ts")).registerTrain,
+  label: async () => (await import("./label-command.ts")).registerLabel,
   serve: async () => (await import("./serve-command.ts")).registerServe,
   mcp: async () => (await import("./mcp-command.ts")).registerMcp,
   keys: async () => (await import("./keys-command.ts")).registerKeys,

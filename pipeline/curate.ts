@@ -63,6 +63,16 @@ export interface CurateResult {
   unreadable: string[];
 }
 
+/** One candidate a line, in the listing format `--source file:` and the labels files read. */
+function listingLines(candidates: readonly Candidate[]): string {
+  return candidates
+    .map(({ id, title, summary, authors, categories }) =>
+      JSON.stringify({ id, title, summary, authors, categories }),
+    )
+    .map((line) => `${line}\n`)
+    .join("");
+}
+
 /**
  * The daily job: gather -> score -> select -> enrich (reads), assemble the day (pure), publish. Nothing is written unless every file
  * validates; citation failures become `missing` citation data, never a failed run.
@@ -164,6 +174,9 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
   // when its search box is used.
   const index = buildSearchIndex(days, generatedAt);
   const searchPath = join(v1, "search-index.json");
+  // The day's candidates as screened, beside the run record: what `picks label` shows the operator and
+  // what `picks train` later reads the labelled papers' text from (the record keeps titles only).
+  const listingPath = join(options.runsDir, `${date}.listing.jsonl`);
   const record: RunRecord = {
     date,
     started_at: startedAt,
@@ -177,6 +190,7 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     candidates: screened,
     files: [
       ...planned.map((file) => file.path),
+      listingPath,
       picksIndexPath,
       searchPath,
       ...feeds.map((feed) => feed.path),
@@ -203,6 +217,7 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
       // After the day files it describes: a day newer than the index is read in full by a server.
       { path: picksIndexPath, content: picksIndex },
       { path: searchPath, content: index.content },
+      { path: listingPath, content: listingLines(batch.candidates) },
     ],
   );
   // After the snapshots: a reader that follows a feed entry finds its day already published.

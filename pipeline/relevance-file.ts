@@ -117,7 +117,7 @@ export async function readLabelledDays(
     if (missing.length > 0) result.missing.push({ labels_file: labelsPath, ids: missing });
     const papers = batch.candidates.flatMap((candidate) => {
       const label = labels.labels[candidate.id];
-      return label ? [{ paper: candidate, label: label.label }] : [];
+      return label ? [{ paper: candidate, label: label.label, reg_fit: label.reg_fit }] : [];
     });
     result.days.push({ date, papers, labels_file: labelsPath, listing });
   }

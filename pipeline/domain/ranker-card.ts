@@ -2,12 +2,7 @@
 // see what the ranker learned from, how it scored on days it never saw, and what it cannot see.
 
 import { z } from "zod";
-import {
-  HeldOutDaySchema,
-  RANK_SCORE_RULE,
-  type RelevanceModel,
-  TrainingDaySchema,
-} from "./relevance-model.ts";
+import { HeldOutDaySchema, type RelevanceModel, TrainingDaySchema } from "./relevance-model.ts";
 
 export const RANKER_LIMITS = [
   "It reads the title, abstract and arXiv categories only: not the full text, the code, the authors' record or citations.",
@@ -51,11 +46,11 @@ export function rankerCard(model: RelevanceModel | undefined): RankerCard {
   return {
     ranker: "model",
     model_version: model.version,
-    rank_score: RANK_SCORE_RULE,
+    rank_score: model.rank_score,
     features:
       `tf-idf of word ${ngrams === 1 ? "unigrams" : `1..${ngrams}-grams`} over title and abstract` +
       `${titleTerms ? ", title terms apart" : ""} and arXiv categories; ${model.vocabulary.length} terms ` +
-      `(in at least ${minDf} training papers); two class-balanced L2 logistic regressions`,
+      `(in at least ${minDf} training papers); three class-balanced L2 logistic regressions (on topic, must-read, REG FIT 3)`,
     trained_on: model.training.days,
     cross_validation: model.cross_validation,
     limits: [...RANKER_LIMITS],

@@ -21,6 +21,7 @@ export const HeldOutDaySchema = z.object({
   papers: z.int().min(0),
   top_labels: z.int().min(0).describe("label-2 papers of the day"),
   recall_top10: z.number().nullable(),
+  average_precision: z.number().nullable().describe("average precision of label-2 papers by rank_score"),
   auc: z.number().nullable().describe("AUC of label 2 against label 0 by rank_score"),
   auc_on_topic: z.number().nullable().describe("AUC of label >= 1 against label 0 by rank_score"),
 });
@@ -50,11 +51,19 @@ export const RelevanceModelSchema = z
     heads: z.object({
       on_topic: RelevanceHeadSchema.describe("P(label >= 1): on topic or a must-read"),
       top: RelevanceHeadSchema.describe("P(label 2): a must-read"),
+      regulated: RelevanceHeadSchema.describe(
+        "P(REG FIT 3): an expert judged it likely to pass a regulated review",
+      ),
     }),
+    regulated_weight: z
+      .number()
+      .min(0)
+      .describe("how much the regulated head adds to the rank score, chosen by leave-one-day-out"),
     training: z.object({
       days: z.array(TrainingDaySchema),
       papers: z.int().min(0),
       grid: z.array(z.number().positive()).describe("the values of c tried for each head"),
+      regulated_weights: z.array(z.number().min(0)).describe("the regulated head's weights tried"),
     }),
     cross_validation: z
       .array(HeldOutDaySchema)
@@ -62,7 +71,7 @@ export const RelevanceModelSchema = z
   })
   .superRefine((model, context) => {
     const size = model.vocabulary.length;
-    const lengths = [model.idf.length, model.heads.on_topic.weights.length, model.heads.top.weights.length];
+    const lengths = [model.idf.length, ...Object.values(model.heads).map((head) => head.weights.length)];
     if (lengths.some((length) => length !== size)) {
       context.addIssue({
         code: "custom",
@@ -76,6 +85,7 @@ export type RelevanceModel = z.infer<typeof RelevanceModelSchema>;
 export const RelevanceSchema = z.object({
   on_topic: z.number().min(0).max(1).describe("P(on topic or must-read), from the relevance model"),
   top: z.number().min(0).max(1).describe("P(must-read), from the relevance model"),
+  regulated: z.number().min(0).max(1).describe("P(REG FIT 3 in an expert's eyes), from the relevance model"),
 });
 export type Relevance = z.infer<typeof RelevanceSchema>;
 
@@ -86,7 +96,23 @@ export const RankReasonSchema = z.object({
 });
 export type RankReason = z.infer<typeof RankReasonSchema>;
 
-export const RANK_SCORE_RULE = "rank_score = (relevance.on_topic + relevance.top) / 2, from 0 to 1";
+/**
+ * The rank score, from 0 to 1: the two relevance heads, plus the regulated head counted only as far as the
+ * paper is on topic (a paper about regulated settings that is off mission must not rise by it).
+ */
+export function rankScoreOf(relevance: Relevance, regulatedWeight: number): number {
+  const { on_topic: onTopic, top, regulated } = relevance;
+  return (onTopic + top + regulatedWeight * onTopic * regulated) / (2 + regulatedWeight);
+}
+
+/** The rank score's rule in words, for the model file and the ranker card. */
+export function rankScoreRule(regulatedWeight: number): string {
+  return (
+    `rank_score = (on_topic + top + ${regulatedWeight} * on_topic * regulated) / ${2 + regulatedWeight}, ` +
+    "from 0 to 1, with each head's probability from the relevance model"
+  );
+}
+
 export const WHY_RANKED_SHOWN = 5;
 
 export interface Ranking {
@@ -118,23 +144,33 @@ const round = (value: number, digits: number) => Number(value.toFixed(digits));
 export function rankPaper(compiled: CompiledRelevance, paper: RankedText): Ranking {
   const { model, vocabulary } = compiled;
   const row = tfidfRow(termCounts(paper, model.features), vocabulary);
-  let onTopic = model.heads.on_topic.intercept;
-  let top = model.heads.top.intercept;
+  const { on_topic: onHead, top: topHead, regulated: regulatedHead } = model.heads;
+  let onTopic = onHead.intercept;
+  let top = topHead.intercept;
+  let regulated = regulatedHead.intercept;
   const reasons: RankReason[] = [];
   for (let k = 0; k < row.indices.length; k++) {
     const column = row.indices[k] as number;
     const value = row.values[k] as number;
-    const on = value * (model.heads.on_topic.weights[column] as number);
-    const must = value * (model.heads.top.weights[column] as number);
+    const on = value * (onHead.weights[column] as number);
+    const must = value * (topHead.weights[column] as number);
+    const fit = value * (regulatedHead.weights[column] as number);
     onTopic += on;
     top += must;
-    if (on + must > 0) reasons.push({ term: model.vocabulary[column] as string, contribution: on + must });
+    regulated += fit;
+    // Each head's logit share, the regulated head by its weight in the rank score.
+    const contribution = on + must + model.regulated_weight * fit;
+    if (contribution > 0) reasons.push({ term: model.vocabulary[column] as string, contribution });
   }
   reasons.sort((a, b) => b.contribution - a.contribution || (a.term < b.term ? -1 : 1));
-  const relevance = { on_topic: round(sigmoid(onTopic), 4), top: round(sigmoid(top), 4) };
+  const relevance = {
+    on_topic: round(sigmoid(onTopic), 4),
+    top: round(sigmoid(top), 4),
+    regulated: round(sigmoid(regulated), 4),
+  };
   return {
     relevance,
-    rank_score: round((relevance.on_topic + relevance.top) / 2, 4),
+    rank_score: round(rankScoreOf(relevance, model.regulated_weight), 4),
     why_ranked: reasons
       .slice(0, WHY_RANKED_SHOWN)
       .map((reason) => ({ term: reason.term, contribution: round(reason.contribution, 3) })),
