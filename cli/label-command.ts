@@ -153,8 +153,8 @@ export function registerLabel(program: Command): void {
     .description("record your judgement of a published day's papers, for `picks train` to learn from")
     .argument("<date>", "a published announcement day, YYYY-MM-DD")
     .option(
-      "--set <id=label[:regfit]...>",
-      "label without a terminal: 2 must-read, 1 on topic, 0 off mission",
+      "--set <setting...>",
+      "label without a terminal: ID=2 must-read, ID=1 on topic, ID=0 off mission; ID=2:3 adds the REG FIT",
     )
     .option("--runs <dir>", "where run records are", DEFAULT_RUNS_DIR)
     .option("--labels <dir>", "where labels files go", OPERATOR_LABELS_DIR)

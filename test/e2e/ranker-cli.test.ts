@@ -1,0 +1,336 @@
+// The relevance model as the operator uses it, real processes on disk: `picks train` on labelled days,
+// `picks curate` ranking with the shipped model (and refusing a broken one), `picks label` in both forms,
+// the ranker card served by `picks serve`.
+
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RankerCardSchema } from "../../pipeline/domain/ranker-card.ts";
+import { readRelevanceModel } from "../../pipeline/domain/relevance-model.ts";
+import { RunRecordSchema } from "../../pipeline/domain/run-record.ts";
+import { DailySnapshotSchema } from "../../pipeline/domain/snapshot.ts";
+import { readLabelsFile } from "../../pipeline/labels-file.ts";
+import { curation, RELEASED_DAYS } from "../helpers/curation.ts";
+import { PICKS_BIN, runPicks, startPicksServer } from "../helpers/processes.ts";
+
+const row = (id: string, title: string, summary: string) =>
+  JSON.stringify({ id, categories: ["cs.AI"], authors: ["A. Author"], title, summary });
+
+/** A small labelled day: must-reads on agent governance, on-topic agent papers, off-mission vision. */
+async function writeDay(dir: string, date: string, offset: number): Promise<string> {
+  const rows: string[] = [];
+  const labels: Record<string, unknown> = {};
+  const add = (title: string, label: 0 | 1 | 2, count: number) => {
+    for (let i = 0; i < count; i++) {
+      const id = `2601.${String(offset + rows.length).padStart(5, "0")}`;
+      rows.push(row(id, `${title} ${i}`, `We study ${title} in setting ${i}.`));
+      labels[id] = {
+        label,
+        group: label === 0 ? "none" : "governance",
+        reg_fit: label === 0 ? null : label === 2 ? 3 : 2,
+        why: "test",
+      };
+    }
+  };
+  add("agent governance audit", 2, 3);
+  add("agent tool runtime", 1, 5);
+  add("image segmentation pixels", 0, 12);
+  await writeFile(join(dir, `listing-${date}.jsonl`), `${rows.join("\n")}\n`);
+  const path = join(dir, `labels-${date}.json`);
+  await writeFile(path, JSON.stringify({ listing: `listing-${date}.jsonl`, labeled_by: "test", labels }));
+  return path;
+}
+
+let dir: string;
+let labelsFiles: string[];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "picks-ranker-"));
+  labelsFiles = [
+    await writeDay(dir, "2026-01-05", 0),
+    await writeDay(dir, "2026-01-06", 100),
+    await writeDay(dir, "2026-01-07", 200),
+  ];
+});
+
+describe("picks train", () => {
+  const train = (out: string, extra: string[] = []) =>
+    runPicks([
+      "train",
+      "--labels",
+      ...labelsFiles,
+      "--no-operator-labels",
+      "--model-version",
+      "relevance-2026.01.1",
+      "--out",
+      out,
+      ...extra,
+    ]);
+
+  it("writes a valid, versioned model with its days and figures, byte-identical on a second run", async () => {
+    const first = await train(join(dir, "first.json"), ["--json"]);
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    const summary = JSON.parse(first.stdout);
+    expect(summary.version).toBe("relevance-2026.01.1");
+    expect(summary.training.days.map((day: { date: string }) => day.date)).toEqual([
+      "2026-01-05",
+      "2026-01-06",
+      "2026-01-07",
+    ]);
+    expect(summary.cross_validation).toHaveLength(3);
+    const second = await train(join(dir, "second.json"));
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/leave one day out/);
+    const [a, b] = await Promise.all([readFile(join(dir, "first.json")), readFile(join(dir, "second.json"))]);
+    expect(b.equals(a)).toBe(true);
+    expect("model" in readRelevanceModel(JSON.parse(a.toString()))).toBe(true);
+  });
+
+  it("refuses a labels file that is not JSON, or not in the format, with exit 2 naming it", async () => {
+    const broken = join(dir, "labels-broken.json");
+    await writeFile(broken, "{ not json");
+    const notJson = await runPicks([
+      "train",
+      "--labels",
+      broken,
+      ...labelsFiles,
+      "--out",
+      join(dir, "x.json"),
+    ]);
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toContain(broken);
+    expect(notJson.stderr).toMatch(/not valid JSON/);
+    const wrong = join(dir, "labels-wrong.json");
+    await writeFile(
+      wrong,
+      JSON.stringify({ listing: "listing-2026-01-05.jsonl", labels: { "2601.00000": { label: 5 } } }),
+    );
+    const format = await runPicks(["train", "--labels", wrong, ...labelsFiles, "--out", join(dir, "y.json")]);
+    expect(format.code).toBe(2);
+    expect(format.stderr).toContain(wrong);
+  });
+});
+
+describe("picks curate with the shipped model", () => {
+  const day = RELEASED_DAYS[0];
+  let out: string;
+  let runs: string;
+
+  beforeAll(async () => {
+    out = join(dir, "site");
+    runs = join(dir, "runs");
+    const result = await runPicks([
+      "curate",
+      "--source",
+      `file:${day.listing}`,
+      "--date",
+      day.date,
+      "--out",
+      out,
+      "--runs",
+      runs,
+      "--no-citations",
+    ]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/ranked by relevance model relevance-\d{4}\.\d{2}\.\d+/);
+  });
+
+  it("keeps relevance and rank_score for every screened candidate, in rank-score order", async () => {
+    const record = RunRecordSchema.parse(JSON.parse(await readFile(join(runs, `${day.date}.json`), "utf8")));
+    expect(record.ranker?.name).toBe("model");
+    expect(record.candidates.length).toBeGreaterThan(100);
+    for (const candidate of record.candidates) {
+      expect(candidate.relevance).toBeDefined();
+      expect(candidate.rank_score).toBeGreaterThanOrEqual(0);
+    }
+    const kept = record.candidates.filter((candidate) => candidate.kept);
+    const scores = kept.map((candidate) => candidate.rank_score as number);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+  });
+
+  it("publishes picks that carry why_ranked beside their axis evidence, and clear the rubric's floor", async () => {
+    const snapshot = DailySnapshotSchema.parse(
+      JSON.parse(await readFile(join(out, "v1", "daily", `${day.date}.json`), "utf8")),
+    );
+    expect(snapshot.picks.length).toBeGreaterThan(0);
+    for (const pick of snapshot.picks) {
+      expect(pick.why_ranked?.length).toBeGreaterThan(0);
+      expect(pick.relevance?.on_topic).toBeGreaterThan(0);
+      expect(pick.scores.total).toBeGreaterThanOrEqual(snapshot.selection.min_total);
+      expect(pick.scores.reg_fit.score).toBeGreaterThanOrEqual(snapshot.selection.min_reg_fit);
+    }
+  });
+
+  it("writes the ranker card, and picks serve answers it, valid against its schema", async () => {
+    const card = RankerCardSchema.parse(JSON.parse(await readFile(join(out, "v1", "ranker.json"), "utf8")));
+    expect(card.ranker).toBe("model");
+    expect(card.trained_on.length).toBeGreaterThanOrEqual(6);
+    const server = await startPicksServer(out, { STATE_DIR: join(dir, "state") });
+    try {
+      const response = await fetch(`${server.url}/v1/ranker`);
+      expect(response.status).toBe(200);
+      expect(RankerCardSchema.parse(await response.json())).toEqual(card);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("ranks by the rubric's total with --ranker rules, and says so on the card", async () => {
+    const rulesOut = join(dir, "rules-site");
+    const result = await runPicks([
+      "curate",
+      "--source",
+      `file:${day.listing}`,
+      "--date",
+      day.date,
+      "--out",
+      rulesOut,
+      "--runs",
+      join(dir, "rules-runs"),
+      "--no-citations",
+      "--ranker",
+      "rules",
+    ]);
+    expect(result.code).toBe(0);
+    const card = RankerCardSchema.parse(
+      JSON.parse(await readFile(join(rulesOut, "v1", "ranker.json"), "utf8")),
+    );
+    expect(card.ranker).toBe("rules");
+    const snapshot = JSON.parse(await readFile(join(rulesOut, "v1", "daily", `${day.date}.json`), "utf8"));
+    expect(snapshot.picks[0].why_ranked).toBeUndefined();
+  });
+
+  it.each([
+    ["missing", null, /no such file/],
+    ["not JSON", "{", /not valid JSON/],
+    ["of an unknown format", JSON.stringify({ format: 99 }), /format 99 is not one this version reads/],
+  ])("stops before publishing anything when the model file is %s (exit 1, the file and the fallback named)", async (_what, content, why) => {
+    const model = join(dir, `model-${Math.random().toString(36).slice(2)}.json`);
+    if (content !== null) await writeFile(model, content);
+    const site = join(dir, `site-${Math.random().toString(36).slice(2)}`);
+    const result = await runPicks([
+      "curate",
+      "--source",
+      `file:${day.listing}`,
+      "--date",
+      day.date,
+      "--out",
+      site,
+      "--runs",
+      join(site, "runs"),
+      "--no-citations",
+      "--model",
+      model,
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(model);
+    expect(result.stderr).toMatch(why);
+    expect(result.stderr).toContain("--ranker rules");
+    await expect(readdir(site)).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe("picks label", () => {
+  let runs: string;
+  let labelsDir: string;
+  let ids: string[];
+  const date = RELEASED_DAYS[0].date;
+
+  beforeAll(async () => {
+    runs = join(dir, "label-runs");
+    labelsDir = join(dir, "labels");
+    await mkdir(labelsDir, { recursive: true });
+    const result = await runPicks([
+      "curate",
+      "--source",
+      `file:${curation(`listing-${date}.jsonl`)}`,
+      "--date",
+      date,
+      "--out",
+      join(dir, "label-site"),
+      "--runs",
+      runs,
+      "--no-citations",
+    ]);
+    expect(result.code).toBe(0);
+    const record = RunRecordSchema.parse(JSON.parse(await readFile(join(runs, `${date}.json`), "utf8")));
+    ids = record.candidates.map((candidate) => candidate.id);
+  });
+
+  const label = (args: string[]) => runPicks(["label", ...args, "--runs", runs, "--labels", labelsDir]);
+
+  it("records --set answers into a valid labels file with its listing beside it, and adds to it later", async () => {
+    const first = await label([date, "--set", `${ids[0]}=2:3`, "--set", `${ids[1]}=0`]);
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    const second = await label([date, "--set", `${ids[2]}=1`]);
+    expect(second.code).toBe(0);
+    const file = await readLabelsFile(join(labelsDir, `labels-${date}.json`));
+    expect(file.listing).toBe(`listing-${date}.jsonl`);
+    expect(file.labels[ids[0] as string]).toMatchObject({ label: 2, reg_fit: 3 });
+    expect(file.labels[ids[1] as string]).toMatchObject({ label: 0, group: "none", reg_fit: null });
+    expect(file.labels[ids[2] as string]?.label).toBe(1);
+    const listing = await readFile(join(labelsDir, `listing-${date}.jsonl`), "utf8");
+    expect(listing.trim().split("\n")).toHaveLength(ids.length);
+  });
+
+  it("walks through the day on a terminal, saving each answer, and keeps them when quit early", async () => {
+    const fresh = join(dir, "labels-tty");
+    await mkdir(fresh);
+    // A real pseudo-terminal (util-linux `script`); keys are sent one at a time, as a person types them.
+    const command = `${process.execPath} ${PICKS_BIN} label ${date} --runs ${runs} --labels ${fresh}`;
+    const child = execFile("script", ["-q", "-e", "-c", command, "/dev/null"], { timeout: 60_000 });
+    let screen = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      screen += chunk.toString();
+    });
+    const waitFor = async (pattern: RegExp, count: number) => {
+      for (let tries = 0; tries < 300; tries++) {
+        if ((screen.match(new RegExp(pattern.source, "g")) ?? []).length >= count) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`never saw ${pattern} ${count} times in:\n${screen}`);
+    };
+    const type = async (key: string) => {
+      child.stdin?.write(key);
+    };
+    await waitFor(/label \[2\/1\/0, s, b, q\]\?/, 1);
+    await type("2");
+    await waitFor(/REG FIT \[1\/2\/3/, 1);
+    await type("3");
+    await waitFor(/label \[2\/1\/0, s, b, q\]\?/, 2);
+    await type("s");
+    await waitFor(/label \[2\/1\/0, s, b, q\]\?/, 3);
+    await type("0");
+    await waitFor(/label \[2\/1\/0, s, b, q\]\?/, 4);
+    await type("q");
+    await new Promise((resolve) => child.once("exit", resolve));
+    expect(screen).toMatch(/2 answered/);
+    const file = await readLabelsFile(join(fresh, `labels-${date}.json`));
+    expect(Object.keys(file.labels)).toHaveLength(2);
+    expect(
+      Object.values(file.labels)
+        .map((item) => item.label)
+        .sort(),
+    ).toEqual([0, 2]);
+  });
+
+  it("refuses a day that was not published, naming the days that were (exit 2)", async () => {
+    const result = await label(["2026-02-30"]);
+    expect(result.code).toBe(2);
+    const unpublished = await label(["2026-02-03", "--set", "2601.00001=2"]);
+    expect(unpublished.code).toBe(2);
+    expect(unpublished.stderr).toContain(`published days: ${date}`);
+  });
+
+  it("refuses an id that is not a candidate of the day, and a malformed --set", async () => {
+    expect((await label([date, "--set", "2601.99999=2"])).stderr).toMatch(/not candidates of/);
+    const bad = await label([date, "--set", `${ids[0]}=7`]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/Expected `--set`/);
+  });
+});
