@@ -142,7 +142,7 @@ export function registerReadRoutes(app: H3, context: AppContext): void {
       } satisfies Health);
     },
   });
-  for (const path of ["/v1/stats", "/v1/axes", "/v1/recent", "/v1/daily/latest"]) {
+  for (const path of ["/v1/stats", "/v1/axes", "/v1/ranker", "/v1/recent", "/v1/daily/latest"]) {
     route(app, path, { GET: (event) => snapshot(event, path) });
   }
   route(app, "/v1/daily/:date", {

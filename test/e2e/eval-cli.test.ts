@@ -105,7 +105,7 @@ beforeAll(async () => {
 afterAll(() => model.close());
 
 async function withJudge(args: string[]) {
-  return runPicks(["eval", "--judge", "llm", ...args], {
+  return runPicks(["eval", "--judge", "llm", "--ranker", "rules", ...args], {
     ...BASE_ENV,
     LLM_BASE_URL: model.baseUrl,
     LLM_MODEL: "fake-judge",

@@ -75,7 +75,8 @@ describe("fitLogistic", () => {
     expect(Array.from(second.weights)).toEqual(Array.from(first.weights));
     const start = fitLogistic(rows, labels, 3, { c: 0.5, balanced: true });
     const warm = fitLogistic(rows, labels, 3, { c: 3, balanced: true, tolerance: 1e-10, start });
-    for (const [j, weight] of warm.weights.entries()) expect(weight).toBeCloseTo(first.weights[j] as number, 6);
+    for (const [j, weight] of warm.weights.entries())
+      expect(weight).toBeCloseTo(first.weights[j] as number, 6);
   });
 
   it("refuses a set with one class only", () => {

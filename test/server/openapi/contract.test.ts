@@ -133,7 +133,14 @@ const benchWrite = (path: string, body: string, bad: string): Case[] => [
   { status: 503, client: "down", method: "PUT", path, key: "unknown", body },
 ];
 
-const SNAPSHOT_PATHS = ["/v1/stats", "/v1/axes", "/v1/recent", "/v1/daily/latest", "/v1/daily/2026-11-20"];
+const SNAPSHOT_PATHS = [
+  "/v1/stats",
+  "/v1/axes",
+  "/v1/ranker",
+  "/v1/recent",
+  "/v1/daily/latest",
+  "/v1/daily/2026-11-20",
+];
 
 const CASES: Case[] = [
   { status: 200, path: "/health" },
@@ -142,7 +149,7 @@ const CASES: Case[] = [
     { status: 200, path },
     { status: 304, path, conditional: true },
   ]),
-  ...SNAPSHOT_PATHS.slice(0, 4).map((path): Case => ({ status: 404, client: "empty", path })),
+  ...SNAPSHOT_PATHS.slice(0, 5).map((path): Case => ({ status: 404, client: "empty", path })),
   { status: 404, path: "/v1/daily/2026-11-21" },
   { status: 422, path: "/v1/daily/2026-02-30" },
   { status: 201, method: "POST", path: "/v1/keys", body: KEY_REQUEST },

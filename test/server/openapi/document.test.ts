@@ -69,6 +69,7 @@ describe("the OpenAPI document", () => {
       "/health": read,
       "/v1/stats": read,
       "/v1/axes": read,
+      "/v1/ranker": read,
       "/v1/recent": read,
       "/v1/daily/latest": read,
       "/v1/daily/{date}": read,
