@@ -19,3 +19,13 @@ export const RELEASED_DAYS = [
   },
   { date: "2026-06-12", labels: curation("labels-2026-06-12.json"), listing: LISTING_250 },
 ] as const;
+
+/** Every labelled day released so far: the three above and three more with their listings beside them. */
+export const LABELLED_DAYS = [
+  ...RELEASED_DAYS,
+  ...(["2026-06-03", "2026-06-24", "2026-07-01"] as const).map((date) => ({
+    date,
+    labels: curation(`labels-${date}.json`),
+    listing: curation(`listing-${date}.jsonl`),
+  })),
+].sort((a, b) => (a.date < b.date ? -1 : 1));
