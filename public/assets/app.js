@@ -17,7 +17,7 @@ import {
 import { setupKeyForm } from "./key-form.js";
 import { dayMeta, pickItem, renderPicks } from "./picks.js";
 import { setupPlayground } from "./playground.js";
-import { renderRubric, rubricIndex } from "./rubric.js";
+import { renderRanker, renderRubric, rubricIndex } from "./rubric.js";
 
 const $ = (id) => document.getElementById(id);
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -282,6 +282,11 @@ async function loadRubric() {
     );
   } catch (error) {
     $("rubric-status").textContent = `Could not load the rubric. ${problemText(error)}`;
+  }
+  try {
+    renderRanker($("ranker-card"), await getSnapshot("v1/ranker"));
+  } catch {
+    // Days published before the ranker card have none; the rubric section stands without it.
   }
 }
 

@@ -63,6 +63,30 @@ function evidenceList(evidence) {
   );
 }
 
+/** Why the relevance model ranked the pick where it is: its heads and the terms that raised it most. */
+function rankedBlock(pick) {
+  if (!pick.why_ranked?.length || !pick.relevance) return null;
+  const percent = (value) => `${Math.round(value * 100)}%`;
+  return [
+    el("h4", { text: "Why it ranked here" }),
+    el("p", {
+      text:
+        `The relevance model puts it on topic at ${percent(pick.relevance.on_topic)}, ` +
+        `a must-read at ${percent(pick.relevance.top)}` +
+        (pick.relevance.regulated === undefined
+          ? "."
+          : `, fit for regulated settings at ${percent(pick.relevance.regulated)}.`),
+    }),
+    el(
+      "p",
+      {},
+      "Words that raised it most: ",
+      pick.why_ranked.flatMap((reason, i) => [i ? ", " : "", el("code", { text: reason.term })]),
+      ".",
+    ),
+  ];
+}
+
 function whyDetails(pick, rubric) {
   const { axes, reg_fit: regFit } = pick.scores;
   const parts = GROUPS.flatMap((group) => group.axes)
@@ -83,6 +107,7 @@ function whyDetails(pick, rubric) {
     el("h4", {}, "REG FIT: ", score(regFit.score, 3)),
     el("p", { text: regFit.rationale }),
     regFit.evidence.length ? evidenceList(regFit.evidence) : null,
+    rankedBlock(pick),
   );
 }
 
