@@ -13,6 +13,7 @@ import { publishYear } from "../test/server/mcp/year-site.ts";
 import { historyLines, runHistoryBench } from "./history.ts";
 import { LOAD_CLIENT, type LoadResult, load, pinServer } from "./load.ts";
 import { runMcpBench } from "./mcp.ts";
+import { rankerLines, runRankerBench } from "./ranker.ts";
 import { runScorerBench } from "./scorer.ts";
 import { runSourcesBench } from "./sources.ts";
 import { runVerifyBench } from "./verify.ts";
@@ -138,6 +139,7 @@ try {
   console.log(
     `curate --source file: (250 candidates), best of 3, Node start included: ${(wall / 1000).toFixed(2)} s  (target < 1.5 s)`,
   );
+  for (const line of rankerLines(await runRankerBench())) console.log(line);
   for (const figure of runScorerBench()) {
     console.log(
       `scoring ${figure.candidates} candidates: ${Math.round(figure.perSecond)} candidates/s  (target >= 20,000/s, linear)`,

@@ -78,7 +78,7 @@ export function fitLogistic(
   });
   const size = features + 1; // the intercept is the last coordinate
   const maxIterations = options.maxIterations ?? 300;
-  const tolerance = options.tolerance ?? 1e-4;
+  const tolerance = options.tolerance ?? 1e-3;
 
   /** The objective at `point`, its gradient written into `gradient`. */
   const evaluate = (point: Float64Array, gradient: Float64Array): number => {
@@ -189,7 +189,10 @@ export function fitLogistic(
 
 function maxAbs(vector: Float64Array): number {
   let max = 0;
-  for (const value of vector) max = Math.max(max, Math.abs(value));
+  for (let j = 0; j < vector.length; j++) {
+    const value = Math.abs(vector[j] as number);
+    if (value > max) max = value;
+  }
   return max;
 }
 
