@@ -6,13 +6,13 @@ import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { RankerCardSchema } from "../../pipeline/domain/ranker-card.ts";
 import { readRelevanceModel } from "../../pipeline/domain/relevance-model.ts";
 import { RunRecordSchema } from "../../pipeline/domain/run-record.ts";
 import { DailySnapshotSchema } from "../../pipeline/domain/snapshot.ts";
 import { readLabelsFile } from "../../pipeline/labels-file.ts";
-import { curation, RELEASED_DAYS } from "../helpers/curation.ts";
+import { RELEASED_DAYS } from "../helpers/curation.ts";
 import { PICKS_BIN, runPicks, startPicksServer } from "../helpers/processes.ts";
 
 const row = (id: string, title: string, summary: string) =>
@@ -45,6 +45,24 @@ async function writeDay(dir: string, date: string, offset: number): Promise<stri
 
 let dir: string;
 let labelsFiles: string[];
+
+/** `picks curate` of the first released day, offline, into `site` (its run records in `runs`). */
+const curateReleased = (site: string, runs: string, extra: string[] = []) => {
+  const day = RELEASED_DAYS[0];
+  return runPicks([
+    "curate",
+    "--source",
+    `file:${day.listing}`,
+    "--date",
+    day.date,
+    "--out",
+    site,
+    "--runs",
+    runs,
+    "--no-citations",
+    ...extra,
+  ]);
+};
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "picks-ranker-"));
@@ -122,18 +140,7 @@ describe("picks curate with the shipped model", () => {
   beforeAll(async () => {
     out = join(dir, "site");
     runs = join(dir, "runs");
-    const result = await runPicks([
-      "curate",
-      "--source",
-      `file:${day.listing}`,
-      "--date",
-      day.date,
-      "--out",
-      out,
-      "--runs",
-      runs,
-      "--no-citations",
-    ]);
+    const result = await curateReleased(out, runs);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/ranked by relevance model relevance-\d{4}\.\d{2}\.\d+/);
@@ -181,20 +188,7 @@ describe("picks curate with the shipped model", () => {
 
   it("ranks by the rubric's total with --ranker rules, and says so on the card", async () => {
     const rulesOut = join(dir, "rules-site");
-    const result = await runPicks([
-      "curate",
-      "--source",
-      `file:${day.listing}`,
-      "--date",
-      day.date,
-      "--out",
-      rulesOut,
-      "--runs",
-      join(dir, "rules-runs"),
-      "--no-citations",
-      "--ranker",
-      "rules",
-    ]);
+    const result = await curateReleased(rulesOut, join(dir, "rules-runs"), ["--ranker", "rules"]);
     expect(result.code).toBe(0);
     const card = RankerCardSchema.parse(
       JSON.parse(await readFile(join(rulesOut, "v1", "ranker.json"), "utf8")),
@@ -212,20 +206,7 @@ describe("picks curate with the shipped model", () => {
     const model = join(dir, `model-${Math.random().toString(36).slice(2)}.json`);
     if (content !== null) await writeFile(model, content);
     const site = join(dir, `site-${Math.random().toString(36).slice(2)}`);
-    const result = await runPicks([
-      "curate",
-      "--source",
-      `file:${day.listing}`,
-      "--date",
-      day.date,
-      "--out",
-      site,
-      "--runs",
-      join(site, "runs"),
-      "--no-citations",
-      "--model",
-      model,
-    ]);
+    const result = await curateReleased(site, join(site, "runs"), ["--model", model]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(model);
     expect(result.stderr).toMatch(why);
@@ -244,18 +225,7 @@ describe("picks label", () => {
     runs = join(dir, "label-runs");
     labelsDir = join(dir, "labels");
     await mkdir(labelsDir, { recursive: true });
-    const result = await runPicks([
-      "curate",
-      "--source",
-      `file:${curation(`listing-${date}.jsonl`)}`,
-      "--date",
-      date,
-      "--out",
-      join(dir, "label-site"),
-      "--runs",
-      runs,
-      "--no-citations",
-    ]);
+    const result = await curateReleased(join(dir, "label-site"), runs);
     expect(result.code).toBe(0);
     const record = RunRecordSchema.parse(JSON.parse(await readFile(join(runs, `${date}.json`), "utf8")));
     ids = record.candidates.map((candidate) => candidate.id);
