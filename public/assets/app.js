@@ -14,10 +14,8 @@ import {
   matches,
   readFilters,
 } from "./filters.js";
-import { setupKeyForm } from "./key-form.js";
 import { dayMeta, pickItem, renderPicks } from "./picks.js";
-import { setupPlayground } from "./playground.js";
-import { renderRanker, renderRubric, rubricIndex } from "./rubric.js";
+import { renderRubric, rubricIndex } from "./rubric.js";
 
 const $ = (id) => document.getElementById(id);
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -283,11 +281,39 @@ async function loadRubric() {
   } catch (error) {
     $("rubric-status").textContent = `Could not load the rubric. ${problemText(error)}`;
   }
+}
+
+/** The ranker card, when the rubric section is reached (a site published before it has none). */
+async function loadRanker() {
   try {
-    renderRanker($("ranker-card"), await getSnapshot("v1/ranker"));
+    const [{ renderRanker }, card] = await Promise.all([import("./ranker.js"), getSnapshot("v1/ranker")]);
+    renderRanker($("ranker-card"), card);
   } catch {
-    // Days published before the ranker card have none; the rubric section stands without it.
+    // The rubric section stands without it.
   }
+}
+
+/**
+ * A form whose module loads when its section is reached. A submit that comes first (a fast
+ * keyboard) is held, the module loaded, and the submit sent again to the module's own handler.
+ */
+function lazyForm(form, start) {
+  let ready = false;
+  let pending = null;
+  const load = () => {
+    pending ??= start().then(() => {
+      ready = true;
+    });
+    return pending;
+  };
+  form.addEventListener("submit", async (event) => {
+    if (ready) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    await load();
+    form.requestSubmit();
+  });
+  return load;
 }
 
 async function loadArchive() {
@@ -316,8 +342,15 @@ async function loadStats() {
 }
 
 async function start() {
-  setupPlayground($("verify-form"), $("verify-result"));
-  setupKeyForm($("key-form"), $("key-result"));
+  // The playground and the key form are far down the page: their modules load when reached.
+  const playground = lazyForm($("verify-form"), async () => {
+    const { setupPlayground } = await import("./playground.js");
+    setupPlayground($("verify-form"), $("verify-result"));
+  });
+  const keyForm = lazyForm($("key-form"), async () => {
+    const { setupKeyForm } = await import("./key-form.js");
+    setupKeyForm($("key-form"), $("key-result"));
+  });
   $("day-form").addEventListener("submit", (event) => event.preventDefault());
   $("day-select").addEventListener("change", (event) => navigate(event.target.value));
   $("day-older").addEventListener("click", () => step(1));
@@ -359,13 +392,18 @@ async function start() {
       const { loadLeaderboard } = await import("./leaderboard.js");
       await loadLeaderboard($("leaderboard-body"), state.rubric);
     }),
+    whenNear("rubric", loadRanker),
+    whenNear("playground", playground),
+    whenNear("get-key", keyForm),
   ];
-  // Sections already in view (a link to #figures) are drawn before the page says it is ready.
+  // Sections already in view, or named by the address (a link to #playground, which the browser may
+  // not have scrolled to yet), are drawn before the page says it is ready.
   await Promise.all(
     sections.map((start, index) => {
-      const id = ["citations", "figures", "leaderboard"][index];
+      const id = ["citations", "figures", "leaderboard", "rubric", "playground", "get-key"][index];
       const box = $(id).getBoundingClientRect();
-      return box.top < window.innerHeight + 200 && box.bottom > -200 ? start() : null;
+      const inView = box.top < window.innerHeight + 200 && box.bottom > -200;
+      return inView || window.location.hash === `#${id}` ? start() : null;
     }),
   );
   document.documentElement.dataset.ready = "true";

@@ -110,7 +110,9 @@ beforeAll(async () => {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !/^(S2_|OPENALEX_|LLM_|ARXIV_)/.test(name)),
   );
-  const cited = await runPicks(["curate", "--source", "sample", "--date", CITED_DAY, ...dirs], {
+  // At most as many picks as recorded papers, so no two picks are served the same record.
+  const most = ["--max-picks", String(BATCH.length)];
+  const cited = await runPicks(["curate", "--source", "sample", "--date", CITED_DAY, ...dirs, ...most], {
     ...env,
     S2_API_URL: `${fake.url}/graph/v1`,
     OPENALEX_URL: fake.url,
