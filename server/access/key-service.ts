@@ -55,8 +55,8 @@ export interface KeyService {
   authenticate(
     key: string | null | undefined,
   ): Promise<{ ok: true; record: KeyRecord } | { ok: false; why: AuthFailure }>;
-  /** Spends one call of the key's quota if any is left. */
-  spend(record: KeyRecord): Promise<{ allowed: boolean; usage: Usage }>;
+  /** Spends `calls` (default 1) of the key's quota if that many are left: all of them or none. */
+  spend(record: KeyRecord, calls?: number): Promise<{ allowed: boolean; usage: Usage }>;
   usage(record: KeyRecord): Promise<Usage>;
   find(keyOrId: string): Promise<KeyRecord | null>;
   /** Firms with at least one active key, sorted; reads only the firms' keys. */
@@ -187,12 +187,13 @@ export function createKeyService(options: {
       if (record.revoked_at !== null) return { ok: false, why: "revoked" };
       return { ok: true, record };
     },
-    async spend(record) {
+    async spend(record, calls = 1) {
       const at = now();
       const limits = TIERS[record.tier];
       const window = quotaWindow(Date.parse(record.created_at), at, limits.window_days);
       const limit = limits.calls_per_window ?? Number.MAX_SAFE_INTEGER;
-      const { allowed, count } = await store.consume(usageKey(record.id, window.index), limit, window.end);
+      const usage = usageKey(record.id, window.index);
+      const { allowed, count } = await store.consume(usage, limit, window.end, calls);
       return { allowed, usage: describeUsage(record, count, at) };
     },
     async usage(record) {

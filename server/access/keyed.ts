@@ -51,17 +51,20 @@ export function quotaHeaders(record: KeyRecord, usage: Usage): Record<string, st
   );
 }
 
-/** Spends one call; the 429 when none is left. */
+/** Spends `calls` (default one) all or nothing; the 429 when fewer are left. */
 export async function spendOrRefuse(
   context: AppContext,
   record: KeyRecord,
+  calls = 1,
 ): Promise<{ headers: Record<string, string> } | Response> {
-  const { allowed, usage } = await context.keys.spend(record);
+  const { allowed, usage } = await context.keys.spend(record, calls);
   const headers = quotaHeaders(record, usage);
   if (allowed) return { headers };
+  const exhausted = usage.remaining === 0;
   return detail(
     429,
-    `Quota exhausted: ${usage.limits.calls_per_window} calls per ${usage.limits.window_days} days on the ${record.tier} tier. ` +
+    `${exhausted ? "Quota exhausted" : `This request needs ${calls} calls and ${usage.remaining} are left, so none was spent`}: ` +
+      `${usage.limits.calls_per_window} calls per ${usage.limits.window_days} days on the ${record.tier} tier. ` +
       `It resets at ${usage.resets_at}.`,
     { ...headers, "retry-after": String(usage.reset_seconds) },
   );
