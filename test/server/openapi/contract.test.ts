@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebhookCreateSchema } from "../../../pipeline/domain/webhook.ts";
 import { generateKey } from "../../../server/access/key-format.ts";
+import { DEFAULT_CONFIG } from "../../../server/config.ts";
 import type { AppContext } from "../../../server/context.ts";
 import { openApiDocument } from "../../../server/routes/docs-routes.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
@@ -253,7 +254,9 @@ const CASES: Case[] = [
   ...benchWrite("/v1/bench/watchlist", WATCHLIST, '{"papers":["nope"],"terms":"x"}'),
   ...benchReads("/v1/bench/watchlist"),
   ...benchWrite("/v1/bench/rubric", RUBRIC, '{"weights":{"A6":4},"signals":[]}'),
+  { status: 429, method: "PUT", path: "/v1/bench/rubric", key: "bench", body: RUBRIC },
   ...benchReads("/v1/bench/rubric"),
+  { status: 422, path: "/v1/bench/rubric?cursor=x", key: "bench" },
   ...benchReads("/v1/bench/picks?days=7"),
   { status: 422, path: "/v1/bench/picks?days=0", key: "bench" },
   ...benchReads("/v1/bench/tracking"),
@@ -309,7 +312,11 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
   };
 
   beforeAll(async () => {
-    const config = { verifyLimit: 1, submitLimit: 1 };
+    const config = {
+      verifyLimit: 1,
+      submitLimit: 1,
+      benchRubricRate: { ...DEFAULT_CONFIG.benchRubricRate, limit: 1 },
+    };
     const main = await testContext(snapshots, { config });
     const issue = async (context: AppContext, tier: "free" | "enterprise") =>
       (await context.keys.issue({ tier, email: `${tier}@example.org`, label: tier })).key;
