@@ -57,3 +57,15 @@ function describeWindow(seconds: number): string {
   if (seconds === 86_400) return "day";
   return `${seconds} seconds`;
 }
+
+/** The RateLimit headers of several policies as one field each, a list in the draft's form. */
+export function mergedRateHeaders(...sets: Record<string, string>[]): Record<string, string> {
+  const merged: Record<string, string> = {};
+  for (const set of sets) {
+    for (const [name, value] of Object.entries(set)) {
+      merged[name] =
+        merged[name] === undefined || name === "retry-after" ? value : `${merged[name]}, ${value}`;
+    }
+  }
+  return merged;
+}

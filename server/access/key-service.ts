@@ -45,6 +45,12 @@ const usageKey = (id: string, window: number) => `usage:${id}:${window}`;
 export const FIRM_KEYS_PREFIX = "apikeyfirm";
 const firmKey = (firm: string, id: string) => `${FIRM_KEYS_PREFIX}:${firm}:${id}`;
 
+/** A key's record by its id (`key_...`), read from the store without a service: null when unknown. */
+export async function findKeyById(store: Store, id: string): Promise<KeyRecord | null> {
+  const hash = await store.getItem<string>(idKey(id));
+  return hash === null ? null : store.getItem<KeyRecord>(recordKey(hash));
+}
+
 export interface KeyService {
   issue(input: {
     tier: TierName;
@@ -109,10 +115,7 @@ export function createKeyService(options: {
   };
 
   const find = async (keyOrId: string): Promise<KeyRecord | null> => {
-    if (/^key_[0-9a-f]{16}$/.test(keyOrId)) {
-      const hash = await store.getItem<string>(idKey(keyOrId));
-      return hash === null ? null : store.getItem<KeyRecord>(recordKey(hash));
-    }
+    if (/^key_[0-9a-f]{16}$/.test(keyOrId)) return findKeyById(store, keyOrId);
     if (!isWellFormedKey(keyOrId, options.prefix)) return null;
     return store.getItem<KeyRecord>(recordKey(hashKey(keyOrId)));
   };

@@ -3,7 +3,7 @@ import type { H3, H3Event } from "h3";
 import { z } from "zod";
 import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
 import { TIERS } from "../../pipeline/domain/tiers.ts";
-import { limitByKey, rateRefusal } from "../access/key-limit.ts";
+import { limitByKey, mergedRateHeaders, rateRefusal } from "../access/key-limit.ts";
 import { authFailure, keyInQuery, spendOrRefuse } from "../access/keyed.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
@@ -209,13 +209,8 @@ export function registerMcpRoutes(app: H3, context: AppContext): void {
       access: { tier: record.tier, historyDays: limits.history_days, maxLimit: limits.max_limit },
       form,
     });
-    // One field per name, each policy an item of it (the RateLimit draft's list form).
-    for (const set of headers) {
-      for (const [name, value] of Object.entries(set)) {
-        const before = response.headers.get(name);
-        response.headers.set(name, before === null ? value : `${before}, ${value}`);
-      }
-    }
+    for (const [name, value] of Object.entries(mergedRateHeaders(...headers)))
+      response.headers.set(name, value);
     return response;
   };
 

@@ -234,6 +234,14 @@ const CASES: Case[] = [
     path: (world) => `${hook(world)}/deliveries/${world.deliveryId}/retry`,
     key: "enterprise",
   }),
+  // The endpoint's rate is 2 here: the test and the retry above spent it.
+  { status: 429, method: "POST", path: (world) => `${hook(world)}/test`, key: "enterprise" },
+  {
+    status: 429,
+    method: "POST",
+    path: (world) => `${hook(world)}/deliveries/${world.deliveryId}/retry`,
+    key: "enterprise",
+  },
   ...webhookCases("DELETE", (world) => `/v1/webhooks/${world.doomedWebhookId}`, {
     status: 204,
     method: "DELETE",
@@ -316,6 +324,7 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
       verifyLimit: 1,
       submitLimit: 1,
       benchRubricRate: { ...DEFAULT_CONFIG.benchRubricRate, limit: 1 },
+      webhookActionEndpointRate: { ...DEFAULT_CONFIG.webhookActionEndpointRate, limit: 2 },
     };
     const main = await testContext(snapshots, { config });
     const issue = async (context: AppContext, tier: "free" | "enterprise") =>
