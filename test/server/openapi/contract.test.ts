@@ -145,6 +145,8 @@ const CASES: Case[] = [
   ]),
   ...SNAPSHOT_PATHS.slice(0, 4).map((path): Case => ({ status: 404, client: "empty", path })),
   { status: 404, path: "/v1/daily/2026-11-21" },
+  // Days not held in memory have a per-address rate, 2 here: the GET and HEAD above spent it.
+  { status: 429, path: "/v1/daily/2026-11-22" },
   { status: 422, path: "/v1/daily/2026-02-30" },
   { status: 201, method: "POST", path: "/v1/keys", body: KEY_REQUEST },
   { status: 429, method: "POST", path: "/v1/keys", body: KEY_REQUEST },
@@ -325,6 +327,7 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
       submitLimit: 1,
       benchRubricRate: { ...DEFAULT_CONFIG.benchRubricRate, limit: 1 },
       webhookActionEndpointRate: { ...DEFAULT_CONFIG.webhookActionEndpointRate, limit: 2 },
+      oldDayRate: { ...DEFAULT_CONFIG.oldDayRate, limit: 2 },
     };
     const main = await testContext(snapshots, { config });
     const issue = async (context: AppContext, tier: "free" | "enterprise") =>
