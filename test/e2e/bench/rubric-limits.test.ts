@@ -133,3 +133,26 @@ describe("bench rubric versions", () => {
     expect(((await (await get()).json()) as { current: { version: number } }).current.version).toBe(160);
   });
 });
+
+describe("malformed input on the bench routes is a 4xx, never a 500", () => {
+  const putWatchlist = (body: string) =>
+    fetch(`${server.url}/v1/bench/watchlist`, {
+      method: "PUT",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body,
+    });
+
+  it("refuses a watched paper with a malformed percent escape as not an arXiv id", async () => {
+    const answer = await putWatchlist(JSON.stringify({ papers: ["https://arxiv.org/abs/%E0%A4%A"] }));
+    expect(answer.status).toBe(422);
+    const { detail } = (await answer.json()) as { detail: Array<{ loc: unknown[]; input: unknown }> };
+    expect(detail[0]).toMatchObject({ loc: ["body", "papers", 0], input: "https://arxiv.org/abs/%E0%A4%A" });
+  });
+
+  it("refuses a body nested 40,000 deep as FastAPI does (its RecursionError), while scanning it", async () => {
+    const deep = `{"papers":[],"terms":${"[".repeat(40_000)}${"]".repeat(40_000)}}`;
+    const answer = await putWatchlist(deep);
+    expect(answer.status).toBe(400);
+    expect(await answer.json()).toEqual({ detail: "There was an error parsing the body" });
+  });
+});
