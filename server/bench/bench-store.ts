@@ -23,6 +23,8 @@ const rubricKey = (firm: string, version: number) =>
 // One key per rubric version that a stored firm day names: such a version is never pruned.
 const namedPrefix = (firm: string) => `${base(firm)}:rubric-named`;
 const namedKey = (firm: string, version: number) => `${namedPrefix(firm)}:${version}`;
+// Set once the days stored before those keys existed have been read for the versions they name.
+const namedBackfillKey = (firm: string) => `${base(firm)}:rubric-named-backfilled`;
 const dayPrefix = (firm: string) => `${base(firm)}:day`;
 const trackingPrefix = (firm: string) => `${base(firm)}:tracking`;
 const notePrefix = (firm: string) => `${base(firm)}:note`;
@@ -72,6 +74,14 @@ export function createBenchStore(store: Store, keys: KeyService): BenchStore {
       await store.setItem(rubricKey(firm, rubric.version), rubric);
       const kept = await store.getKeys(rubricPrefix(firm));
       if (kept.length > FIRM_RUBRIC_VERSIONS_KEPT) {
+        if (!(await store.getItem<boolean>(namedBackfillKey(firm)))) {
+          // Once per firm: days stored before versions were marked as named are read for theirs.
+          for (const key of await store.getKeys(dayPrefix(firm))) {
+            const version = (await store.getItem<FirmDay>(key))?.firm_rubric_version ?? 0;
+            if (version > 0) await store.setItem(namedKey(firm, version), 1);
+          }
+          await store.setItem(namedBackfillKey(firm), true);
+        }
         const named = new Set(
           (await store.getKeys(namedPrefix(firm))).map((key) => Number(lastSegment(key))),
         );
