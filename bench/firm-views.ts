@@ -109,7 +109,7 @@ async function main() {
   const setups = await Promise.all(
     Array.from({ length: FIRMS }, async (_, f) => ({
       watchlist: await bench.watchlist(`firm-${f}`),
-      rubric: (await bench.rubrics(`firm-${f}`)).current ?? DEFAULT_FIRM_RUBRIC,
+      rubric: (await bench.currentRubric(`firm-${f}`)) ?? DEFAULT_FIRM_RUBRIC,
     })),
   );
   const pureMs: number[] = [];

@@ -11,6 +11,7 @@ import { PICKS_BIN, startPicksServer, startProcess } from "../test/helpers/proce
 import { redisSkipReason, startRedis } from "../test/helpers/redis.ts";
 import { publishYear } from "../test/server/mcp/year-site.ts";
 import { historyLines, runHistoryBench } from "./history.ts";
+import { limitLines, runLimitsBench } from "./limits.ts";
 import { LOAD_CLIENT, type LoadResult, load, pinServer } from "./load.ts";
 import { runMcpBench } from "./mcp.ts";
 import { rankerLines, runRankerBench } from "./ranker.ts";
@@ -221,6 +222,19 @@ try {
       ">= 0.25",
     );
     await server.stop();
+  }
+  if (wanted("limits")) {
+    // Server CPU per request of what costs no quota; BENCH_BEFORE_BIN (another checkout's
+    // bin/picks.js) measures that program the same way, for a before/after.
+    const runs: Array<{ label: string; bin?: string; env?: Record<string, string> }> = [
+      { label: "default limits" },
+      { label: "limits lifted", env: { MCP_FREE_RATE_LIMIT: "100000000", OLD_DAY_RATE_LIMIT: "100000000" } },
+    ];
+    const before = process.env.BENCH_BEFORE_BIN;
+    if (before) runs.unshift({ label: "before", bin: before });
+    for (const options of runs) {
+      for (const line of limitLines(await runLimitsBench(root, options))) console.log(line);
+    }
   }
   if (wanted("memory")) await memoryAfterLoad();
   if (wanted("history")) {

@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { isFirmSlug } from "../pipeline/domain/bench-firm.ts";
 import type { BenchNote } from "../pipeline/domain/bench-note.ts";
 import { noteHtml, noteMarkdown } from "../pipeline/domain/bench-note-render.ts";
+import { FIRM_RUBRIC_VERSIONS_KEPT } from "../pipeline/domain/bench-rubric.ts";
 import { ISO_WEEK_PATTERN, previousWeek, weekDays } from "../pipeline/domain/bench-week.ts";
 import { dayOf } from "../pipeline/domain/calendar.ts";
 import type { Candidate } from "../pipeline/domain/candidate.ts";
@@ -81,7 +82,7 @@ export function registerBench(program: Command): void {
           (await store.firms()).map(async (firm) => ({
             firm,
             watchlist: await store.watchlist(firm),
-            rubric_version: (await store.rubrics(firm)).current?.version ?? 0,
+            rubric_version: (await store.currentRubric(firm))?.version ?? 0,
           })),
         ),
       );
@@ -107,7 +108,7 @@ export function registerBench(program: Command): void {
         return {
           firm: slug,
           watchlist: await store.watchlist(slug),
-          rubric: await store.rubrics(slug),
+          rubric: await store.rubrics(slug, { limit: FIRM_RUBRIC_VERSIONS_KEPT }),
           notes: (await store.notes(slug)).map((n) => n.week),
         };
       });
@@ -117,7 +118,7 @@ export function registerBench(program: Command): void {
       out.line(`  authors: ${shown.watchlist.authors.join(", ") || "none"}`);
       out.line(`  terms: ${shown.watchlist.terms.join(", ") || "none"}`);
       out.line(
-        `  rubric: ${shown.rubric.current ? `v${shown.rubric.current.version} of ${shown.rubric.versions.length}` : "public weights (none stored)"}`,
+        `  rubric: ${shown.rubric.current ? `v${shown.rubric.current.version} (${shown.rubric.versions.length} versions kept)` : "public weights (none stored)"}`,
       );
       out.line(`  notes: ${shown.notes.join(", ") || "none"}`);
       out.json(shown);

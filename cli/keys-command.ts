@@ -4,6 +4,8 @@ import { FIRM_TIERS, TIERS, type TierName, TierNameSchema } from "../pipeline/do
 import { createKeyService, type KeyRecord, type KeyService } from "../server/access/key-service.ts";
 import { configFromEnv } from "../server/config.ts";
 import { createStoreFromEnv } from "../server/store/from-env.ts";
+import type { Store } from "../server/store/types.ts";
+import { endpointCount, moveEndpoints } from "../server/webhooks/key-endpoints.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { PROJECT_ROOT } from "./paths.ts";
 
@@ -16,11 +18,11 @@ type PublicKeyRecord = Omit<KeyRecord, "hash">;
  * open meanwhile (SQLite or Redis): a new key works on them at once, a revocation within their key
  * cache's 5 seconds.
  */
-async function withKeys<T>(fn: (keys: KeyService) => Promise<T>): Promise<T> {
+async function withKeys<T>(fn: (keys: KeyService, store: Store) => Promise<T>): Promise<T> {
   const config = configFromEnv(process.env);
   const store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
   try {
-    return await fn(createKeyService({ store, prefix: config.keyPrefix }));
+    return await fn(createKeyService({ store, prefix: config.keyPrefix }), store);
   } finally {
     await store.close();
   }
@@ -103,9 +105,16 @@ export function registerKeys(program: Command): void {
     .description("revoke a key at once")
     .action(async (keyOrId: string) => {
       const out = createOutput({ json: false });
-      const record = await withKeys((service) => service.revoke(keyOrId));
-      if (!record) throw new UsageError(`No key matches \`${keyOrId.slice(0, 24)}\``);
+      const revoked = await withKeys(async (service, store) => {
+        const record = await service.revoke(keyOrId);
+        return record && { record, endpoints: await endpointCount(store, record.id) };
+      });
+      if (!revoked) throw new UsageError(`No key matches \`${keyOrId.slice(0, 24)}\``);
+      const { record, endpoints } = revoked;
       out.line(`Revoked ${record.id} (${record.tier}, ${record.label}).`);
+      if (endpoints > 0) {
+        out.line(`Disabled its ${endpoints} webhook endpoint(s): they receive no more events.`);
+      }
     });
 
   keys
@@ -114,8 +123,14 @@ export function registerKeys(program: Command): void {
     .option("--json", "print the result as JSON", false)
     .action(async (keyOrId: string, flags: { json: boolean }) => {
       const out = createOutput({ json: flags.json });
-      const result = await withKeys((service) => service.rotate(keyOrId));
+      const result = await withKeys(async (service, store) => {
+        const rotated = await service.rotate(keyOrId);
+        return (
+          rotated && { ...rotated, moved: await moveEndpoints(store, rotated.old.id, rotated.record.id) }
+        );
+      });
       if (!result) throw new UsageError(`No active key matches \`${keyOrId.slice(0, 24)}\``);
       printIssued(out, result.key, result.record, `Rotated ${result.old.id} to`);
+      if (result.moved > 0) out.line(`Moved its ${result.moved} webhook endpoint(s) to the new key.`);
     });
 }

@@ -15,22 +15,24 @@ export function createBoundedCache<K, V>(
   max: number,
   weigh: (value: V) => number = () => 1,
 ): BoundedCache<K, V> {
-  const map = new Map<K, V>();
+  // Each entry keeps the weight it was stored with: a value that grows later (a prepared answer that
+  // gains a compressed form) is weighed again only when it is set again.
+  const map = new Map<K, { value: V; weight: number }>();
   let weight = 0;
   const remove = (key: K): void => {
-    const value = map.get(key);
-    if (value === undefined) return;
-    weight -= weigh(value);
+    const entry = map.get(key);
+    if (entry === undefined) return;
+    weight -= entry.weight;
     map.delete(key);
   };
   return {
-    get: (key) => map.get(key),
+    get: (key) => map.get(key)?.value,
     set(key, value) {
       remove(key);
       const heavy = weigh(value);
       if (heavy > max) return value;
       while (map.size > 0 && weight + heavy > max) remove(map.keys().next().value as K);
-      map.set(key, value);
+      map.set(key, { value, weight: heavy });
       weight += heavy;
       return value;
     },

@@ -3,6 +3,14 @@ import { DEFAULT_IPV6_PREFIX } from "./access/ip-address.ts";
 import { DEFAULT_KEY_PREFIX } from "./access/key-format.ts";
 import { positiveInt } from "./env-values.ts";
 
+/** A rate of actions per key, per resource or per address: at most `limit` per `windowSeconds`. */
+export interface Rate {
+  /** The policy's name in the RateLimit headers, and its counters' key segment. */
+  name: string;
+  limit: number;
+  windowSeconds: number;
+}
+
 /** Server settings, read once from the environment at the edge and passed in as a value. */
 export interface ServerConfig {
   trustProxy: TrustProxy;
@@ -24,6 +32,16 @@ export interface ServerConfig {
   keepAliveTimeoutMs: number;
   /** Browser origins (`https://app.example`) allowed to call /mcp; requests without Origin always are. */
   mcpAllowedOrigins: readonly string[];
+  /** POST /mcp: messages per key per minute that spend no quota (initialize, tools/list, ping...). */
+  mcpFreeRate: Rate;
+  /** PUT /v1/bench/rubric: new versions per key per hour. */
+  benchRubricRate: Rate;
+  /** POST /v1/webhooks/{id}/test and .../retry: per key per hour, all endpoints together. */
+  webhookActionKeyRate: Rate;
+  /** The same actions per endpoint per hour. */
+  webhookActionEndpointRate: Rate;
+  /** Snapshot days older than the ones held in memory, read from disk: per client address per minute. */
+  oldDayRate: Rate;
 }
 
 /**
@@ -107,6 +125,23 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
     submitLimit: positiveInt(env, "SUBMIT_RATE_LIMIT", 3),
     ...timeouts(env),
     mcpAllowedOrigins: mcpAllowedOrigins(env),
+    mcpFreeRate: { name: "mcp-free", limit: positiveInt(env, "MCP_FREE_RATE_LIMIT", 60), windowSeconds: 60 },
+    benchRubricRate: {
+      name: "bench-rubric",
+      limit: positiveInt(env, "BENCH_RUBRIC_RATE_LIMIT", 30),
+      windowSeconds: 3600,
+    },
+    webhookActionKeyRate: {
+      name: "webhook-actions",
+      limit: positiveInt(env, "WEBHOOK_ACTION_RATE_LIMIT", 60),
+      windowSeconds: 3600,
+    },
+    webhookActionEndpointRate: {
+      name: "webhook-endpoint-actions",
+      limit: positiveInt(env, "WEBHOOK_ENDPOINT_ACTION_RATE_LIMIT", 10),
+      windowSeconds: 3600,
+    },
+    oldDayRate: { name: "old-days", limit: positiveInt(env, "OLD_DAY_RATE_LIMIT", 60), windowSeconds: 60 },
   };
 }
 

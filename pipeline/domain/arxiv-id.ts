@@ -25,6 +25,13 @@ export function normalizeArxivRef(input: string): string | undefined {
   let ref = input.trim();
   ref = ref.replace(/^arxiv:/i, "");
   const url = /^https?:\/\/(?:www\.|export\.)?arxiv\.org\/(?:abs|pdf|html)\/(.+?)(?:\.pdf)?\/?$/i.exec(ref);
-  if (url?.[1]) ref = decodeURIComponent(url[1]);
+  if (url?.[1]) {
+    try {
+      ref = decodeURIComponent(url[1]);
+    } catch {
+      // A malformed escape (`%E0%A4%A`) names no id: it is input, not a bug.
+      return undefined;
+    }
+  }
   return isArxivId(ref) ? baseArxivId(ref) : undefined;
 }

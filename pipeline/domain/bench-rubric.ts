@@ -64,10 +64,26 @@ export const FirmRubricSchema = z.object({
 });
 export type FirmRubric = z.infer<typeof FirmRubricSchema>;
 
-/** `GET /v1/bench/rubric`: the current version (null before the first PUT) and every version, oldest first. */
+/** How many versions a firm keeps; older ones go, except those a stored firm day names. */
+export const FIRM_RUBRIC_VERSIONS_KEPT = 100;
+/** Versions per page of `GET /v1/bench/rubric`. */
+export const FIRM_RUBRIC_PAGE = 20;
+
+/**
+ * `GET /v1/bench/rubric`: the current version (null before the first PUT) and a page of the kept
+ * versions, newest first; `next_cursor` continues it.
+ */
 export const FirmRubricHistorySchema = z.object({
   current: FirmRubricSchema.nullable(),
-  versions: z.array(FirmRubricSchema),
+  versions: z
+    .array(FirmRubricSchema)
+    .describe(
+      `at most ${FIRM_RUBRIC_PAGE} kept versions, newest first, older than the cursor if one was given`,
+    ),
+  next_cursor: z
+    .string()
+    .nullable()
+    .describe("pass as `cursor` for the next page of older versions; null on the last page"),
 });
 export type FirmRubricHistory = z.infer<typeof FirmRubricHistorySchema>;
 

@@ -45,6 +45,12 @@ const usageKey = (id: string, window: number) => `usage:${id}:${window}`;
 export const FIRM_KEYS_PREFIX = "apikeyfirm";
 const firmKey = (firm: string, id: string) => `${FIRM_KEYS_PREFIX}:${firm}:${id}`;
 
+/** A key's record by its id (`key_...`), read from the store without a service: null when unknown. */
+export async function findKeyById(store: Store, id: string): Promise<KeyRecord | null> {
+  const hash = await store.getItem<string>(idKey(id));
+  return hash === null ? null : store.getItem<KeyRecord>(recordKey(hash));
+}
+
 export interface KeyService {
   issue(input: {
     tier: TierName;
@@ -55,8 +61,8 @@ export interface KeyService {
   authenticate(
     key: string | null | undefined,
   ): Promise<{ ok: true; record: KeyRecord } | { ok: false; why: AuthFailure }>;
-  /** Spends one call of the key's quota if any is left. */
-  spend(record: KeyRecord): Promise<{ allowed: boolean; usage: Usage }>;
+  /** Spends `calls` (default 1) of the key's quota if that many are left: all of them or none. */
+  spend(record: KeyRecord, calls?: number): Promise<{ allowed: boolean; usage: Usage }>;
   usage(record: KeyRecord): Promise<Usage>;
   find(keyOrId: string): Promise<KeyRecord | null>;
   /** Firms with at least one active key, sorted; reads only the firms' keys. */
@@ -109,10 +115,7 @@ export function createKeyService(options: {
   };
 
   const find = async (keyOrId: string): Promise<KeyRecord | null> => {
-    if (/^key_[0-9a-f]{16}$/.test(keyOrId)) {
-      const hash = await store.getItem<string>(idKey(keyOrId));
-      return hash === null ? null : store.getItem<KeyRecord>(recordKey(hash));
-    }
+    if (/^key_[0-9a-f]{16}$/.test(keyOrId)) return findKeyById(store, keyOrId);
     if (!isWellFormedKey(keyOrId, options.prefix)) return null;
     return store.getItem<KeyRecord>(recordKey(hashKey(keyOrId)));
   };
@@ -187,12 +190,13 @@ export function createKeyService(options: {
       if (record.revoked_at !== null) return { ok: false, why: "revoked" };
       return { ok: true, record };
     },
-    async spend(record) {
+    async spend(record, calls = 1) {
       const at = now();
       const limits = TIERS[record.tier];
       const window = quotaWindow(Date.parse(record.created_at), at, limits.window_days);
       const limit = limits.calls_per_window ?? Number.MAX_SAFE_INTEGER;
-      const { allowed, count } = await store.consume(usageKey(record.id, window.index), limit, window.end);
+      const usage = usageKey(record.id, window.index);
+      const { allowed, count } = await store.consume(usage, limit, window.end, calls);
       return { allowed, usage: describeUsage(record, count, at) };
     },
     async usage(record) {

@@ -18,6 +18,27 @@ const FAILURES: Record<AuthFailure, string> = {
 export const authFailure = (why: AuthFailure, howToGetAKey = HOW_TO_GET_A_KEY): string =>
   `${FAILURES[why]} ${howToGetAKey}`;
 
+/** The routes that take a key: their answers are the key holder's alone. */
+export const KEYED_ROUTES = [
+  "/v1/me",
+  "/v1/papers",
+  "/v1/papers/**",
+  "/v1/bench/**",
+  "/v1/webhooks",
+  "/v1/webhooks/**",
+  "/mcp",
+] as const;
+
+/**
+ * Marks a keyed answer for the key holder only. The key travels in a header (X-API-Key, Authorization
+ * bearer) that shared caches are not bound to key on, so without this a proxy could keep one key's
+ * answer and hand it to another client. An event stream keeps its `no-transform`.
+ */
+export function keepPrivate(response: Response): void {
+  const transform = response.headers.get("cache-control")?.includes("no-transform") ? ", no-transform" : "";
+  response.headers.set("cache-control", `private, no-store${transform}`);
+}
+
 // Keys in URLs end up in access logs, proxies and browser history: refuse them outright.
 const QUERY_KEY_NAMES = ["api_key", "apikey", "key", "x-api-key", "x_api_key", "token"];
 
@@ -51,17 +72,20 @@ export function quotaHeaders(record: KeyRecord, usage: Usage): Record<string, st
   );
 }
 
-/** Spends one call; the 429 when none is left. */
+/** Spends `calls` (default one) all or nothing; the 429 when fewer are left. */
 export async function spendOrRefuse(
   context: AppContext,
   record: KeyRecord,
+  calls = 1,
 ): Promise<{ headers: Record<string, string> } | Response> {
-  const { allowed, usage } = await context.keys.spend(record);
+  const { allowed, usage } = await context.keys.spend(record, calls);
   const headers = quotaHeaders(record, usage);
   if (allowed) return { headers };
+  const exhausted = usage.remaining === 0;
   return detail(
     429,
-    `Quota exhausted: ${usage.limits.calls_per_window} calls per ${usage.limits.window_days} days on the ${record.tier} tier. ` +
+    `${exhausted ? "Quota exhausted" : `This request needs ${calls} calls and ${usage.remaining} are left, so none was spent`}: ` +
+      `${usage.limits.calls_per_window} calls per ${usage.limits.window_days} days on the ${record.tier} tier. ` +
       `It resets at ${usage.resets_at}.`,
     { ...headers, "retry-after": String(usage.reset_seconds) },
   );

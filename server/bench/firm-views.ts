@@ -38,7 +38,7 @@ export async function buildFirmViews(input: {
     firms.map(async (firm) => ({
       firm,
       watchlist: await bench.watchlist(firm),
-      rubric: (await bench.rubrics(firm)).current ?? DEFAULT_FIRM_RUBRIC,
+      rubric: (await bench.currentRubric(firm)) ?? DEFAULT_FIRM_RUBRIC,
     })),
   );
   const watched = [...new Set(setups.flatMap((setup) => setup.watchlist.papers))];

@@ -1,4 +1,5 @@
-import { H3, type HTTPError } from "h3";
+import { H3, type HTTPError, onResponse } from "h3";
+import { KEYED_ROUTES, keepPrivate } from "../access/keyed.ts";
 import type { AppContext } from "../context.ts";
 import { registerBenchRoutes } from "../routes/bench-routes.ts";
 import { registerDocsRoutes } from "../routes/docs-routes.ts";
@@ -36,6 +37,8 @@ export function createApp(context: AppContext): H3 {
       return detail(500, "Internal Server Error");
     },
   });
+  const privately = onResponse((response) => keepPrivate(response));
+  for (const keyed of KEYED_ROUTES) app.use(keyed, privately);
   registerReadRoutes(app, context);
   registerKeyRoutes(app, context);
   registerPapersRoutes(app, context);

@@ -39,6 +39,11 @@ export function preferredCoding(header: string | null | undefined): Coding | und
   return gzip > 0 ? "gzip" : undefined;
 }
 
+/** The ETag of a form compressed with `coding`: known before compressing, so a 304 needs no encoding. */
+export function encodedEtag(etag: string, coding: Coding): string {
+  return etag.replace(/"$/, `-${coding}"`);
+}
+
 /**
  * The answer compressed with `coding`, or null when that does not make it smaller. Brotli at quality 5:
  * within a few per cent of the best ratio at a fiftieth of its time (a year's 1.7 MB search index
@@ -55,7 +60,7 @@ export function encode(identity: Representation, coding: Coding): Representation
         })
       : gzipSync(identity.body, { level: 6 });
   if (body.byteLength >= identity.body.byteLength) return null;
-  const etag = identity.etag.replace(/"$/, `-${coding}"`);
+  const etag = encodedEtag(identity.etag, coding);
   return {
     body,
     etag,

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { SnapshotCache } from "../snapshots/snapshot-cache.ts";
-import { matchesIfNoneMatch, notModifiedHeaders, representationFor } from "./prepared.ts";
+import { notModifiedFor, representationFor } from "./prepared.ts";
 
 /**
  * Answers GET and HEAD for published snapshots straight from memory, before a request enters the
@@ -18,12 +18,14 @@ export function serveSnapshotFast(
   const query = url.indexOf("?");
   const prepared = snapshots.lookup(query === -1 ? url : url.slice(0, query));
   if (!prepared) return false;
-  const form = representationFor(prepared, req.headers["accept-encoding"]);
-  if (matchesIfNoneMatch(req.headers["if-none-match"], form.etag)) {
-    res.writeHead(304, notModifiedHeaders(form));
+  const acceptEncoding = req.headers["accept-encoding"];
+  const notModified = notModifiedFor(prepared, acceptEncoding, req.headers["if-none-match"]);
+  if (notModified) {
+    res.writeHead(304, notModified);
     res.end();
     return true;
   }
+  const form = representationFor(prepared, acceptEncoding);
   res.writeHead(200, form.headers);
   res.end(method === "HEAD" ? undefined : form.body);
   return true;

@@ -1,6 +1,13 @@
 import { createHash } from "node:crypto";
 import { FastResponse } from "srvx";
-import { type Coding, encode, isCompressible, preferredCoding, type Representation } from "./encoding.ts";
+import {
+  type Coding,
+  encode,
+  encodedEtag,
+  isCompressible,
+  preferredCoding,
+  type Representation,
+} from "./encoding.ts";
 
 /**
  * A response computed once and served many times: the bytes, their ETag and every header, and its
@@ -9,6 +16,15 @@ import { type Coding, encode, isCompressible, preferredCoding, type Representati
 export interface PreparedResponse extends Representation {
   compressible?: boolean;
   encoded?: Partial<Record<Coding, Representation | null>>;
+  /** Called when a compressed form was added, so whoever holds this can weigh it again. */
+  onEncoded?: () => void;
+}
+
+/** The bytes a prepared answer holds: its body and every compressed form made so far. */
+export function heldBytes(prepared: PreparedResponse): number {
+  let bytes = prepared.body.byteLength;
+  for (const form of Object.values(prepared.encoded ?? {})) bytes += form?.body.byteLength ?? 0;
+  return bytes;
 }
 
 /** Strong ETag over the bytes: a CDN and the server agree on it for the same file. */
@@ -53,8 +69,27 @@ export function representationFor(
   if (form === undefined) {
     form = encode(prepared, coding);
     prepared.encoded[coding] = form;
+    prepared.onEncoded?.();
   }
   return form ?? prepared;
+}
+
+/**
+ * The 304 headers when the client already holds the form it would get, decided before anything is
+ * compressed: a compressed form's ETag follows from the identity's (encodedEtag). Undefined: send it.
+ */
+export function notModifiedFor(
+  prepared: PreparedResponse,
+  acceptEncoding: string | null | undefined,
+  ifNoneMatch: string | null | undefined,
+): Record<string, string> | undefined {
+  if (!ifNoneMatch) return undefined;
+  const coding = prepared.compressible ? preferredCoding(acceptEncoding) : undefined;
+  const known = coding === undefined ? prepared : prepared.encoded?.[coding];
+  // null: compressing did not pay, the identity is sent; undefined: not made yet, its tag is known.
+  const etag = known === null ? prepared.etag : (known?.etag ?? encodedEtag(prepared.etag, coding as Coding));
+  if (!matchesIfNoneMatch(ifNoneMatch, etag)) return undefined;
+  return notModifiedHeaders({ ...prepared, etag });
 }
 
 /** The headers of a 304 for `form`: its tag, and what a cache needs to keep using its copy. */
@@ -77,10 +112,10 @@ export function matchesIfNoneMatch(header: string | null | undefined, etag: stri
 
 /** Serves a prepared snapshot: 304 when the client already has it, no body for HEAD. */
 export function sendPrepared(prepared: PreparedResponse, request: Request): Response {
-  const form = representationFor(prepared, request.headers.get("accept-encoding"));
-  if (matchesIfNoneMatch(request.headers.get("if-none-match"), form.etag)) {
-    return new FastResponse(null, { status: 304, headers: notModifiedHeaders(form) });
-  }
+  const acceptEncoding = request.headers.get("accept-encoding");
+  const notModified = notModifiedFor(prepared, acceptEncoding, request.headers.get("if-none-match"));
+  if (notModified) return new FastResponse(null, { status: 304, headers: notModified });
+  const form = representationFor(prepared, acceptEncoding);
   const body = request.method === "HEAD" ? null : new Uint8Array(form.body);
   return new FastResponse(body, { status: 200, headers: form.headers });
 }

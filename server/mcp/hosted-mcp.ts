@@ -1,6 +1,14 @@
+import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
-import { isJSONRPCRequest, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import {
+  isInitializeRequest,
+  isJSONRPCRequest,
+  JSONRPCMessageSchema,
+  LATEST_PROTOCOL_VERSION,
+  type ListToolsResult,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
 import { FastResponse } from "srvx";
 import type { z } from "zod";
 import { type BoundedCache, createBoundedCache } from "../bounded-cache.ts";
@@ -57,24 +65,44 @@ function callsATool(message: Plain, inputs: ReadonlyMap<string, z.ZodObject>): b
   return args !== null && parseToolArguments(params.name as string, input, args).ok;
 }
 
+/** What a POST body asks for: tool calls that will run (quota) and the other messages (the free rate). */
+export interface CallPlan {
+  toolCalls: number;
+  freeMessages: number;
+}
+
+const NOTHING: CallPlan = { toolCalls: 0, freeMessages: 0 };
+
 /**
- * How many tool calls a POST body asks for: what spends quota. Only calls the transport will dispatch
- * and a tool will run count: a message it refuses (bad JSON-RPC, an unsupported protocol version),
- * an unknown tool or arguments that do not parse spend nothing.
+ * What a POST body will cost, decided before anything is spent. A body the transport refuses whole
+ * (a batch over its 100 messages, a message that is not JSON-RPC, initialize in a batch, an
+ * unsupported protocol version) costs nothing. Otherwise each tools/call that a tool will run spends
+ * quota, once per id (the transport answers an id once), and every other message counts against the
+ * free rate: initialize, tools/list, ping, notifications, and calls that end in an isError result
+ * without running (unknown tool, arguments that do not parse, a task the server does not offer).
  */
-function toolCallCount(
+function planOf(
   body: unknown,
   protocolVersion: string | null,
   inputs: ReadonlyMap<string, z.ZodObject>,
-): number {
-  if (protocolVersion !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocolVersion)) return 0;
+): CallPlan {
+  if (protocolVersion !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocolVersion)) return NOTHING;
   const messages = Array.isArray(body) ? body : [body];
-  let count = 0;
+  if (messages.length > MAX_BATCH_SIZE) return NOTHING;
+  if (!messages.every((message) => JSONRPCMessageSchema.safeParse(message).success)) return NOTHING;
+  if (messages.length > 1 && messages.some(isInitializeRequest)) return NOTHING;
+  const ids = new Set<string | number>();
   for (const message of messages) {
-    if (isJSONRPCRequest(message) && message.method === "tools/call" && callsATool(message as Plain, inputs))
-      count += 1;
+    if (
+      isJSONRPCRequest(message) &&
+      message.method === "tools/call" &&
+      (message.params as Plain | undefined)?.task === undefined &&
+      callsATool(message as Plain, inputs)
+    ) {
+      ids.add(message.id);
+    }
   }
-  return count;
+  return { toolCalls: ids.size, freeMessages: messages.length - ids.size };
 }
 
 const BOTH = "application/json, text/event-stream";
@@ -114,12 +142,31 @@ function plainToolCall(
   return { id: id as string | number, name: params.name, args: params.arguments };
 }
 
-/** Distinct calls remembered per published generation: a few megabytes at most. */
-const ANSWERS_PER_GENERATION = 256;
+/**
+ * The bytes of answers remembered per published generation. A budget in bytes, not entries: a
+ * labs_papers page in full is up to ~100 KB, and string arguments are capped (tool-input.ts), so
+ * no key or answer is large enough to make a count of entries mean megabytes.
+ */
+export const ANSWER_CACHE_BYTES = 8 * 1024 * 1024;
+/** What an entry costs beyond its answer: its key (arguments are at most a few hundred characters). */
+const ENTRY_OVERHEAD_BYTES = 1024;
+
+/**
+ * A lone `tools/list` request with nothing the SDK would treat differently; its answer is the same
+ * for every request of a tier, so it is made once per tier.
+ */
+function plainToolsList(body: unknown): { id: string | number } | undefined {
+  if (!isPlain(body) || body.jsonrpc !== "2.0" || body.method !== "tools/list") return undefined;
+  if (!only(body, ["jsonrpc", "id", "method", "params"])) return undefined;
+  const { id, params } = body;
+  if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined;
+  if (params !== undefined && !(isPlain(params) && only(params, ["_meta"]))) return undefined;
+  return { id: id as string | number };
+}
 
 export interface HostedMcp {
-  /** How many tool calls the body asks for that will run a tool: what the caller's quota pays. */
-  toolCalls(body: unknown, protocolVersion: string | null): number;
+  /** What the body will cost: tool calls that run (quota) and other messages (the free rate). */
+  plan(body: unknown, protocolVersion: string | null): CallPlan;
   /** Answers one POST /mcp whose body is already read and parsed, as the caller's tier allows. */
   answer(
     request: Request,
@@ -159,6 +206,46 @@ export function createHostedMcp(options: {
   const inputs = new Map([...toolsFor(OWNER_ACCESS).values()].map((tool) => [tool.name, tool.input]));
   // The answer's bytes up to the id, ready to send: the result, encoded once.
   const answers = new WeakMap<object, BoundedCache<string, Buffer>>();
+  const listHeads = new Map<string, Promise<{ list: ListToolsResult; head: Buffer }>>();
+
+  // The SDK's own tools/list answer, asked once per tier: it converts every schema to JSON Schema on
+  // each call (about 2.6 ms), which a batch of 100 made 260 ms of CPU for one free request.
+  const listThroughSdk = async (access: ToolAccess) => {
+    const server = createMcpServer({ ...options, access });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    const request = new Request("http://localhost/mcp", {
+      method: "POST",
+      headers: {
+        accept: BOTH,
+        "content-type": "application/json",
+        "mcp-protocol-version": LATEST_PROTOCOL_VERSION,
+      },
+    });
+    const parsedBody = { jsonrpc: "2.0", id: 0, method: "tools/list" };
+    const response = await transport.handleRequest(request, { parsedBody });
+    const { result } = (await response.json()) as { result: ListToolsResult };
+    void server.close();
+    return { list: result, head: Buffer.from(`{"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":`) };
+  };
+  const toolsListOf = (access: ToolAccess) => {
+    const name = access.tier ?? "";
+    let listed = listHeads.get(name);
+    if (!listed) {
+      listed = listThroughSdk(access);
+      listHeads.set(name, listed);
+      listed.catch(() => listHeads.delete(name));
+    }
+    return listed;
+  };
+  const withId = (head: Buffer, id: string | number) =>
+    new FastResponse(Buffer.concat([head, Buffer.from(`${JSON.stringify(id)}}`)]), {
+      status: 200,
+      headers: { "content-type": "application/json" },
+    });
 
   const fastAnswer = async (call: NonNullable<ReturnType<typeof plainToolCall>>, access: ToolAccess) => {
     const tool = toolsFor(access).get(call.name);
@@ -167,7 +254,7 @@ export function createHostedMcp(options: {
     const generation = snapshots.days();
     let cache = answers.get(generation);
     if (!cache) {
-      cache = createBoundedCache(ANSWERS_PER_GENERATION);
+      cache = createBoundedCache(ANSWER_CACHE_BYTES, (head) => head.length + ENTRY_OVERHEAD_BYTES);
       answers.set(generation, cache);
     }
     const key = `${access.tier}\u0000${call.name}\u0000${JSON.stringify(call.args ?? {})}`;
@@ -175,27 +262,29 @@ export function createHostedMcp(options: {
     if (head === undefined) {
       const answer = await callReadOnlyTool(tool as ReadOnlyTool<z.ZodObject, z.ZodObject>, call.args, log);
       head = Buffer.from(`{"result":${JSON.stringify(answer)},"jsonrpc":"2.0","id":`);
-      if (!answer.failed) cache.set(key, head);
+      // A refusal is not kept: its arguments are whatever the client sent, and it costs little to make.
+      if (!answer.failed && !answer.isError) cache.set(key, head);
     }
-    const body = Buffer.concat([head, Buffer.from(`${JSON.stringify(call.id)}}`)]);
-    return new FastResponse(body, { status: 200, headers: { "content-type": "application/json" } });
+    return withId(head, call.id);
   };
 
   return {
-    toolCalls: (body, protocolVersion) => toolCallCount(body, protocolVersion, inputs),
+    plan: (body, protocolVersion) => planOf(body, protocolVersion, inputs),
     async answer(request, body, caller) {
       const version = request.headers.get("mcp-protocol-version");
-      const call = plainToolCall(body);
-      if (
-        call &&
+      const plain =
         caller.form === "json" &&
         isJsonContentType(request.headers.get("content-type")) &&
-        (version === null || SUPPORTED_PROTOCOL_VERSIONS.includes(version))
-      ) {
+        (version === null || SUPPORTED_PROTOCOL_VERSIONS.includes(version));
+      const call = plain ? plainToolCall(body) : undefined;
+      if (call) {
         const fast = await fastAnswer(call, caller.access);
         if (fast) return fast;
       }
-      const server = createMcpServer({ ...options, access: caller.access });
+      const listing = plain ? plainToolsList(body) : undefined;
+      const listed = await toolsListOf(caller.access);
+      if (listing) return withId(listed.head, listing.id);
+      const server = createMcpServer({ ...options, access: caller.access, toolsList: listed.list });
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: caller.form === "json",

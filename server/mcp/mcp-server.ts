@@ -1,4 +1,5 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { ListToolsRequestSchema, type ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import { axesTool } from "./axes-tool.ts";
 import type { McpSnapshots } from "./fresh-snapshots.ts";
@@ -33,6 +34,8 @@ export function createMcpServer(context: {
   log: (message: string) => void;
   /** The caller's tier limits; none for the owner of local files. */
   access?: ToolAccess;
+  /** This server's tools/list answer made before (it is the same for every server of a tier). */
+  toolsList?: ListToolsResult;
 }): McpServer {
   const server = new McpServer(
     { name: "research-picks", title: "Research-Picks", version: context.version },
@@ -41,5 +44,7 @@ export function createMcpServer(context: {
   for (const tool of readOnlyTools(context.snapshots, context.access)) {
     registerReadOnlyTool(server, tool as ReadOnlyTool<z.ZodObject, z.ZodObject>, context.log);
   }
+  const { toolsList } = context;
+  if (toolsList) server.server.setRequestHandler(ListToolsRequestSchema, () => toolsList);
   return server;
 }

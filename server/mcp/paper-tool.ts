@@ -8,10 +8,16 @@ import { EXTERNAL_CONTENT, ExternalContentSchema, FullPickSchema } from "./pick-
 import { answer, type ReadOnlyTool, refuse } from "./read-only-tool.ts";
 import { OWNER_ACCESS, type ToolAccess } from "./tool-access.ts";
 
+/** The longest id as people paste it (an export.arxiv.org pdf URL of an old-style id) is under 70. */
+export const ARXIV_REF_MAX_LENGTH = 200;
+
 export const PaperInputSchema = z.strictObject({
   arxiv_id: z
     .string()
     .min(1)
+    .max(ARXIV_REF_MAX_LENGTH)
+    // Checked with the arguments, so a value that names no paper spends nothing, like a 422 on HTTP.
+    .refine((ref) => normalizeArxivRef(ref) !== undefined)
     .describe("arXiv id as people paste it: 2401.12345, arXiv:2401.12345v2, or an arxiv.org abs or pdf URL"),
 });
 
@@ -42,14 +48,16 @@ export function paperTool(
       "every axis score, REG FIT and the evidence behind each score.",
     input: PaperInputSchema,
     output: PaperOutputSchema,
+    hints: {
+      arxiv_id: (value) =>
+        typeof value === "string" && value.length >= 1 && value.length <= ARXIV_REF_MAX_LENGTH
+          ? `\`${value}\` is not an arXiv id; pass one like 2401.12345, arXiv:2401.12345v2 or ` +
+            "https://arxiv.org/abs/2401.12345"
+          : undefined,
+    },
     async run(args) {
       const id = normalizeArxivRef(args.arxiv_id);
-      if (id === undefined) {
-        return refuse(
-          `\`${args.arxiv_id}\` is not an arXiv id; pass one like 2401.12345, arXiv:2401.12345v2 or ` +
-            "https://arxiv.org/abs/2401.12345",
-        );
-      }
+      if (id === undefined) return refuse(`\`${args.arxiv_id}\` is not an arXiv id`);
       await snapshots.refresh();
       const all = snapshots.picksOf(id);
       if (all.length === 0) {

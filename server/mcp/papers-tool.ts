@@ -13,6 +13,8 @@ import { OWNER_ACCESS, type ToolAccess } from "./tool-access.ts";
 export const PAGE_DEFAULT = 8;
 /** The most picks one answer carries (the free tier's page); a larger `limit` is lowered and reported. */
 export const PAGE_MAX = 25;
+/** Cursors this server writes are about 100 characters. */
+export const CURSOR_MAX_LENGTH = 512;
 const FILTERS = ["days", "axis", "min_score", "min_reg_fit"] as const;
 
 export const PapersInputSchema = z.strictObject({
@@ -30,6 +32,7 @@ export const PapersInputSchema = z.strictObject({
   cursor: z
     .string()
     .min(1)
+    .max(CURSOR_MAX_LENGTH)
     .optional()
     .describe("next_cursor of the previous page, to continue the same query"),
 });
@@ -39,7 +42,11 @@ interface Start {
   days: readonly HeldDay[];
   query: PapersQuery;
   offset: number;
+  /** The tier's history left from the page's newest day: a cursor's window ends no earlier than the tier's. */
+  historyDays: number | null;
 }
+
+const DAY_MS = 86_400_000;
 
 function describeCursor(cursor: PapersCursor): string {
   const axis = cursor.axis === null ? "" : `, axis ${cursor.axis}`;
@@ -50,10 +57,17 @@ function describeCursor(cursor: PapersCursor): string {
  * Where a page starts: the first page of the filters given, or the page a cursor points to, over the
  * window of days the cursor's first page saw (a day published since does not shift later pages).
  */
-function startOf(args: PapersInput, given: ReadonlySet<string>, days: readonly HeldDay[]): ToolAnswer<Start> {
+function startOf(
+  args: PapersInput,
+  given: ReadonlySet<string>,
+  days: readonly HeldDay[],
+  access: ToolAccess,
+): ToolAnswer<Start> {
   const { days: history, axis, min_score, min_reg_fit, limit } = args;
-  if (args.cursor === undefined)
-    return answer({ days, query: { days: history, axis, min_score, min_reg_fit, limit }, offset: 0 });
+  if (args.cursor === undefined) {
+    const query = { days: history, axis, min_score, min_reg_fit, limit };
+    return answer({ days, query, offset: 0, historyDays: access.historyDays });
+  }
   const cursor = decodeCursor(args.cursor);
   if (!cursor) {
     return refuse(
@@ -75,7 +89,20 @@ function startOf(args: PapersInput, given: ReadonlySet<string>, days: readonly H
         "call labs_papers without cursor to start again",
     );
   }
+  // The cursor is the client's text: its day is checked against the tier's history back from the latest
+  // day, or a forged one would read any day.
+  const latest = days[0]?.date ?? cursor.to;
+  const lag = Math.round((Date.parse(latest) - Date.parse(cursor.to)) / DAY_MS);
+  const historyDays = access.historyDays === null ? null : access.historyDays - lag;
+  if (historyDays !== null && historyDays < 1) {
+    return refuse(
+      `this cursor's pages end on ${cursor.to}, outside the ${access.historyDays} days of history the ` +
+        `${access.tier ?? "caller's"} tier reads back from the latest day (${latest}); pass next_cursor back ` +
+        "unchanged, or call labs_papers without cursor to start again",
+    );
+  }
   return answer({
+    historyDays,
     days: days.slice(first),
     query: {
       days: cursor.days,
@@ -108,11 +135,11 @@ export function papersTool(
     },
     async run(args, given) {
       await snapshots.refresh();
-      const start = startOf(args, given, snapshots.days());
+      const start = startOf(args, given, snapshots.days(), access);
       if (!start.ok) return start;
-      const { days, query, offset } = start.value;
+      const { days, query, offset, historyDays } = start.value;
       const pageMax = Math.min(PAGE_MAX, access.maxLimit);
-      const page = queryPapers(days, query, { historyDays: access.historyDays, maxLimit: pageMax }, offset);
+      const page = queryPapers(days, query, { historyDays, maxLimit: pageMax }, offset);
       // Days are held as list items; a page (at most PAGE_MAX picks) reads its picks back whole.
       let picks: Pick[];
       try {

@@ -12,14 +12,18 @@ interface PropertySchema {
   minimum?: number;
   maximum?: number;
   minLength?: number;
+  maxLength?: number;
 }
 
 interface ObjectJsonSchema {
   properties?: Record<string, PropertySchema>;
 }
 
-/** Extra advice for a field, given the value that failed: "call labs_axes" and the like. */
-export type ArgumentHints = Record<string, (input: unknown) => string>;
+/**
+ * Extra advice for a field, given the value that failed: "call labs_axes" and the like; undefined
+ * leaves the usual message.
+ */
+export type ArgumentHints = Record<string, (input: unknown) => string | undefined>;
 
 export type ParsedArguments<T> = { ok: true; value: T } | { ok: false; message: string };
 
@@ -41,8 +45,10 @@ export function advertisedInput(schema: z.ZodObject) {
   return z.looseObject({}).meta(argumentsJsonSchema(schema));
 }
 
+/** The value as the message quotes it: long ones cut, so a refusal never echoes a huge argument. */
 function shown(value: unknown): string {
-  return `\`${typeof value === "string" ? value : JSON.stringify(value)}\``;
+  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
+  return `\`${text.length > 80 ? `${text.slice(0, 80)}…` : text}\``;
 }
 
 function expectation(property: PropertySchema | undefined): string {
@@ -57,7 +63,10 @@ function expectation(property: PropertySchema | undefined): string {
     return kind;
   }
   if (property.type === "boolean") return "true or false";
-  if (property.type === "string") return property.minLength ? "a non-empty string" : "a string";
+  if (property.type === "string") {
+    const kind = property.minLength ? "a non-empty string" : "a string";
+    return property.maxLength === undefined ? kind : `${kind} of at most ${property.maxLength} characters`;
+  }
   return `a value of type ${property.type ?? "unknown"}`;
 }
 
@@ -111,8 +120,8 @@ export function parseToolArguments<S extends z.ZodObject>(
     const property = json.properties?.[field];
     const value = input[field];
     if (value === undefined) return `missing argument \`${field}\`: expected ${expectation(property)}`;
-    const hint = hints[field];
-    if (hint) return hint(value);
+    const hinted = hints[field]?.(value);
+    if (hinted !== undefined) return hinted;
     return `Expected \`${field}\` to be ${expectation(property)}, got ${shown(value)}`;
   });
   return { ok: false, message: [...new Set(problems)].join("\n") };

@@ -95,8 +95,8 @@ class Builder {
       op.rateLimit && `**Rate limit.** ${op.rateLimit}`,
       op.keyed &&
         (op.bearer
-          ? "**Key.** Send it in the X-API-Key header or as Authorization: Bearer <key>; POST /v1/keys issues a free one."
-          : "**Key.** Send it in the X-API-Key header; POST /v1/keys issues a free one."),
+          ? "**Key.** Send it in the X-API-Key header or as Authorization: Bearer <key>; POST /v1/keys issues a free one. Every answer is `Cache-Control: private, no-store`."
+          : "**Key.** Send it in the X-API-Key header; POST /v1/keys issues a free one. Every answer is `Cache-Control: private, no-store`."),
     ].filter((note): note is string => typeof note === "string");
     return {
       operationId: head ? `head${pascal(op.operationId)}` : op.operationId,

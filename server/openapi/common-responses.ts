@@ -18,7 +18,8 @@ export const COMMON_RESPONSES = {
     body: HttpValidationErrorSchema,
   },
   TooManyRequests: {
-    description: "The key's quota or the client address's limit is spent; Retry-After says for how long.",
+    description:
+      "The key's quota, a per-key rate or the client address's limit is spent; Retry-After says for how long.",
     body: HttpErrorSchema,
     headers: { "Retry-After": true, RateLimit: true, "RateLimit-Policy": true },
   },

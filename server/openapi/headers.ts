@@ -18,12 +18,14 @@ export const HEADERS = {
   RateLimit: {
     description:
       "IETF RateLimit (draft-ietf-httpapi-ratelimit-headers): the policy's name, the calls remaining " +
-      "(r) and the seconds until the window resets (t).",
-    schema: { type: "string", pattern: '^"[a-z]+";r=\\d+;t=\\d+$' },
+      "(r) and the seconds until the window resets (t); a list when two policies apply (POST /mcp).",
+    schema: { type: "string", pattern: '^"[a-z-]+";r=\\d+;t=\\d+(, "[a-z-]+";r=\\d+;t=\\d+)*$' },
   },
   "RateLimit-Policy": {
-    description: "IETF RateLimit-Policy: the policy's name, its quota (q) and its window in seconds (w).",
-    schema: { type: "string", pattern: '^"[a-z]+";q=\\d+;w=\\d+$' },
+    description:
+      "IETF RateLimit-Policy: the policy's name, its quota (q) and its window in seconds (w); a list " +
+      "when two policies apply.",
+    schema: { type: "string", pattern: '^"[a-z-]+";q=\\d+;w=\\d+(, "[a-z-]+";q=\\d+;w=\\d+)*$' },
   },
   "Retry-After": {
     description: "Seconds to wait before trying again.",

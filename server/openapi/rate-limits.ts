@@ -5,6 +5,7 @@ import { TIER_NAMES, TIERS } from "../../pipeline/domain/tiers.ts";
 const count = (n: number): string => n.toLocaleString("en-US");
 
 function windowWords(seconds: number): string {
+  if (seconds === 60) return "minute";
   if (seconds === 3600) return "hour";
   if (seconds % 86_400 === 0) return seconds === 86_400 ? "24 hours" : `${seconds / 86_400} days`;
   return `${seconds} seconds`;
@@ -30,5 +31,18 @@ export function perAddressText(limit: number, windowSeconds: number, setting?: s
     `${count(limit)} per client address per ${windowWords(windowSeconds)}${configured}, counted from the ` +
     "address's first call in the window. Answers carry RateLimit-Policy and RateLimit; past the limit, " +
     "a 429 with Retry-After."
+  );
+}
+
+/** An action limited per key (or per resource), in fixed windows of the clock. */
+export function perKeyText(
+  what: string,
+  rate: { limit: number; windowSeconds: number },
+  setting: string,
+): string {
+  return (
+    `${what}: ${count(rate.limit)} per ${windowWords(rate.windowSeconds)} by default (the operator sets it ` +
+    `with ${setting}), in fixed windows. Answers carry RateLimit-Policy and RateLimit; past the rate, a 429 ` +
+    "with Retry-After, and nothing of the refused request is done."
   );
 }

@@ -4,8 +4,11 @@ import { FIRM_SLUG_PATTERN } from "../../pipeline/domain/bench-firm.ts";
 import { type BenchNote, BenchNoteListSchema, BenchNoteSchema } from "../../pipeline/domain/bench-note.ts";
 import { noteHtml, noteMarkdown } from "../../pipeline/domain/bench-note-render.ts";
 import {
+  FIRM_RUBRIC_PAGE,
+  FIRM_RUBRIC_VERSIONS_KEPT,
   FirmRubricHistorySchema,
   FirmRubricRequestSchema,
+  FirmRubricSchema,
   resolveFirmRubric,
 } from "../../pipeline/domain/bench-rubric.ts";
 import { FirmDaySchema } from "../../pipeline/domain/bench-scoring.ts";
@@ -24,13 +27,16 @@ import { ISO_WEEK_PATTERN, weekDays } from "../../pipeline/domain/bench-week.ts"
 import { addDays, dayOf } from "../../pipeline/domain/calendar.ts";
 import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
 import { FIRM_TIERS } from "../../pipeline/domain/tiers.ts";
+import { limitByKey, rateRefusal } from "../access/key-limit.ts";
 import { authorize, spendOrRefuse } from "../access/keyed.ts";
 import { composeNote } from "../bench/weekly-note.ts";
+import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { detail, json, jsonText } from "../http/answers.ts";
 import { pathParam, route } from "../http/route-table.ts";
 import { payloadTooLarge } from "../openapi/common-responses.ts";
 import type { OperationDoc, PathDoc } from "../openapi/operation.ts";
+import { perKeyText } from "../openapi/rate-limits.ts";
 import { validationErrorBody, valueError } from "../validation/errors.ts";
 import { validatePath, validateQuery, validateRequest } from "../validation/request.ts";
 
@@ -45,6 +51,13 @@ export const BenchPicksQuerySchema = z.object({
 });
 export const BenchTrackingQuerySchema = z.object({
   days: z.int().min(1).max(366).default(30).describe("days counted back from the latest published day"),
+});
+export const BenchRubricQuerySchema = z.object({
+  cursor: z
+    .string()
+    .regex(/^[1-9]\d{0,8}$/)
+    .optional()
+    .describe("next_cursor of the previous page: versions older than it"),
 });
 export const BenchWeekPathSchema = z.object({
   week: z.string().regex(new RegExp(ISO_WEEK_PATTERN)).describe("ISO week, e.g. 2026-W47"),
@@ -107,10 +120,15 @@ export const benchPaths: readonly PathDoc[] = [
       operationId: "getBenchRubric",
       summary: "The firm's rubric and its versions",
       description:
-        "The current version (null before the first PUT: the public weights apply) and every version.",
+        "The current version (null before the first PUT: the public weights apply) and a page of " +
+        `${FIRM_RUBRIC_PAGE} kept versions, newest first; \`next_cursor\` continues with older ones. A firm ` +
+        `keeps its newest ${FIRM_RUBRIC_VERSIONS_KEPT} versions and every version a stored firm day names; ` +
+        "older ones are pruned.",
+      query: BenchRubricQuerySchema,
       responses: {
-        200: { description: "Current rubric and history.", body: FirmRubricHistorySchema },
+        200: { description: "Current rubric and a page of versions.", body: FirmRubricHistorySchema },
         ...keyedResponses,
+        422: "ValidationFailed",
       },
     }),
     put: op({
@@ -118,13 +136,20 @@ export const benchPaths: readonly PathDoc[] = [
       summary: "Store a new version of the firm's rubric",
       description:
         "Weights 0..3 per axis (absent: 1), at most 50 signals, thresholds (absent: the public ones). " +
-        "Every PUT makes a new version; firm scores name the version that made them.",
+        "Every PUT makes a new version; firm scores name the version that made them. The answer is the " +
+        "new version only; GET pages through the others.",
+      rateLimit: perKeyText(
+        "New versions per key",
+        DEFAULT_CONFIG.benchRubricRate,
+        "BENCH_RUBRIC_RATE_LIMIT",
+      ),
       body: FirmRubricRequestSchema,
       responses: {
-        200: { description: "The new version and the history.", body: FirmRubricHistorySchema },
+        200: { description: "The new version.", body: FirmRubricSchema },
         ...keyedResponses,
         413: payloadTooLarge(BENCH_BODY_MAX_BYTES),
         422: "ValidationFailed",
+        429: "TooManyRequests",
       },
     }),
   },
@@ -192,8 +217,11 @@ export const benchPaths: readonly PathDoc[] = [
   },
 ];
 
-/** The firm of a bench key, or the 401/403 answer. */
-async function firmOf(event: H3Event, context: AppContext): Promise<string | Response> {
+/** The bench key's firm and id, with one call spent, or the 401/403/429 answer. */
+async function benchKey(
+  event: H3Event,
+  context: AppContext,
+): Promise<{ firm: string; key: string } | Response> {
   const record = await authorize(event, context);
   if (record instanceof Response) return record;
   if (!FIRM_TIERS.includes(record.tier) || !record.firm) {
@@ -203,7 +231,13 @@ async function firmOf(event: H3Event, context: AppContext): Promise<string | Res
     );
   }
   const spent = await spendOrRefuse(context, record);
-  return spent instanceof Response ? spent : record.firm;
+  return spent instanceof Response ? spent : { firm: record.firm, key: record.id };
+}
+
+/** The firm of a bench key, or the 401/403 answer. */
+async function firmOf(event: H3Event, context: AppContext): Promise<string | Response> {
+  const key = await benchKey(event, context);
+  return key instanceof Response ? key : key.firm;
 }
 
 const refused = (problems: readonly EntryProblem[]): Response =>
@@ -254,11 +288,16 @@ export function registerBenchRoutes(app: H3, context: AppContext): void {
   route(app, "/v1/bench/rubric", {
     GET: async (event) => {
       const firm = await firmOf(event, context);
-      return typeof firm === "string" ? json(200, await bench.rubrics(firm)) : firm;
+      if (typeof firm !== "string") return firm;
+      const query = validateQuery(BenchRubricQuerySchema, event.url.searchParams);
+      if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
+      const { cursor } = query.value;
+      const before = cursor === undefined ? undefined : Number(cursor);
+      return json(200, await bench.rubrics(firm, { before, limit: FIRM_RUBRIC_PAGE }));
     },
     PUT: async (event) => {
-      const firm = await firmOf(event, context);
-      if (typeof firm !== "string") return firm;
+      const firm = await benchKey(event, context);
+      if (firm instanceof Response) return firm;
       const request = await validateRequest(
         event.req,
         { body: FirmRubricRequestSchema },
@@ -269,8 +308,11 @@ export function registerBenchRoutes(app: H3, context: AppContext): void {
       // Checked before a version number is taken, so a refused body leaves no gap and no trace.
       const check = resolveFirmRubric(request.value.body, 1, at);
       if (!check.ok) return refused(check.problems);
-      await bench.addRubric(firm, (version) => ({ ...check.value, version }));
-      return json(200, await bench.rubrics(firm));
+      const rate = context.config.benchRubricRate;
+      const limited = await limitByKey(context, rate, firm.key, 1);
+      if (!limited.allowed) return rateRefusal(limited, "rubric versions", rate);
+      const stored = await bench.addRubric(firm.firm, (version) => ({ ...check.value, version }));
+      return json(200, stored, limited.headers);
     },
   });
 

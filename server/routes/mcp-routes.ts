@@ -1,19 +1,25 @@
+import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
 import type { H3, H3Event } from "h3";
 import { z } from "zod";
 import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
 import { TIERS } from "../../pipeline/domain/tiers.ts";
+import { limitByKey, mergedRateHeaders, rateRefusal } from "../access/key-limit.ts";
 import { authFailure, keyInQuery, spendOrRefuse } from "../access/keyed.ts";
+import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { detail, methodNotAllowed, notFound } from "../http/answers.ts";
 import type { RouteMethods } from "../http/route-table.ts";
 import { acceptedForm, createHostedMcp, jsonRpcError } from "../mcp/hosted-mcp.ts";
 import { createHostedSnapshots } from "../mcp/hosted-snapshots.ts";
 import type { PathDoc } from "../openapi/operation.ts";
-import { quotaText } from "../openapi/rate-limits.ts";
+import { perKeyText, quotaText } from "../openapi/rate-limits.ts";
+import { nestingDepthExceeds } from "../validation/nesting-depth.ts";
 import { readBodyLimited } from "../validation/read-body.ts";
 
 /** Tool arguments are a few hundred bytes; a batch of the most the SDK takes (100) still fits. */
 export const MCP_BODY_MAX_BYTES = 256 * 1024;
+/** JSON-RPC messages with flat tool arguments nest 4 or 5 levels; anything past this is refused unread. */
+export const MAX_JSON_DEPTH = 32;
 
 const HOW_TO_GET_A_KEY =
   "Get a free key with POST /v1/keys and send it in the X-API-Key header or as Authorization: Bearer <key>.";
@@ -53,7 +59,13 @@ export const mcpPaths: readonly PathDoc[] = [
       tags: ["mcp"],
       keyed: true,
       bearer: true,
-      rateLimit: `Each tools/call message ${quotaText().replace(/^Spends/, "spends")} initialize, tools/list and notifications spend nothing.`,
+      rateLimit:
+        `Each tools/call message that runs a tool ${quotaText().replace(/^Spends/, "spends")} ` +
+        "A batch is checked against what is left before any of it is spent: it fits whole or is a 429 " +
+        "that spends nothing; a repeated id is one call. Every other message (initialize, tools/list, " +
+        "ping, notifications, and calls refused before they run) spends no quota and counts against " +
+        `a per-key rate instead, a batch as its parts. ${perKeyText("Messages that spend no quota", DEFAULT_CONFIG.mcpFreeRate, "MCP_FREE_RATE_LIMIT")} ` +
+        `Bodies nested deeper than ${MAX_JSON_DEPTH} levels are refused unread (-32602).`,
       body: JsonRpcMessageSchema,
       responses: {
         200: {
@@ -68,8 +80,9 @@ export const mcpPaths: readonly PathDoc[] = [
         202: { description: "Notifications or answers only: accepted, nothing to answer." },
         400: {
           description:
-            "Not JSON (-32700), not a JSON-RPC message, or an unsupported MCP-Protocol-Version: the " +
-            "transport's JSON-RPC error.",
+            "Not JSON (-32700), not a JSON-RPC message, a batch of more than 100, JSON nested deeper " +
+            `than ${MAX_JSON_DEPTH} levels (-32602), or an unsupported MCP-Protocol-Version: the ` +
+            "transport's JSON-RPC error. Nothing is spent.",
           body: JsonRpcAnswerSchema,
         },
         401: {
@@ -150,30 +163,54 @@ export function registerMcpRoutes(app: H3, context: AppContext): void {
         "Not Acceptable: Client must accept application/json or text/event-stream",
       );
     }
+    // Refused before anything is read or spent, as the transport would refuse it after.
+    if (!isJsonContentType(request.headers.get("content-type"))) {
+      return jsonRpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
+    }
     const read = await readBodyLimited(request, MCP_BODY_MAX_BYTES);
     if (!read.ok) return jsonRpcError(413, -32000, `Payload Too Large: at most ${MCP_BODY_MAX_BYTES} bytes`);
+    let text: string;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(read.bytes);
+    } catch {
+      return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
+    }
+    if (nestingDepthExceeds(text, MAX_JSON_DEPTH)) {
+      return jsonRpcError(
+        400,
+        -32602,
+        `Invalid params: JSON nested deeper than ${MAX_JSON_DEPTH} levels; tool arguments are flat`,
+      );
+    }
     let body: unknown;
     try {
-      body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(read.bytes));
+      body = JSON.parse(text);
     } catch {
       return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
     }
     // JSON-RPC calls an empty batch invalid; the transport would take it as nothing to answer.
     if (Array.isArray(body) && body.length === 0)
       return jsonRpcError(400, -32600, "Invalid Request: empty batch");
-    let quota: Record<string, string> | undefined;
-    const calls = hosted.toolCalls(body, request.headers.get("mcp-protocol-version"));
-    for (let spent = 0; spent < calls; spent++) {
-      const answer = await spendOrRefuse(context, record);
+    const plan = hosted.plan(body, request.headers.get("mcp-protocol-version"));
+    const headers: Record<string, string>[] = [];
+    if (plan.freeMessages > 0) {
+      const rate = context.config.mcpFreeRate;
+      const free = await limitByKey(context, rate, record.id, plan.freeMessages);
+      if (!free.allowed) return rateRefusal(free, "MCP messages that spend no quota", rate);
+      headers.push(free.headers);
+    }
+    if (plan.toolCalls > 0) {
+      const answer = await spendOrRefuse(context, record, plan.toolCalls);
       if (answer instanceof Response) return answer;
-      quota = answer.headers;
+      headers.push(answer.headers);
     }
     const limits = TIERS[record.tier];
     const response = await hosted.answer(request, body, {
       access: { tier: record.tier, historyDays: limits.history_days, maxLimit: limits.max_limit },
       form,
     });
-    for (const [name, value] of Object.entries(quota ?? {})) response.headers.set(name, value);
+    for (const [name, value] of Object.entries(mergedRateHeaders(...headers)))
+      response.headers.set(name, value);
     return response;
   };
 

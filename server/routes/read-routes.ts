@@ -5,11 +5,15 @@ import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
 import { RankerCardSchema } from "../../pipeline/domain/ranker-card.ts";
 import { RubricSchema } from "../../pipeline/domain/rubric.ts";
 import { DailySnapshotSchema, RecentSchema, StatsSchema } from "../../pipeline/domain/snapshot.ts";
+import { limitByIp } from "../access/ip-limit.ts";
+import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { detail, json } from "../http/answers.ts";
 import { sendPrepared } from "../http/prepared.ts";
 import { pathParam, route } from "../http/route-table.ts";
 import type { OperationDoc, PathDoc } from "../openapi/operation.ts";
+import { perAddressText } from "../openapi/rate-limits.ts";
+import { OLDER_DAY_BYTES, RECENT_DAYS } from "../snapshots/snapshot-cache.ts";
 import { checkDateParam } from "../validation/date-param.ts";
 
 export const ConditionalHeadersSchema = z.object({
@@ -35,7 +39,7 @@ function snapshotOperation(
   return {
     operationId,
     summary,
-    description: `${description} The same bytes a static host serves at this path; no key, no limit.`,
+    description: `${description} The same bytes a static host serves at this path; no key.`,
     tags: ["snapshots"],
     headers: ConditionalHeadersSchema,
     ...more,
@@ -116,7 +120,14 @@ export const readPaths: readonly PathDoc[] = [
       "One day's picks",
       "A published day: its picks in full and the run's summary.",
       DailySnapshotSchema,
-      { path: DailyPathSchema, responses: { 422: "ValidationFailed" } },
+      {
+        path: DailyPathSchema,
+        rateLimit:
+          `The newest ${RECENT_DAYS} days are held in memory and have no limit. Older days are read from ` +
+          `their files (and kept a while, within ${OLDER_DAY_BYTES / 1024 / 1024} MiB with their compressed ` +
+          `forms); a read of a day not held counts against ${perAddressText(DEFAULT_CONFIG.oldDayRate.limit, DEFAULT_CONFIG.oldDayRate.windowSeconds, "OLD_DAY_RATE_LIMIT")}`,
+        responses: { 422: "ValidationFailed", 429: "TooManyRequests" },
+      },
     ),
   },
 ];
@@ -153,10 +164,28 @@ export function registerReadRoutes(app: H3, context: AppContext): void {
         return json(422, {
           detail: [{ type: issue.type, loc: ["path", "date"], msg: issue.msg, input: date }],
         });
-      // Older days are not held in memory: read from their files, and kept a while.
-      const prepared = await context.snapshots.read(`/v1/daily/${date}`);
-      if (!prepared) return detail(404, `No snapshot for ${date}`);
-      return sendPrepared(prepared, event.req);
+      // Older days are not held in memory: read from their files, and kept a while. Such a read costs
+      // a file, a hash and maybe a compression, so it has a per-address rate; held days have none.
+      const path = `/v1/daily/${date}`;
+      let limited: Record<string, string> = {};
+      if (!context.snapshots.lookup(path)) {
+        const { limit, windowSeconds, name } = context.config.oldDayRate;
+        const rate = await limitByIp(context, event, name, limit, windowSeconds);
+        if (!rate.allowed) {
+          return detail(
+            429,
+            `Too many reads of days older than the ones held in memory: at most ${limit} per minute per ` +
+              `client address. Retry after ${rate.headers["retry-after"]} seconds, or read the recent days.`,
+            rate.headers,
+          );
+        }
+        limited = rate.headers;
+      }
+      const prepared = await context.snapshots.read(path);
+      if (!prepared) return detail(404, `No snapshot for ${date}`, limited);
+      const answer = sendPrepared(prepared, event.req);
+      for (const [name, value] of Object.entries(limited)) answer.headers.set(name, value);
+      return answer;
     },
   });
 }

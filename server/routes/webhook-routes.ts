@@ -12,13 +12,16 @@ import {
   WebhookPathSchema,
   WebhookSecretSchema,
 } from "../../pipeline/domain/webhook.ts";
+import { limitByKey, mergedRateHeaders, rateRefusal } from "../access/key-limit.ts";
 import type { KeyRecord } from "../access/key-service.ts";
 import { authorize } from "../access/keyed.ts";
+import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { detail, json, jsonText } from "../http/answers.ts";
 import { pathParam, route } from "../http/route-table.ts";
 import { payloadTooLarge } from "../openapi/common-responses.ts";
 import type { OperationDoc, PathDoc } from "../openapi/operation.ts";
+import { perKeyText } from "../openapi/rate-limits.ts";
 import type { ResponseDoc } from "../openapi/response-doc.ts";
 import { validationErrorBody, valueError } from "../validation/errors.ts";
 import { validateRequest } from "../validation/request.ts";
@@ -37,11 +40,19 @@ const unknown: ResponseDoc = {
   description: "No webhook with this id belongs to the key (another key's is unknown too).",
   body: HttpErrorSchema,
 };
+const ACTION_RATE =
+  "Free of quota, but each sends a signed POST and keeps its record for two weeks, so tests and " +
+  "manual retries together have two rates: " +
+  perKeyText("per endpoint", DEFAULT_CONFIG.webhookActionEndpointRate, "WEBHOOK_ENDPOINT_ACTION_RATE_LIMIT") +
+  " And " +
+  perKeyText("per key, all its endpoints", DEFAULT_CONFIG.webhookActionKeyRate, "WEBHOOK_ACTION_RATE_LIMIT");
+const rateHeaders = { RateLimit: true, "RateLimit-Policy": true } as const;
+
 const keyedOp = (op: Omit<OperationDoc, "tags" | "keyed">): OperationDoc => ({
   ...op,
   tags: ["webhooks"],
   keyed: true,
-  rateLimit: "Free of quota: managing webhooks spends no calls.",
+  rateLimit: op.rateLimit ?? "Free of quota: managing webhooks spends no calls.",
   responses: { 401: "Unauthorized", 403: forbidden, 503: "StoreUnavailable", ...op.responses },
 });
 
@@ -121,7 +132,12 @@ export const webhookPaths: readonly PathDoc[] = [
         "Queues a `webhook.test` event to this endpoint, delivered and retried like any other. A delivered " +
         "test enables an endpoint that failures disabled.",
       path: WebhookPathSchema,
-      responses: { 202: { description: "Queued.", body: DeliveryQueuedSchema }, 404: unknown },
+      rateLimit: ACTION_RATE,
+      responses: {
+        202: { description: "Queued.", body: DeliveryQueuedSchema, headers: rateHeaders },
+        404: unknown,
+        429: "TooManyRequests",
+      },
     }),
   },
   {
@@ -143,9 +159,11 @@ export const webhookPaths: readonly PathDoc[] = [
       summary: "Send a delivery again",
       description: "Queues the delivery now, delivered or not; its retry schedule starts over.",
       path: DeliveryPathSchema,
+      rateLimit: ACTION_RATE,
       responses: {
-        202: { description: "Queued.", body: DeliveryQueuedSchema },
+        202: { description: "Queued.", body: DeliveryQueuedSchema, headers: rateHeaders },
         404: { description: "No such delivery of this key's webhook.", body: HttpErrorSchema },
+        429: "TooManyRequests",
       },
     }),
   },
@@ -168,6 +186,24 @@ async function paidKey(event: H3Event, context: AppContext): Promise<Keyed> {
   return { record };
 }
 
+/**
+ * Counts one test or manual retry against the key's rate and the endpoint's: each sends a signed
+ * POST and keeps its record two weeks, so neither may be free. The RateLimit headers of both, or the 429.
+ */
+async function limitAction(
+  context: AppContext,
+  keyId: string,
+  endpointId: string,
+): Promise<Record<string, string> | Response> {
+  const { webhookActionEndpointRate: perEndpoint, webhookActionKeyRate: perKey } = context.config;
+  const endpoint = await limitByKey(context, perEndpoint, endpointId);
+  if (!endpoint.allowed)
+    return rateRefusal(endpoint, `tests and retries of webhook ${endpointId}`, perEndpoint);
+  const key = await limitByKey(context, perKey, keyId);
+  if (!key.allowed) return rateRefusal(key, "webhook tests and retries for this key", perKey);
+  return mergedRateHeaders(key.headers, endpoint.headers);
+}
+
 const noSuchWebhook = (id: string) => detail(404, `No webhook with id ${id}`);
 
 /** The path's webhook id: any text, since an id of the wrong form is merely unknown. */
@@ -181,14 +217,15 @@ export function registerWebhookRoutes(app: H3, context: AppContext): void {
 
   route(app, "/v1/webhooks", {
     POST: async (event) => {
+      // The key first: a client without one learns nothing of the body's checks (413, 422).
+      const key = await paidKey(event, context);
+      if ("refused" in key) return key.refused;
       const request = await validateRequest(
         event.req,
         { body: WebhookCreateSchema },
         { url: event.url, maxBytes: WEBHOOK_BODY_MAX_BYTES },
       );
       if (!request.ok) return jsonText(request);
-      const key = await paidKey(event, context);
-      if ("refused" in key) return key.refused;
       const body = request.value.body;
       const created = await webhooks.create(key.record.id, body);
       if (!created.ok) {
@@ -244,14 +281,21 @@ export function registerWebhookRoutes(app: H3, context: AppContext): void {
       const path = webhookId(event);
       const key = await paidKey(event, context);
       if ("refused" in key) return key.refused;
+      if (!(await webhooks.get(key.record.id, path.id))) return noSuchWebhook(path.id);
+      const limited = await limitAction(context, key.record.id, path.id);
+      if (limited instanceof Response) return limited;
       const sent = await webhooks.sendTest(key.record.id, path.id);
       if (!sent) return noSuchWebhook(path.id);
-      return json(202, {
-        delivery_id: sent.deliveryId,
-        event_id: sent.eventId,
-        event_type: "webhook.test",
-        note: "Queued; its attempts appear in the deliveries list.",
-      });
+      return json(
+        202,
+        {
+          delivery_id: sent.deliveryId,
+          event_id: sent.eventId,
+          event_type: "webhook.test",
+          note: "Queued; its attempts appear in the deliveries list.",
+        },
+        limited,
+      );
     },
   });
 
@@ -272,14 +316,22 @@ export function registerWebhookRoutes(app: H3, context: AppContext): void {
       const delivery_id = pathParam(event, "delivery_id");
       const key = await paidKey(event, context);
       if ("refused" in key) return key.refused;
+      const noSuchDelivery = () => detail(404, `No delivery ${delivery_id} of webhook ${webhook_id}`);
+      if (!(await webhooks.get(key.record.id, webhook_id))) return noSuchDelivery();
+      const limited = await limitAction(context, key.record.id, webhook_id);
+      if (limited instanceof Response) return limited;
       const queued = await webhooks.retry(key.record.id, webhook_id, delivery_id);
-      if (!queued) return detail(404, `No delivery ${delivery_id} of webhook ${webhook_id}`);
-      return json(202, {
-        delivery_id,
-        event_id: queued.event_id,
-        event_type: queued.event_type,
-        note: "Queued again; its attempts appear in the deliveries list.",
-      });
+      if (!queued) return noSuchDelivery();
+      return json(
+        202,
+        {
+          delivery_id,
+          event_id: queued.event_id,
+          event_type: queued.event_type,
+          note: "Queued again; its attempts appear in the deliveries list.",
+        },
+        limited,
+      );
     },
   });
 }

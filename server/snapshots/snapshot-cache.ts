@@ -4,7 +4,7 @@ import type { PaperListItem } from "../../pipeline/domain/api-answers.ts";
 import type { Pick } from "../../pipeline/domain/pick.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
 import { createBoundedCache } from "../bounded-cache.ts";
-import { type PreparedResponse, prepare } from "../http/prepared.ts";
+import { heldBytes, type PreparedResponse, prepare } from "../http/prepared.ts";
 import { type DayProblem, dayFileNames, type HeldDay, loadHeldDays, parseDay } from "./held-days.ts";
 import { readOptional } from "./read-optional.ts";
 import { loadStaticSite } from "./static-site.ts";
@@ -17,8 +17,9 @@ const CACHE_DATED = "public, max-age=3600";
 // Memory follows these, not the length of the history: the newest days' bytes are held ready to
 // send (nearly every read asks for them), older days are read from their files when asked and kept
 // in a bounded cache; the OS page cache keeps the files themselves warm.
-const RECENT_DAYS = 31;
-const OLDER_DAY_BYTES = 8 * 1024 * 1024;
+export const RECENT_DAYS = 31;
+/** Older days read from their files, their compressed forms included. */
+export const OLDER_DAY_BYTES = 8 * 1024 * 1024;
 const PARSED_DAYS = 32;
 
 /** The published snapshot files held in memory, ready to serve, and reloaded when they change. */
@@ -103,10 +104,7 @@ function generation(
     problems,
     latest,
     // Per generation: a reload may have replaced any file.
-    older: createBoundedCache<string, PreparedResponse>(
-      OLDER_DAY_BYTES,
-      (prepared) => prepared.body.byteLength,
-    ),
+    older: createBoundedCache<string, PreparedResponse>(OLDER_DAY_BYTES, heldBytes),
     parsed: createBoundedCache<string, Promise<DailySnapshot>>(PARSED_DAYS),
   };
 }
@@ -194,7 +192,12 @@ export async function createSnapshotCache(options: {
     if (date === undefined || !current.dates.has(date)) return undefined;
     const body = await readOptional(join(v1, "daily", `${date}.json`));
     if (!body) return undefined;
-    return current.older.set(pathname, prepare(body, CACHE_DATED));
+    const prepared = prepare(body, CACHE_DATED);
+    // A compressed form, once made, is kept with the day and counted in the budget: it is the costly part.
+    prepared.onEncoded = () => {
+      if (current.older.get(pathname) === prepared) current.older.set(pathname, prepared);
+    };
+    return current.older.set(pathname, prepared);
   };
 
   // Called with list items of `days()`, so the history is loaded.

@@ -74,6 +74,14 @@ export function assertCount(name: string, value: number): number {
   return value;
 }
 
+/** How much one consume adds: at least 1, since a consume of nothing would be a read. */
+export function assertAmount(value: number): number {
+  if (!(Number.isSafeInteger(value) && value >= 1)) {
+    throw new Error(`Expected amount to be a whole number of at least 1, got ${show(value)}`);
+  }
+  return value;
+}
+
 export function assertEpochMs(name: string, value: number): number {
   if (!(Number.isSafeInteger(value) && value > 0)) {
     throw new Error(`Expected ${name} to be epoch milliseconds, got ${show(value)}`);

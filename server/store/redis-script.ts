@@ -36,14 +36,15 @@ export async function loadScripts(client: Redis, scripts: RedisScript[]): Promis
 }
 
 // Redis has no "increment below a limit"; INCR then DECR would let a concurrent reader see an
-// overshoot, so the check and the increment run in one script.
+// overshoot, so the check and the increment run in one script. ARGV: limit, expiresAt, amount.
 export const CONSUME = defineScript(`
 local count = tonumber(redis.call("GET", KEYS[1]) or "0")
-if count >= tonumber(ARGV[1]) then
+local amount = tonumber(ARGV[3])
+if count + amount > tonumber(ARGV[1]) then
   return {0, count}
 end
-count = redis.call("INCR", KEYS[1])
-if count == 1 then
+count = redis.call("INCRBY", KEYS[1], amount)
+if count == amount then
   redis.call("PEXPIREAT", KEYS[1], ARGV[2])
 end
 return {1, count}

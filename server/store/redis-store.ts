@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import { createStorage } from "unstorage";
 import redisDriver from "unstorage/drivers/redis";
 import {
+  assertAmount,
   assertCount,
   assertEpochMs,
   assertKey,
@@ -59,9 +60,9 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
   return {
     kind: "redis",
     ...storageRecords(storage, assertOpen),
-    async consume(key, limit, expiresAt) {
+    async consume(key, limit, expiresAt, amount = 1) {
       assertOpen();
-      const args = [assertCount("limit", limit), assertEpochMs("expiresAt", expiresAt)];
+      const args = [assertCount("limit", limit), assertEpochMs("expiresAt", expiresAt), assertAmount(amount)];
       const [allowed, count] = (await runScript(client, CONSUME, [redisKey(assertKey(key))], args)) as [
         number,
         number,

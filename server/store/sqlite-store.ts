@@ -1,5 +1,6 @@
 import { createStorage } from "unstorage";
 import {
+  assertAmount,
   assertCount,
   assertEpochMs,
   assertKey,
@@ -30,15 +31,17 @@ export interface SqliteStoreOptions {
   onCreate?: (db: SqliteDatabase) => void;
 }
 
-// A row past its expiry is absent: counting starts again at 1 with the new expiry. Every counter
-// change is this one statement, so it is exact across processes: SQLite runs one writer at a time.
-// No row comes back when the limit is reached; the caller then reads the count.
+// A row past its expiry is absent: counting starts again at `amount` with the new expiry. Every
+// counter change is this one statement, so it is exact across processes: SQLite runs one writer at a
+// time. No row comes back when `amount` does not fit under the limit; the caller then reads the count.
 const CONSUME = `
-  INSERT INTO kv (key, value, expires_at) SELECT :key, 1, :expiresAt WHERE :limit > 0
+  INSERT INTO kv (key, value, expires_at)
+  SELECT :key, CAST(:amount AS INTEGER), :expiresAt WHERE :amount <= :limit
   ON CONFLICT (key) DO UPDATE SET
-    value = iif(kv.expires_at <= :now, 1, kv.value + 1),
+    value = iif(kv.expires_at <= :now, excluded.value, kv.value + excluded.value),
     expires_at = iif(kv.expires_at <= :now, excluded.expires_at, kv.expires_at)
-  WHERE kv.expires_at <= :now OR (typeof(kv.value) = 'integer' AND kv.value < :limit)
+  WHERE (kv.expires_at <= :now AND :amount <= :limit)
+    OR (typeof(kv.value) = 'integer' AND kv.value + :amount <= :limit)
   RETURNING value`;
 const NEXT = `
   INSERT INTO kv (key, value) VALUES (?, 1)
@@ -62,7 +65,9 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const storage = createStorage({ driver: createSqliteDriver({ db, clock }) });
   const sql = {
     consume: db
-      .prepare<{ key: string; expiresAt: number; now: number; limit: number }, number>(CONSUME)
+      .prepare<{ key: string; expiresAt: number; now: number; limit: number; amount: number }, number>(
+        CONSUME,
+      )
       .pluck(),
     value: db.prepare<[string, number], number | string>(
       "SELECT value FROM kv WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)",
@@ -103,13 +108,14 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   return {
     kind: options.kind ?? "sqlite",
     ...storageRecords(storage, open),
-    async consume(key, limit, expiresAt) {
+    async consume(key, limit, expiresAt, amount = 1) {
       open();
       assertKey(key);
       const params = {
         key,
         limit: assertCount("limit", limit),
         expiresAt: assertEpochMs("expiresAt", expiresAt),
+        amount: assertAmount(amount),
       };
       return write(() => {
         const count = sql.consume.get({ ...params, now: clock() });

@@ -59,11 +59,12 @@ export interface Store {
   /** Keys below `prefix` (segment-wise: "usage" lists "usage:..."), sorted; "" lists all. */
   getKeys(prefix: string): Promise<string[]>;
   /**
-   * Adds 1 to the counter `key` unless it already reached `limit`; returns whether it did and the
-   * count after. The counter expires at `expiresAt` (epoch ms), set when the counter is created:
-   * windows are fixed, computed by the caller.
+   * Adds `amount` (default 1) to the counter `key` unless that would take it past `limit`: all of it
+   * or nothing, so a batch is never half spent. Returns whether it did and the count after. The
+   * counter expires at `expiresAt` (epoch ms), set when the counter is created: windows are fixed,
+   * computed by the caller.
    */
-  consume(key: string, limit: number, expiresAt: number): Promise<ConsumeResult>;
+  consume(key: string, limit: number, expiresAt: number, amount?: number): Promise<ConsumeResult>;
   /** Current counter value (0 if absent or expired). */
   peek(key: string): Promise<number>;
   /**

@@ -1,3 +1,4 @@
+import { findKeyById } from "../access/key-service.ts";
 import type { Store } from "../store/types.ts";
 import {
   type DeliveryRecord,
@@ -14,7 +15,10 @@ import {
   WEBHOOK_QUEUE,
 } from "./webhook-records.ts";
 
-/** The endpoints an event goes to: its target, or every enabled endpoint subscribed to its type. */
+/**
+ * The endpoints an event goes to: its target, or every enabled endpoint subscribed to its type whose
+ * key is not revoked (an endpoint outlives its key in the store, but receives nothing more).
+ */
 export async function recipientsOf(store: Store, event: EventRecord): Promise<EndpointRecord[]> {
   if (event.target) {
     const target = await store.getItem<EndpointRecord>(`${ENDPOINT_PREFIX}:${event.target}`);
@@ -29,10 +33,13 @@ export async function recipientsOf(store: Store, event: EventRecord): Promise<En
       (event.audience === undefined || event.audience.includes(record.owner)) &&
       Date.parse(record.created_at) <= event.at,
   );
+  const owners = [...new Set(subscribed.map((record) => record.owner))];
+  const ownerKeys = await Promise.all(owners.map((owner) => findKeyById(store, owner)));
+  const active = new Set(owners.filter((_, index) => ownerKeys[index]?.revoked_at === null));
   const health = await Promise.all(
     subscribed.map((record) => store.getItem<EndpointHealth>(healthKey(record.id))),
   );
-  return subscribed.filter((_, index) => !health[index]?.disabled_reason);
+  return subscribed.filter((record, index) => active.has(record.owner) && !health[index]?.disabled_reason);
 }
 
 /**

@@ -25,3 +25,22 @@ describe("the bounded cache", () => {
     expect([cache.get("c"), cache.get("d")]).toEqual(["cccc", "dddddd"]);
   });
 });
+
+describe("a value that grows after it is stored", () => {
+  it("keeps the weight it was stored with until it is set again, so the total never drifts", () => {
+    const cache = createBoundedCache<string, number[]>(10, (value) => value.length);
+    const grows = [1, 2];
+    cache.set("grows", grows);
+    cache.set("other", [1, 2, 3, 4]);
+    grows.push(3, 4, 5, 6);
+    // Set again: now 6 of 10, so the other entry (4) still fits; removing it must subtract 4, not 6.
+    cache.set("grows", grows);
+    expect(cache.get("other")).toEqual([1, 2, 3, 4]);
+    cache.delete("grows");
+    cache.set("late", [1, 2, 3, 4, 5, 6]);
+    expect([cache.get("other"), cache.get("late")]).toEqual([
+      [1, 2, 3, 4],
+      [1, 2, 3, 4, 5, 6],
+    ]);
+  });
+});

@@ -39,6 +39,9 @@ describe("arXiv ids", () => {
     ["  2401.12345  ", "2401.12345"],
     ["https://example.com/abs/2401.12345", undefined],
     ["not an id", undefined],
+    // Regression: a malformed escape threw URIError, a 500 on the watchlist and an MCP failure.
+    ["https://arxiv.org/abs/%E0%A4%A", undefined],
+    ["https://arxiv.org/abs/2401.12345%", undefined],
   ])("normalizeArxivRef(%j) is %j", (input, expected) => {
     expect(normalizeArxivRef(input)).toBe(expected);
   });

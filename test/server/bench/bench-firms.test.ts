@@ -306,12 +306,15 @@ describe("isolation", () => {
 
   it("a new rubric version keeps the history", async () => {
     const answer = await put(keys.gov, "/v1/bench/rubric", { weights: { A6: 2 } });
-    const history = (await answer.json()) as {
+    expect(((await answer.json()) as { version: number }).version).toBe(2);
+    const history = (await (await as(keys.gov, "/v1/bench/rubric")).json()) as {
       current: { version: number };
       versions: Array<{ version: number }>;
+      next_cursor: string | null;
     };
     expect(history.current.version).toBe(2);
-    expect(history.versions.map((v) => v.version)).toEqual([1, 2]);
+    expect(history.versions.map((v) => v.version)).toEqual([2, 1]);
+    expect(history.next_cursor).toBeNull();
   });
 
   it("weeks: malformed 422, nonexistent or not yet begun 404, an empty week a note that says so", async () => {

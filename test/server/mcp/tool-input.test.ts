@@ -15,7 +15,7 @@ describe("parseToolArguments: bad arguments become advice, not zod dumps", () =>
     [{ days: 2.5 }, "Expected `days` to be a whole number from 1 to 3650, got `2.5`"],
     [{ min_score: "high" }, "Expected `min_score` to be a whole number from 0 to 45, got `high`"],
     [{ compact: "yes" }, "Expected `compact` to be true or false, got `yes`"],
-    [{ cursor: "" }, "Expected `cursor` to be a non-empty string, got ``"],
+    [{ cursor: "" }, "Expected `cursor` to be a non-empty string of at most 512 characters, got ``"],
     [
       { axes: "A1" },
       "unknown argument `axes`; labs_papers takes days, axis, min_score, min_reg_fit, limit, compact, cursor",
@@ -42,7 +42,7 @@ describe("parseToolArguments: bad arguments become advice, not zod dumps", () =>
   it("names a missing required argument and a tool that takes none", () => {
     expect(parseToolArguments("labs_paper", PaperInputSchema, {})).toEqual({
       ok: false,
-      message: "missing argument `arxiv_id`: expected a non-empty string",
+      message: "missing argument `arxiv_id`: expected a non-empty string of at most 200 characters",
     });
     expect(parseToolArguments("labs_stats", StatsInputSchema, { days: 7 })).toEqual({
       ok: false,

@@ -85,8 +85,17 @@ describe("labs_paper", () => {
       "`not-an-id` is not an arXiv id; pass one like 2401.12345, arXiv:2401.12345v2 or " +
         "https://arxiv.org/abs/2401.12345",
     ],
-    [{}, "missing argument `arxiv_id`: expected a non-empty string"],
-    [{ arxiv_id: 2401.12345 }, "Expected `arxiv_id` to be a non-empty string, got `2401.12345`"],
+    // Regression: a malformed escape was "failed unexpectedly (URIError: URI malformed)".
+    [{ arxiv_id: "https://arxiv.org/abs/%E0%A4%A" }, "`https://arxiv.org/abs/%E0%A4%A` is not an arXiv id"],
+    [
+      { arxiv_id: "9".repeat(240_000) },
+      /^Expected `arxiv_id` to be .* at most 200 characters, got `9{80}…`$/,
+    ],
+    [{}, "missing argument `arxiv_id`: expected a non-empty string of at most 200 characters"],
+    [
+      { arxiv_id: 2401.12345 },
+      "Expected `arxiv_id` to be a non-empty string of at most 200 characters, got `2401.12345`",
+    ],
   ])("%j is an error result that says what to do", async (args, message) => {
     const result = await mcp.call("labs_paper", args);
     expect(result.isError).toBe(true);

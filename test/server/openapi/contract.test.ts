@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebhookCreateSchema } from "../../../pipeline/domain/webhook.ts";
 import { generateKey } from "../../../server/access/key-format.ts";
+import { DEFAULT_CONFIG } from "../../../server/config.ts";
 import type { AppContext } from "../../../server/context.ts";
 import { openApiDocument } from "../../../server/routes/docs-routes.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
@@ -151,6 +152,8 @@ const CASES: Case[] = [
   ]),
   ...SNAPSHOT_PATHS.slice(0, 5).map((path): Case => ({ status: 404, client: "empty", path })),
   { status: 404, path: "/v1/daily/2026-11-21" },
+  // Days not held in memory have a per-address rate, 2 here: the GET and HEAD above spent it.
+  { status: 429, path: "/v1/daily/2026-11-22" },
   { status: 422, path: "/v1/daily/2026-02-30" },
   { status: 201, method: "POST", path: "/v1/keys", body: KEY_REQUEST },
   { status: 429, method: "POST", path: "/v1/keys", body: KEY_REQUEST },
@@ -240,6 +243,14 @@ const CASES: Case[] = [
     path: (world) => `${hook(world)}/deliveries/${world.deliveryId}/retry`,
     key: "enterprise",
   }),
+  // The endpoint's rate is 2 here: the test and the retry above spent it.
+  { status: 429, method: "POST", path: (world) => `${hook(world)}/test`, key: "enterprise" },
+  {
+    status: 429,
+    method: "POST",
+    path: (world) => `${hook(world)}/deliveries/${world.deliveryId}/retry`,
+    key: "enterprise",
+  },
   ...webhookCases("DELETE", (world) => `/v1/webhooks/${world.doomedWebhookId}`, {
     status: 204,
     method: "DELETE",
@@ -260,7 +271,9 @@ const CASES: Case[] = [
   ...benchWrite("/v1/bench/watchlist", WATCHLIST, '{"papers":["nope"],"terms":"x"}'),
   ...benchReads("/v1/bench/watchlist"),
   ...benchWrite("/v1/bench/rubric", RUBRIC, '{"weights":{"A6":4},"signals":[]}'),
+  { status: 429, method: "PUT", path: "/v1/bench/rubric", key: "bench", body: RUBRIC },
   ...benchReads("/v1/bench/rubric"),
+  { status: 422, path: "/v1/bench/rubric?cursor=x", key: "bench" },
   ...benchReads("/v1/bench/picks?days=7"),
   { status: 422, path: "/v1/bench/picks?days=0", key: "bench" },
   ...benchReads("/v1/bench/tracking"),
@@ -316,7 +329,13 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
   };
 
   beforeAll(async () => {
-    const config = { verifyLimit: 1, submitLimit: 1 };
+    const config = {
+      verifyLimit: 1,
+      submitLimit: 1,
+      benchRubricRate: { ...DEFAULT_CONFIG.benchRubricRate, limit: 1 },
+      webhookActionEndpointRate: { ...DEFAULT_CONFIG.webhookActionEndpointRate, limit: 2 },
+      oldDayRate: { ...DEFAULT_CONFIG.oldDayRate, limit: 2 },
+    };
     const main = await testContext(snapshots, { config });
     const issue = async (context: AppContext, tier: "free" | "enterprise") =>
       (await context.keys.issue({ tier, email: `${tier}@example.org`, label: tier })).key;

@@ -126,6 +126,41 @@ for (const backend of backends) {
         expect(await store.getItem("quota:k")).toBe(100);
       });
 
+      it("consumes an amount all or nothing, exactly under 100 concurrent batches", async () => {
+        const expiresAt = Date.now() + 60_000;
+        expect(await store.consume("batch:k", 10, expiresAt, 4)).toEqual({ allowed: true, count: 4 });
+        expect(await store.consume("batch:k", 10, expiresAt, 7)).toEqual({ allowed: false, count: 4 });
+        expect(await store.consume("batch:k", 10, expiresAt, 6)).toEqual({ allowed: true, count: 10 });
+        expect(await store.consume("batch:k", 10, expiresAt)).toEqual({ allowed: false, count: 10 });
+        expect(await store.consume("batch:big", 3, expiresAt, 4)).toEqual({ allowed: false, count: 0 });
+        expect(await store.peek("batch:big")).toBe(0);
+        // 100 batches of 3 against 100: exactly 33 fit, and the counter stops at 99, never past 100.
+        const results = await Promise.all(
+          Array.from({ length: 100 }, () => store.consume("batch:race", 100, expiresAt, 3)),
+        );
+        const allowed = results.filter((result) => result.allowed);
+        expect(allowed).toHaveLength(33);
+        expect(allowed.map((result) => result.count).sort((a, b) => a - b)).toEqual(
+          range(1, 33).map((n) => n * 3),
+        );
+        expect(await store.peek("batch:race")).toBe(99);
+        await expect(store.consume("batch:k", 10, expiresAt, 0)).rejects.toThrow(/amount/);
+      });
+
+      it("starts an expired counter again at the amount consumed", async () => {
+        const expiresAt = Date.now() + 400;
+        expect(await store.consume("batchwin:k", 5, expiresAt, 5)).toEqual({ allowed: true, count: 5 });
+        await sleep(Math.max(0, expiresAt - Date.now()) + 100);
+        expect(await store.consume("batchwin:k", 5, Date.now() + 60_000, 6)).toEqual({
+          allowed: false,
+          count: 0,
+        });
+        expect(await store.consume("batchwin:k", 5, Date.now() + 60_000, 2)).toEqual({
+          allowed: true,
+          count: 2,
+        });
+      });
+
       it("keeps counters apart and reads absent ones as 0", async () => {
         const expiresAt = Date.now() + 60_000;
         expect(await store.peek("quota:none")).toBe(0);
