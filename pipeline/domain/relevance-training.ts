@@ -184,7 +184,9 @@ function chooseByHeldOutDays(days: readonly LabelledDay[], settings: TrainSettin
     const byHead = {} as Record<Head, Map<number, number[]>>;
     for (const head of HEADS) {
       const targets = training.map(targetOf[head]);
-      const fits = targets.includes(1) ? fitPath(design, targets, settings.grid) : [];
+      // A fold whose training days hold one side only (no REG FIT 3, say) learns nothing for that head.
+      const bothSides = targets.includes(1) && targets.includes(0);
+      const fits = bothSides ? fitPath(design, targets, settings.grid) : [];
       byHead[head] = new Map(
         settings.grid.map((c, i) => {
           const fit = fits[i];
