@@ -121,8 +121,8 @@ export function fitLogistic(
   const rhos: number[] = [];
   const alphas = new Float64Array(HISTORY);
   const direction = new Float64Array(size);
-  const candidate = new Float64Array(size);
-  const candidateGradient = new Float64Array(size);
+  let candidate = new Float64Array(size);
+  let candidateGradient = new Float64Array(size);
   let iterations = 0;
 
   while (iterations < maxIterations && maxAbs(gradient) > tolerance) {
@@ -164,24 +164,24 @@ export function fitLogistic(
       step /= 2;
     }
     if (!(nextLoss < loss)) break; // no progress is possible at this precision
-    const s = new Float64Array(size);
-    const y = new Float64Array(size);
+    // With the history full, the oldest pair's arrays are written over: no allocation per step.
+    const full = steps.length === HISTORY;
+    const s = full ? (steps.shift() as Float64Array) : new Float64Array(size);
+    const y = full ? (changes.shift() as Float64Array) : new Float64Array(size);
+    if (full) rhos.shift();
     for (let j = 0; j < size; j++) {
       s[j] = (candidate[j] as number) - (point[j] as number);
       y[j] = (candidateGradient[j] as number) - (gradient[j] as number);
     }
     const curvature = dotDense(s, y);
     if (curvature > 1e-12) {
-      if (steps.length === HISTORY) {
-        steps.shift();
-        changes.shift();
-        rhos.shift();
-      }
       steps.push(s);
       changes.push(y);
       rhos.push(1 / curvature);
     }
-    [point, gradient] = [Float64Array.from(candidate), Float64Array.from(candidateGradient)];
+    // The accepted point becomes the current one; the old one is the next trial's scratch space.
+    [point, candidate] = [candidate, point];
+    [gradient, candidateGradient] = [candidateGradient, gradient];
     loss = nextLoss;
   }
   return { intercept: point[features] as number, weights: point.subarray(0, features), iterations };
