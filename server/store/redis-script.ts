@@ -54,10 +54,17 @@ return {1, count}
 const NOW = `local t = redis.call("TIME")
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
-/** KEYS: members, pending, delayed. ARGV: id, notBefore (epoch ms; 0 = at once). */
+/**
+ * KEYS: members, pending, delayed. ARGV: id, notBefore (epoch ms; 0 = at once). A queued id is
+ * pushed again only when it is delayed past notBefore: it is then brought forward (a manual retry).
+ */
 export const QUEUE_PUSH = defineScript(`
 if redis.call("SADD", KEYS[1], ARGV[1]) == 0 then
-  return 0
+  local due = redis.call("ZSCORE", KEYS[3], ARGV[1])
+  if not due or tonumber(due) <= tonumber(ARGV[2]) then
+    return 0
+  end
+  redis.call("ZREM", KEYS[3], ARGV[1])
 end
 if tonumber(ARGV[2]) > 0 then
   redis.call("ZADD", KEYS[3], ARGV[2], ARGV[1])

@@ -27,7 +27,12 @@ export interface PushOptions {
  * (`ack` and `extend` then answer false / null), so work must be idempotent or extend its lease.
  */
 export interface WorkQueue {
-  /** Appends `id`; false (and no change) when it is already pending or in flight. */
+  /**
+   * Appends `id`. An id already pending but due later than this push asks is brought forward to it
+   * (a manual retry of a delivery whose scheduled retry is minutes away): it then goes after the ids
+   * already due, as a new push would. False (and no change) when the id is in flight, or pending and
+   * due no later than asked.
+   */
   push(id: string, opts?: PushOptions): Promise<boolean>;
   claim(leaseMs: number): Promise<Claim | null>;
   /** Removes a claimed id; false when the claim no longer holds the lease. */

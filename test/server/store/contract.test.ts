@@ -227,7 +227,7 @@ for (const backend of backends) {
       it("holds back ids pushed with notBefore, and deferred claims, until they come due", async () => {
         const queue = store.queue("retries");
         expect(await queue.push("later", { notBefore: Date.now() + 300 })).toBe(true);
-        expect(await queue.push("later")).toBe(false);
+        expect(await queue.push("later", { notBefore: Date.now() + 60_000 })).toBe(false);
         expect(await queue.push("now")).toBe(true);
         expect(await queue.size()).toEqual({ pending: 2, inFlight: 0 });
         const now = await queue.claim(60_000);
@@ -243,7 +243,7 @@ for (const backend of backends) {
         expect(await queue.defer(now, Date.now() + 300)).toBe(true);
         expect(await queue.defer(now, Date.now() + 300)).toBe(false);
         expect(await queue.ack(now)).toBe(false);
-        expect(await queue.push("now")).toBe(false);
+        expect(await queue.push("now", { notBefore: Date.now() + 60_000 })).toBe(false);
         expect(await queue.size()).toEqual({ pending: 1, inFlight: 1 });
         expect(await queue.claim(60_000)).toBeNull();
         await sleep(400);
@@ -256,6 +256,31 @@ for (const backend of backends) {
         expect(await queue.ack(again)).toBe(true);
         expect(await queue.ack(later)).toBe(true);
         expect(await queue.size()).toEqual({ pending: 0, inFlight: 0 });
+      });
+
+      it("brings a delayed id forward when it is pushed for now, to the tail, and only then", async () => {
+        const queue = store.queue("manual");
+        const minutes = Date.now() + 240_000;
+        expect(await queue.push("retry", { notBefore: minutes })).toBe(true);
+        expect(await queue.push("first")).toBe(true);
+        expect(await queue.push("retry", { notBefore: minutes + 60_000 })).toBe(false);
+        expect(await queue.push("retry", { notBefore: minutes - 120_000 })).toBe(true);
+        expect(await queue.claim(60_000)).toMatchObject({ id: "first" });
+        expect(await queue.claim(60_000)).toBeNull();
+        expect(await queue.push("retry")).toBe(true);
+        expect(await queue.push("retry")).toBe(false);
+        expect(await queue.size()).toEqual({ pending: 1, inFlight: 1 });
+        const retry = await queue.claim(60_000);
+        expect(retry?.id).toBe("retry");
+        if (!retry) {
+          throw new Error("expected a claim");
+        }
+        // In flight: a push neither duplicates it nor takes it from its worker.
+        expect(await queue.push("retry")).toBe(false);
+        expect(await queue.defer(retry, minutes)).toBe(true);
+        expect(await queue.push("retry")).toBe(true);
+        expect((await queue.claim(60_000))?.id).toBe("retry");
+        expect(await queue.size()).toEqual({ pending: 0, inFlight: 2 });
       });
 
       it("answers ping, and refuses work once closed", async () => {

@@ -1,0 +1,109 @@
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { publishSampleDays } from "../../helpers/published.ts";
+import { type RedisServer, redisSkipReason, startRedis } from "../../helpers/redis.ts";
+import { waitFor } from "../submissions/helpers.ts";
+import { type PicksChild, serveArgs, startPicks } from "../submissions/picks-process.ts";
+import { createEndpoint, issuePaidKey, type Receiver, startReceiver } from "./receiver.ts";
+
+// Promises of the webhooks under faults, with real `picks serve` processes and a loopback receiver:
+// a manual retry while the scheduled one is minutes away.
+
+const FAST = {
+  WEBHOOK_ALLOW_LOOPBACK: "1",
+  WEBHOOK_POLL_MS: "100",
+  WORKER_POLL_MS: "100",
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function stop(server: PicksChild | undefined) {
+  if (server && server.child.exitCode === null && server.child.signalCode === null) {
+    server.child.kill("SIGTERM");
+    await server.exited;
+  }
+}
+
+// Skipped only on a developer machine without redis-server; CI installs it, so there it must run.
+const noRedis = redisSkipReason() !== null && !process.env.CI;
+
+describe.each([
+  ["sqlite", false],
+  ["redis", noRedis],
+] as const)("a manual retry on the %s store", (kind, skip) => {
+  let receiver: Receiver;
+  let redis: RedisServer | undefined;
+  let server: PicksChild | undefined;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    if (skip) return;
+    receiver = await startReceiver();
+    redis = kind === "redis" ? await startRedis() : undefined;
+    const site = await publishSampleDays();
+    env = {
+      ...FAST,
+      // The scheduled retry is four minutes away: only the manual one can be seen within the test.
+      WEBHOOK_RETRY_SCHEDULE_MS: "240000,240000,240000",
+      ...(redis
+        ? { REDIS_URL: redis.url }
+        : { STATE_STORE: "sqlite", STATE_DIR: await mkdtemp(join(tmpdir(), "picks-retry-")) }),
+    };
+    server = await startPicks(serveArgs(site.publicDir), env, /listening on http/);
+  }, 60_000);
+  afterAll(async () => {
+    await stop(server);
+    await redis?.stop();
+    await receiver?.close();
+  });
+
+  it.skipIf(skip)(
+    "attempts at once while the next scheduled retry is minutes away, and starts its schedule over",
+    async () => {
+      const key = await issuePaidKey(env);
+      receiver.behaviours.set("/flaky", (_req, res, count) => res.writeHead(count <= 2 ? 500 : 200).end());
+      const { id } = await createEndpoint(server?.url as string, key, receiver, "/flaky", [
+        "daily.published",
+      ]);
+      const api = (path: string, method = "GET") =>
+        fetch(`${server?.url}/v1/webhooks/${id}${path}`, { method, headers: { "x-api-key": key } });
+      const attempts = async (count: number) =>
+        waitFor(async () => {
+          const body = (await (await api("/deliveries")).json()) as {
+            attempts: Array<{
+              delivery_id: string;
+              attempt: number;
+              delivered: boolean;
+              next_retry_at: string;
+            }>;
+          };
+          return body.attempts.length >= count ? body.attempts : null;
+        }, 2_000);
+
+      expect((await api("/test", "POST")).status).toBe(202);
+      const [first] = await attempts(1);
+      expect(first?.delivered).toBe(false);
+      expect(Date.parse(first?.next_retry_at ?? "") - Date.now()).toBeGreaterThan(200_000);
+
+      for (const [count, delivered] of [
+        [2, false],
+        [3, true],
+      ] as const) {
+        const asked = Date.now();
+        const retried = await api(`/deliveries/${first?.delivery_id}/retry`, "POST");
+        expect(retried.status).toBe(202);
+        const [latest] = await attempts(count);
+        expect(Date.now() - asked).toBeLessThan(2_000);
+        expect(latest).toMatchObject({ attempt: count, delivered });
+        // The schedule starts over: the next retry is the first step of it again, not a later one.
+        if (!delivered) expect(Date.parse(latest?.next_retry_at ?? "") - Date.now()).toBeGreaterThan(200_000);
+      }
+      await sleep(500);
+      expect(receiver.received.filter((r) => r.path === "/flaky")).toHaveLength(3);
+      expect(new Set(receiver.received.map((r) => r.id)).size).toBe(1);
+    },
+    30_000,
+  );
+});
