@@ -1,12 +1,6 @@
 import type { WebhookEventType } from "../../pipeline/domain/webhook.ts";
 import type { Store } from "../store/types.ts";
-import {
-  DAILY_WATERMARK_KEY,
-  type EventRecord,
-  eventKey,
-  HISTORY_TTL_SECONDS,
-  WEBHOOK_QUEUE,
-} from "./webhook-records.ts";
+import { type EventRecord, eventKey, HISTORY_TTL_SECONDS, WEBHOOK_QUEUE } from "./webhook-records.ts";
 
 export interface NewEvent {
   id: string;
@@ -39,10 +33,4 @@ export async function publishEvent(store: Store, event: NewEvent, now: number): 
   // unqueued, and a fan-out pass over deliveries already made makes none again.
   await store.queue(WEBHOOK_QUEUE).push(`e.${event.id}`);
   return created;
-}
-
-/** Moves the announced-days watermark forward (never back: several servers may write it). */
-export async function advanceWatermark(store: Store, date: string): Promise<void> {
-  const current = await store.getItem<string>(DAILY_WATERMARK_KEY);
-  if (current === null || date > current) await store.setItem(DAILY_WATERMARK_KEY, date);
 }

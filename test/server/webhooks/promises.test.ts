@@ -2,6 +2,12 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCurate } from "../../../cli/curate-command.ts";
+import type { Output } from "../../../cli/output.ts";
+import { DEFAULT_SELECTION } from "../../../pipeline/domain/selection.ts";
+import { createFileSource } from "../../../pipeline/sources/file-source.ts";
+import { LISTING_250 } from "../../helpers/fixtures.ts";
+import { runPicks } from "../../helpers/processes.ts";
 import { publishSampleDays } from "../../helpers/published.ts";
 import { type RedisServer, redisSkipReason, startRedis } from "../../helpers/redis.ts";
 import { waitFor } from "../submissions/helpers.ts";
@@ -9,7 +15,7 @@ import { type PicksChild, serveArgs, startPicks } from "../submissions/picks-pro
 import { createEndpoint, issuePaidKey, type Receiver, startReceiver } from "./receiver.ts";
 
 // Promises of the webhooks under faults, with real `picks serve` processes and a loopback receiver:
-// a manual retry while the scheduled one is minutes away.
+// a manual retry while the scheduled one is minutes away, and days published out of order.
 
 const FAST = {
   WEBHOOK_ALLOW_LOOPBACK: "1",
@@ -106,4 +112,65 @@ describe.each([
     },
     30_000,
   );
+});
+
+describe("days published out of order", () => {
+  let receiver: Receiver;
+  let server: PicksChild;
+  let site: { publicDir: string; runsDir: string };
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    site = await publishSampleDays();
+    env = { ...FAST, STATE_STORE: "sqlite", STATE_DIR: await mkdtemp(join(tmpdir(), "picks-order-")) };
+    server = await startPicks(serveArgs(site.publicDir), env, /listening on http/);
+    const key = await issuePaidKey(env);
+    await createEndpoint(server.url as string, key, receiver, "/days", ["daily.published"]);
+  }, 60_000);
+  afterAll(async () => {
+    await stop(server);
+    await receiver.close();
+  });
+
+  const curateDay = async (date: string) => {
+    const args = ["curate", "--source", `file:${LISTING_250}`, "--date", date, "--no-citations"];
+    const done = await runPicks([...args, "--out", site.publicDir, "--runs", site.runsDir], {
+      ...process.env,
+      ...env,
+    });
+    expect(done.code, done.stderr).toBe(0);
+  };
+  const announced = () => receiver.of("/days", "daily.published").map((r) => r.id);
+
+  it("announces a missed day curated after a newer one, once, and not again when curated again", async () => {
+    await curateDay("2026-11-24");
+    await waitFor(async () => announced().includes("evt_daily_2026-11-24") || null, 5_000);
+    await curateDay("2026-11-22");
+    await waitFor(async () => announced().includes("evt_daily_2026-11-22") || null, 5_000);
+    await curateDay("2026-11-22");
+    await sleep(1_500);
+    expect(announced()).toEqual(["evt_daily_2026-11-24", "evt_daily_2026-11-22"]);
+  }, 60_000);
+
+  it("announces nothing of a day imported quietly, neither from the import nor from the server", async () => {
+    const before = receiver.received.length;
+    const out: Output = { progress: () => {}, line: () => {}, json: () => {} };
+    await runCurate({
+      date: "2026-11-26",
+      source: createFileSource(LISTING_250),
+      outDir: site.publicDir,
+      runsDir: site.runsDir,
+      selection: DEFAULT_SELECTION,
+      out,
+      firmViews: false,
+      webhooks: "quiet",
+      env: { ...process.env, ...env },
+    });
+    // The server reloads the files within a moment; a day it announced would be delivered by then.
+    await sleep(2_500);
+    expect(receiver.received.slice(before)).toEqual([]);
+    const day = await fetch(`${server.url}/v1/daily/2026-11-26`);
+    expect(day.status).toBe(200);
+  }, 30_000);
 });
