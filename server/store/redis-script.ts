@@ -140,7 +140,44 @@ end
 return ids
 `);
 
+/**
+ * KEYS: the claimed key, then one key per record, then members, pending and delayed of each push.
+ * ARGV: the number of records, then json and ttl (whole seconds; 0 = none) of the claim and of each
+ * record, then the id of each push. Sets the claim only if absent, and then, in the same script, each
+ * record only if absent and each push as QUEUE_PUSH does for "now". Returns 1 when the claim was set.
+ */
+export const SET_IF_ABSENT_WITH = defineScript(`
+local function put(key, json, ttl)
+  if tonumber(ttl) > 0 then
+    return redis.call("SET", key, json, "EX", ttl, "NX")
+  end
+  return redis.call("SET", key, json, "NX")
+end
+if not put(KEYS[1], ARGV[2], ARGV[3]) then
+  return 0
+end
+local records = tonumber(ARGV[1])
+for i = 1, records do
+  put(KEYS[1 + i], ARGV[2 + 2 * i], ARGV[3 + 2 * i])
+end
+local pushes = (#KEYS - 1 - records) / 3
+for i = 1, pushes do
+  local members = KEYS[1 + records + 3 * i - 2]
+  local pending = KEYS[1 + records + 3 * i - 1]
+  local delayed = KEYS[1 + records + 3 * i]
+  local id = ARGV[3 + 2 * records + i]
+  if redis.call("SADD", members, id) == 1 then
+    redis.call("RPUSH", pending, id)
+  elseif redis.call("ZSCORE", delayed, id) then
+    redis.call("ZREM", delayed, id)
+    redis.call("RPUSH", pending, id)
+  end
+end
+return 1
+`);
+
 export const ALL_SCRIPTS = [
+  SET_IF_ABSENT_WITH,
   CONSUME,
   QUEUE_PUSH,
   QUEUE_CLAIM,

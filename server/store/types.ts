@@ -50,6 +50,19 @@ export interface WorkQueue {
   size(): Promise<{ pending: number; inFlight: number }>;
 }
 
+/** A record written with a claim (see `setIfAbsentWith`), only if absent. */
+export interface RecordWrite {
+  key: string;
+  value: unknown;
+  ttlSeconds?: number;
+}
+
+/** What `setIfAbsentWith` writes beside its key: records, and ids pushed onto queues (at once). */
+export interface WritesWith {
+  records?: readonly RecordWrite[];
+  pushes?: readonly { queue: string; id: string }[];
+}
+
 export type StoreKind = "memory" | "sqlite" | "redis";
 
 /**
@@ -78,6 +91,12 @@ export interface Store {
   next(sequence: string): Promise<number>;
   /** Sets key to value only when it does not exist (or has expired); returns true when set. */
   setIfAbsent(key: string, value: unknown, opts?: SetOptions): Promise<boolean>;
+  /**
+   * `setIfAbsent`, and when it sets `key`, the records of `also` (each only if absent) and its queue
+   * pushes (as `queue(name).push(id)`), in one transaction: a process that dies at any point leaves
+   * all of them or none. Returns whether `key` was set.
+   */
+  setIfAbsentWith(key: string, value: unknown, also: WritesWith, opts?: SetOptions): Promise<boolean>;
   queue(name: string): WorkQueue;
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -1,5 +1,5 @@
 import type { WebhookEventType } from "../../pipeline/domain/webhook.ts";
-import type { Store } from "../store/types.ts";
+import type { Store, WritesWith } from "../store/types.ts";
 import { type EventRecord, eventKey, HISTORY_TTL_SECONDS, WEBHOOK_QUEUE } from "./webhook-records.ts";
 
 export interface NewEvent {
@@ -19,8 +19,17 @@ export interface NewEvent {
  * second publication queues at most a second, empty, pass. Returns whether this call recorded the event.
  */
 export async function publishEvent(store: Store, event: NewEvent, now: number): Promise<boolean> {
+  const record = eventRecordOf(event, now);
+  const created = await store.setIfAbsent(eventKey(event.id), record, { ttlSeconds: HISTORY_TTL_SECONDS });
+  // Queued even when the record existed: a publisher that crashed between the two steps left it
+  // unqueued, and a fan-out pass over deliveries already made makes none again.
+  await store.queue(WEBHOOK_QUEUE).push(`e.${event.id}`);
+  return created;
+}
+
+function eventRecordOf(event: NewEvent, now: number): EventRecord {
   const body = JSON.stringify({ type: event.type, timestamp: new Date(now).toISOString(), data: event.data });
-  const record: EventRecord = {
+  return {
     id: event.id,
     type: event.type,
     body,
@@ -28,9 +37,15 @@ export async function publishEvent(store: Store, event: NewEvent, now: number): 
     ...(event.target ? { target: event.target } : {}),
     ...(event.audience ? { audience: event.audience } : {}),
   };
-  const created = await store.setIfAbsent(eventKey(event.id), record, { ttlSeconds: HISTORY_TTL_SECONDS });
-  // Queued even when the record existed: a publisher that crashed between the two steps left it
-  // unqueued, and a fan-out pass over deliveries already made makes none again.
-  await store.queue(WEBHOOK_QUEUE).push(`e.${event.id}`);
-  return created;
+}
+
+/**
+ * The writes of `publishEvent`, for a caller that commits them with its own (`setIfAbsentWith`): the
+ * event's record and its fan-out, queued at once.
+ */
+export function eventWrites(event: NewEvent, now: number): WritesWith {
+  return {
+    records: [{ key: eventKey(event.id), value: eventRecordOf(event, now), ttlSeconds: HISTORY_TTL_SECONDS }],
+    pushes: [{ queue: WEBHOOK_QUEUE, id: `e.${event.id}` }],
+  };
 }

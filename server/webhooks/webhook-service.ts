@@ -50,6 +50,8 @@ export interface WebhookService {
   publish(event: NewEvent): Promise<boolean>;
   /** Calls `listener` after each publication, so a worker in this process starts at once. */
   onQueued(listener: () => void): () => void;
+  /** Tells those listeners that an event was queued another way (with a submission's score). */
+  queued(): void;
 }
 
 export interface WebhookServiceOptions {
@@ -183,5 +185,6 @@ export function createWebhookService(
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    queued: notify,
   };
 }

@@ -283,6 +283,42 @@ for (const backend of backends) {
         expect(await queue.size()).toEqual({ pending: 0, inFlight: 2 });
       });
 
+      it("writes records and queue pushes with a claim, all or none, once of 20 concurrent calls", async () => {
+        const queue = store.queue("events");
+        await store.setItem("event:kept", { first: true });
+        expect(await queue.push("e.late", { notBefore: Date.now() + 240_000 })).toBe(true);
+        const also = {
+          records: [
+            { key: "event:new", value: { n: 1 }, ttlSeconds: 60 },
+            { key: "event:kept", value: { first: false } },
+          ],
+          pushes: [
+            { queue: "events", id: "e.new" },
+            { queue: "events", id: "e.late" },
+          ],
+        };
+        const won = await Promise.all(
+          Array.from({ length: 20 }, (_, n) => store.setIfAbsentWith("result:1", { n }, also)),
+        );
+        expect(won.filter(Boolean)).toHaveLength(1);
+        expect(await store.getItem("result:1")).toEqual({ n: won.indexOf(true) });
+        expect(await store.getItem("event:new")).toEqual({ n: 1 });
+        expect(await store.getItem("event:kept")).toEqual({ first: true });
+        expect(await queue.size()).toEqual({ pending: 2, inFlight: 0 });
+        expect((await queue.claim(60_000))?.id).toBe("e.new");
+        expect((await queue.claim(60_000))?.id).toBe("e.late");
+        expect(await queue.claim(60_000)).toBeNull();
+        // Refused before anything is written: a bad key among the records is a bug, not half a write.
+        await expect(
+          store.setIfAbsentWith("result:2", 1, { records: [{ key: "Bad Key", value: 1 }] }),
+        ).rejects.toThrow(/store key/);
+        expect(await store.getItem("result:2")).toBeNull();
+        expect(await store.setIfAbsentWith("result:3", 1, {}, { ttlSeconds: 1 })).toBe(true);
+        await sleep(1_100);
+        expect(await store.setIfAbsentWith("result:3", 2, {})).toBe(true);
+        expect(await store.getItem("result:3")).toBe(2);
+      });
+
       it("answers ping, and refuses work once closed", async () => {
         expect(await store.ping()).toBe(true);
         await store.close();

@@ -10,12 +10,13 @@ import { LISTING_250 } from "../../helpers/fixtures.ts";
 import { runPicks } from "../../helpers/processes.ts";
 import { publishSampleDays } from "../../helpers/published.ts";
 import { type RedisServer, redisSkipReason, startRedis } from "../../helpers/redis.ts";
-import { waitFor } from "../submissions/helpers.ts";
+import { ABOUT_PAGE, SUBMISSION, waitFor } from "../submissions/helpers.ts";
 import { type PicksChild, serveArgs, startPicks } from "../submissions/picks-process.ts";
 import { createEndpoint, issuePaidKey, type Receiver, startReceiver } from "./receiver.ts";
 
 // Promises of the webhooks under faults, with real `picks serve` processes and a loopback receiver:
-// a manual retry while the scheduled one is minutes away, and days published out of order.
+// a manual retry while the scheduled one is minutes away, days published out of order, and a worker
+// killed right after it recorded a score.
 
 const FAST = {
   WEBHOOK_ALLOW_LOOPBACK: "1",
@@ -173,4 +174,66 @@ describe("days published out of order", () => {
     const day = await fetch(`${server.url}/v1/daily/2026-11-26`);
     expect(day.status).toBe(200);
   }, 30_000);
+});
+
+describe.each([
+  ["sqlite", false],
+  ["redis", noRedis],
+] as const)("a worker killed right after recording a score, on the %s store", (kind, skip) => {
+  it.skipIf(skip)(
+    "leaves the score and its submission.scored both recorded: sent after the restart",
+    async () => {
+      const receiver = await startReceiver();
+      receiver.behaviours.set("/about", (_req, res) =>
+        res.writeHead(200, { "content-type": "text/html" }).end(ABOUT_PAGE),
+      );
+      const redis = kind === "redis" ? await startRedis() : undefined;
+      const site = await publishSampleDays();
+      const env: Record<string, string> = {
+        ...FAST,
+        SUBMIT_ALLOW_LOOPBACK: "1",
+        SUBMIT_LEASE_MS: "1500",
+        ...(redis
+          ? { REDIS_URL: redis.url }
+          : { STATE_STORE: "sqlite", STATE_DIR: await mkdtemp(join(tmpdir(), "picks-scored-")) }),
+      };
+      let server: PicksChild | undefined;
+      try {
+        const crashing = { ...env, SUBMIT_TEST_CRASH_AFTER_OUTCOME: "1" };
+        server = await startPicks(serveArgs(site.publicDir), crashing, /listening on http/);
+        const key = await issuePaidKey(env);
+        await createEndpoint(server.url as string, key, receiver, "/scored", ["submission.scored"]);
+        const submitted = await fetch(`${server.url}/v1/score/submit`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ ...SUBMISSION, url: `${receiver.base}/about` }),
+        });
+        expect(submitted.status).toBe(202);
+        const { submission_id } = (await submitted.json()) as { submission_id: number };
+        expect(await server.exited).toMatchObject({ signal: "SIGKILL" });
+        expect(receiver.of("/scored", "submission.scored")).toEqual([]);
+
+        server = await startPicks(serveArgs(site.publicDir), env, /listening on http/);
+        const [event] = await waitFor(async () => {
+          const got = receiver.of("/scored", "submission.scored");
+          return got.length > 0 ? got : null;
+        }, 5_000);
+        const payload = JSON.parse(event?.body ?? "{}");
+        expect(payload.data.submission_id).toBe(submission_id);
+        expect(payload.data.leaderboard_rank).toBe(1);
+        // The killed worker's lease runs out, and the next one settles what was recorded: no new score.
+        await waitFor(async () => {
+          const answer = await fetch(`${server?.url}/v1/score/submission/${submission_id}`);
+          return ((await answer.json()) as { status: string }).status === "scored" || null;
+        }, 5_000);
+        await sleep(500);
+        expect(receiver.received.filter((r) => r.path === "/scored")).toHaveLength(1);
+      } finally {
+        await stop(server);
+        await redis?.stop();
+        await receiver.close();
+      }
+    },
+    60_000,
+  );
 });
