@@ -13,6 +13,8 @@ export const ENDPOINT_PREFIX = "webhook:endpoint";
 export const endpointKey = (id: string) => `${ENDPOINT_PREFIX}:${id}`;
 export const ownerPrefix = (keyId: string) => `webhook:owner:${keyId}`;
 export const ownerKey = (keyId: string, id: string) => `${ownerPrefix(keyId)}:${id}`;
+/** Held while a key's new webhook is counted against the limit and written (see store-lock.ts). */
+export const createLockKey = (keyId: string) => `webhook:creating:${keyId}`;
 export const eventKey = (id: string) => `webhook:event:${id}`;
 export const deliveryKey = (id: string) => `webhook:delivery:${id}`;
 export const deliveriesOfPrefix = (endpointId: string) => `webhook:deliveries-of:${endpointId}`;
