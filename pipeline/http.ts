@@ -1,6 +1,7 @@
 // The one outbound HTTP client. Every upstream call goes through it, so timeouts, retries, politeness,
-// the circuit breaker of each upstream and the counts in the run record hold for all of them alike. The one OpenAI-compatible model client
-// sits on it: the judge and the verification's semantic review ask their models through it.
+// the circuit breaker of each upstream and the counts in the run record hold for all of them alike. The
+// one OpenAI-compatible model client sits on it: the judge and the verification's semantic review ask
+// their models through it.
 
 import { setTimeout as delay } from "node:timers/promises";
 import pLimit, { type LimitFunction } from "p-limit";
@@ -239,9 +240,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       });
     };
     for (let attempts = 1; ; attempts++) {
-      const asked = admit(lane.circuit, now());
-      lane.circuit = asked.circuit;
-      if (!asked.admitted) {
+      const admission = admit(lane.circuit, now());
+      lane.circuit = admission.circuit;
+      if (!admission.admitted) {
         lane.shortCircuited += 1;
         const circuit = lane.circuit;
         const due =
