@@ -4,6 +4,14 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { unsupportedNode } from "./node-support.js";
+
+// Test-only: PICKS_TEST_NODE_VERSION stands in for the running version, to test the refusal.
+const refusal = unsupportedNode(process.env.PICKS_TEST_NODE_VERSION || process.versions.node);
+if (refusal) {
+  process.stderr.write(`${refusal}\n`);
+  process.exit(1);
+}
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const bundle = join(root, "dist", "main.js");

@@ -15,7 +15,7 @@ import { createSampleSource, sampleDays } from "../pipeline/sources/sample-sourc
 import type { CandidateSource } from "../pipeline/sources/source.ts";
 import { firmViewsOfDay } from "./bench-command.ts";
 import { createLiveSetup, type LiveSetup } from "./curate-live.ts";
-import { announceToServers } from "./curate-webhooks.ts";
+import { announceToServers, recordQuietlyInServers } from "./curate-webhooks.ts";
 import { parseDateOption } from "./options.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR } from "./paths.ts";
@@ -148,10 +148,20 @@ export interface CurateJobOptions {
   httpCounts?: () => HttpCounts;
   /** Build the Bench-as-a-Service firms' views of the day after publishing it; default true. */
   firmViews?: boolean;
+  /**
+   * The servers' webhooks: `announce` queues the day's `daily.published` after publishing it (what
+   * `picks curate` does); `quiet` records the day as announced before writing it, so nobody announces
+   * it (an import of history); absent: the servers' store is left alone.
+   */
+  webhooks?: "announce" | "quiet";
+  /** Where the servers' store is configured; default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Runs one day's curation and prints its summary. */
 export async function runCurate(options: CurateJobOptions): Promise<CurateResult> {
+  const env = options.env ?? process.env;
+  if (options.webhooks === "quiet") await recordQuietlyInServers(options.date, env, options.out);
   const result = await curate({
     date: options.date,
     source: options.source,
@@ -160,7 +170,7 @@ export async function runCurate(options: CurateJobOptions): Promise<CurateResult
     rubric: await loadRubric(),
     selection: options.selection,
     now: () => new Date(),
-    siteUrl: siteUrlFromEnv(process.env),
+    siteUrl: siteUrlFromEnv(env),
     onProgress: (stage, message) => options.out.progress(`${stage}: ${message}`),
     ...(options.scorer ? { scorer: options.scorer } : {}),
     ...(options.ranker ? { ranker: options.ranker } : {}),
@@ -190,6 +200,7 @@ export async function runCurate(options: CurateJobOptions): Promise<CurateResult
       process.exitCode = 1;
     }
   }
+  if (options.webhooks === "announce") await announceToServers(result.snapshot, env, options.out);
   return result;
 }
 
@@ -244,7 +255,7 @@ export function registerCurate(program: Command): void {
           flags.date ??
           (live.arxiv ? await live.arxiv.latestDay() : await defaultDate(flags.source, new Date()));
         const client = live.client;
-        const result = await runCurate({
+        await runCurate({
           date,
           source,
           outDir: flags.out,
@@ -256,8 +267,8 @@ export function registerCurate(program: Command): void {
           ...(live.citations ? { citations: live.citations } : {}),
           citationsSkipped: live.citationsSkipped,
           ...(client ? { httpCounts: () => client.counts() } : {}),
+          webhooks: "announce",
         });
-        await announceToServers(result.snapshot, process.env, out);
       } finally {
         await live.client?.close();
       }

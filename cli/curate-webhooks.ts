@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { DailySnapshot } from "../pipeline/domain/snapshot.ts";
 import { siteUrlFromEnv } from "../pipeline/feeds.ts";
 import { createStoreFromEnv, DATABASE_NAME, stateDir } from "../server/store/from-env.ts";
-import { announcePublishedDay } from "../server/webhooks/daily-announcer.ts";
+import { announcePublishedDay, recordDayQuietly } from "../server/webhooks/daily-announcer.ts";
 import type { Output } from "./output.ts";
 import { PROJECT_ROOT } from "./paths.ts";
 
@@ -40,5 +40,26 @@ export async function announceToServers(
     }
   } catch (error) {
     out.progress(`webhooks: could not queue daily.published for ${day.date}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Before an import of history writes a day: record it in the servers' store as announced, so that no
+ * `daily.published` goes out for it, from curate or from a server that sees the file. Unlike
+ * announcing, a failure here stops the import before the day is written: written, it would be news.
+ */
+export async function recordQuietlyInServers(
+  date: string,
+  env: NodeJS.ProcessEnv,
+  out: Output,
+): Promise<void> {
+  if (!serversStoreExists(env)) return;
+  const store = await createStoreFromEnv(env, { rootDir: PROJECT_ROOT });
+  try {
+    if (await recordDayQuietly({ store, now: Date.now, siteUrl: siteUrlFromEnv(env) }, date)) {
+      out.progress(`webhooks: ${date} recorded as published without an announcement`);
+    }
+  } finally {
+    await store.close();
   }
 }

@@ -105,8 +105,8 @@ export function registerWorker(program: Command): void {
       const store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
       const base = { store, now: Date.now, log };
       const webhooks = createWebhookService(base, { settings: webhookSettings });
-      const onScored = withScoredEvent(webhooks, undefined);
-      const service = createSubmissionService(base, { settings, score, onScored });
+      const scored = withScoredEvent(webhooks, undefined);
+      const service = createSubmissionService(base, { settings, score, ...scored });
       const worker = await startSubmissionWorker(service);
       const deliveries = await startDeliveryWorker(webhooks);
       out.line(

@@ -1,7 +1,8 @@
 // The rules of the outbound HTTP client that need no I/O: which failures are retried and after how long,
 // how a call names itself, and the errors it ends with.
 
-export type HttpFailureKind = "status" | "network" | "timeout" | "too-large";
+/** `open`: not attempted, the upstream's circuit breaker is open (see domain/circuit.ts). */
+export type HttpFailureKind = "status" | "network" | "timeout" | "too-large" | "open";
 
 /** An upstream call that failed for good; the message names the upstream, the URL and what went wrong. */
 export class HttpError extends Error {

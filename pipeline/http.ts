@@ -1,10 +1,22 @@
-// The one outbound HTTP client. Every upstream call goes through it, so timeouts, retries, politeness
-// and the counts in the run record hold for all of them alike. The one OpenAI-compatible model client
-// sits on it: the judge and the verification's semantic review ask their models through it.
+// The one outbound HTTP client. Every upstream call goes through it, so timeouts, retries, politeness,
+// the circuit breaker of each upstream and the counts in the run record hold for all of them alike. The
+// one OpenAI-compatible model client sits on it: the judge and the verification's semantic review ask
+// their models through it.
 
 import { setTimeout as delay } from "node:timers/promises";
 import pLimit, { type LimitFunction } from "p-limit";
 import { Agent, request } from "undici";
+import {
+  type AttemptOutcome,
+  admit,
+  type Circuit,
+  type CircuitPolicy,
+  type CircuitStateName,
+  CLOSED,
+  DEFAULT_CIRCUIT_POLICY,
+  outcomeOfStatus,
+  record,
+} from "./domain/circuit.ts";
 import type { HttpCounts, UpstreamCounts } from "./domain/run-record.ts";
 import {
   backoffDelay,
@@ -43,6 +55,8 @@ export interface HttpClientOptions {
   concurrency?: number;
   /** Politeness per upstream name (`arxiv`, ...); unnamed upstreams get 4 at once and no spacing. */
   upstreams?: Record<string, Partial<UpstreamPolicy>>;
+  /** The circuit breaker of every upstream: how many consecutive failures open it, and for how long. */
+  circuit?: Partial<CircuitPolicy>;
   sleep?: (ms: number) => Promise<void>;
   /** In [0, 1): the jitter of the backoff. */
   random?: () => number;
@@ -71,9 +85,14 @@ export interface HttpResponse {
 }
 
 export interface HttpClient {
-  /** Resolves with a 2xx answer; throws `HttpError` once the retries are spent or not worth trying. */
+  /**
+   * Resolves with a 2xx answer; throws `HttpError` once the retries are spent or not worth trying, or
+   * at once (kind `open`) while the upstream's circuit breaker is open.
+   */
   send(request: HttpRequest): Promise<HttpResponse>;
   counts(): HttpCounts;
+  /** The circuit of every upstream called so far that is not closed. */
+  circuits(): Record<string, CircuitStateName>;
   close(): Promise<void>;
 }
 
@@ -98,6 +117,9 @@ interface Lane {
   lastEnd: number;
   gate: Promise<void>;
   counts: UpstreamCounts;
+  circuit: Circuit;
+  opened: number;
+  shortCircuited: number;
 }
 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
@@ -113,6 +135,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const agent = new Agent({ connect: { timeout: options.connectTimeoutMs ?? 10_000 } });
   const overall = pLimit(options.concurrency ?? 8);
   const lanes = new Map<string, Lane>();
+  const circuitPolicy: CircuitPolicy = { ...DEFAULT_CIRCUIT_POLICY, ...options.circuit };
   let closing: Promise<void> | undefined;
   const totals = { requests: 0, retries: 0, failures: 0, politeness_wait_ms: 0, backoff_wait_ms: 0 };
 
@@ -127,6 +150,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         lastEnd: Number.NEGATIVE_INFINITY,
         gate: Promise.resolve(),
         counts: { requests: 0, retries: 0, failures: 0 },
+        circuit: CLOSED,
+        opened: 0,
+        shortCircuited: 0,
       };
       lanes.set(name, lane);
     }
@@ -191,12 +217,22 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     }
   }
 
+  function settle(lane: Lane, outcome: AttemptOutcome): void {
+    const after = record(lane.circuit, outcome, now(), circuitPolicy);
+    if (after.state === "open" && lane.circuit.state !== "open") lane.opened += 1;
+    lane.circuit = after;
+  }
+
   async function run(call: HttpRequest, name: string, lane: Lane): Promise<HttpResponse> {
     const fail = (message: string, kind: HttpFailureKind, attempts: number, status?: number): never => {
       totals.failures += 1;
       lane.counts.failures += 1;
-      const what = `${name}: ${call.method ?? "GET"} ${shownUrl(call.url)} failed after ${attempts} attempt`;
-      throw new HttpError(`${what}${attempts === 1 ? "" : "s"}: ${message}`, {
+      const named = `${name}: ${call.method ?? "GET"} ${shownUrl(call.url)}`;
+      const what =
+        attempts === 0
+          ? `${named} not attempted`
+          : `${named} failed after ${attempts} attempt${attempts === 1 ? "" : "s"}`;
+      throw new HttpError(`${what}: ${message}`, {
         kind,
         upstream: name,
         attempts,
@@ -204,6 +240,18 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       });
     };
     for (let attempts = 1; ; attempts++) {
+      const admission = admit(lane.circuit, now());
+      lane.circuit = admission.circuit;
+      if (!admission.admitted) {
+        lane.shortCircuited += 1;
+        const circuit = lane.circuit;
+        const due =
+          circuit.state === "open"
+            ? `; the next probe in ${Math.ceil((circuit.until - now()) / 1000)} s`
+            : "";
+        const what = `its circuit is open after ${circuitPolicy.failureThreshold} failures in a row${due}`;
+        return fail(attempts === 1 ? what : `${what}, after its last attempt failed`, "open", attempts - 1);
+      }
       let answer: Answer | AttemptFailure;
       try {
         answer = await attempt(call, lane);
@@ -211,6 +259,14 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         if (!(error instanceof AttemptFailure)) throw error;
         answer = error;
       }
+      settle(
+        lane,
+        answer instanceof AttemptFailure
+          ? answer.kind === "too-large"
+            ? "answered"
+            : "failed"
+          : outcomeOfStatus(answer.status),
+      );
       if (!(answer instanceof AttemptFailure) && answer.status >= 200 && answer.status < 300) {
         return { ...answer, attempts };
       }
@@ -233,6 +289,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         }
         if (asked !== undefined) wait = asked;
       }
+      // Open now: waiting to retry would only end in a refusal.
+      if (lane.circuit.state !== "closed")
+        return fail(`${problem}; its circuit is now open`, kind, attempts, status);
       totals.retries += 1;
       lane.counts.retries += 1;
       totals.backoff_wait_ms += wait;
@@ -249,13 +308,29 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     },
     counts() {
       const by_upstream: Record<string, UpstreamCounts> = {};
-      for (const [name, lane] of lanes) by_upstream[name] = { ...lane.counts };
+      for (const [name, lane] of lanes) {
+        by_upstream[name] = {
+          ...lane.counts,
+          ...(lane.opened > 0
+            ? {
+                circuit: lane.circuit.state,
+                circuit_opened: lane.opened,
+                short_circuited: lane.shortCircuited,
+              }
+            : {}),
+        };
+      }
       return {
         ...totals,
         politeness_wait_ms: Math.round(totals.politeness_wait_ms),
         backoff_wait_ms: Math.round(totals.backoff_wait_ms),
         by_upstream,
       };
+    },
+    circuits() {
+      const open: Record<string, CircuitStateName> = {};
+      for (const [name, lane] of lanes) if (lane.circuit.state !== "closed") open[name] = lane.circuit.state;
+      return open;
     },
     close() {
       closing ??= agent.close();

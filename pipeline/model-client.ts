@@ -76,6 +76,7 @@ const FAILURE_KINDS: Readonly<Record<HttpFailureKind, ModelFailureKind>> = {
   network: "unavailable",
   timeout: "timeout",
   "too-large": "invalid",
+  open: "unavailable",
 };
 
 /** The message content as a `T`, or why it is not one. */

@@ -10,7 +10,7 @@ import {
   type SubmissionServiceOptions,
 } from "./submissions/submission-service.ts";
 import { createSemanticChecker, type SemanticChecker } from "./verify/semantic.ts";
-import { scoredEvent } from "./webhooks/scored-event.ts";
+import { scoredEventWrites } from "./webhooks/scored-event.ts";
 import {
   createWebhookService,
   type WebhookService,
@@ -62,14 +62,14 @@ export async function createContext(options: {
   const now = options.now ?? Date.now;
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   const webhooks = createWebhookService({ store: options.store, now, log }, webhookOptions);
-  const onScored = withScoredEvent(webhooks, submissions.onScored);
+  const scored = withScoredEvent(webhooks, submissions.onScored);
   const keys = createKeyService({ store: options.store, prefix: options.config.keyPrefix, now });
   return {
     ...rest,
     now,
     log,
     webhooks,
-    submissions: createSubmissionService({ store: options.store, now, log }, { ...submissions, onScored }),
+    submissions: createSubmissionService({ store: options.store, now, log }, { ...submissions, ...scored }),
     keys,
     bench: createBenchStore(options.store, keys),
     ipSecret: await ipSecretOf(options.store),
@@ -77,13 +77,20 @@ export async function createContext(options: {
   };
 }
 
-/** Sends `submission.scored` after whatever else the caller does once a submission is scored. */
+/**
+ * Records `submission.scored` with the score (one transaction), and wakes this process's delivery
+ * worker once it is, after whatever else the caller does then.
+ */
 export function withScoredEvent(
   webhooks: WebhookService,
   also: SubmissionServiceOptions["onScored"],
-): NonNullable<SubmissionServiceOptions["onScored"]> {
-  return async (record) => {
-    await also?.(record);
-    await webhooks.publish(await scoredEvent(webhooks.deps.store, record));
+): Pick<SubmissionServiceOptions, "writesWithScore" | "onScored"> {
+  const { store, now } = webhooks.deps;
+  return {
+    writesWithScore: (record) => scoredEventWrites(store, record, now()),
+    onScored: async (record) => {
+      await also?.(record);
+      webhooks.queued();
+    },
   };
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CircuitStateSchema } from "./circuit.ts";
 import { PapersQuerySchema } from "./papers-query.ts";
 import { PickSchema } from "./pick.ts";
 import { AXIS_IDS, type AxisId, RegFitSchema, ScoresSchema } from "./score.ts";
@@ -27,6 +28,12 @@ export const HealthSchema = z.object({
     .array(SkippedDaySchema)
     .describe(
       "published day files left out because they cannot be read or are not snapshots; the rest are served",
+    ),
+  circuits: z
+    .record(z.string(), CircuitStateSchema)
+    .describe(
+      'the upstreams whose circuit breaker is not closed, e.g. {"llm": "open"}: calls to them fail at once ' +
+        "(the semantic review answers model_unavailable) until a probe after the cool-down succeeds",
     ),
 });
 export type Health = z.infer<typeof HealthSchema>;

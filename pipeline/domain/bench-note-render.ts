@@ -14,12 +14,41 @@ const HTML_ESCAPES: Record<string, string> = {
 };
 const html = (text: string | number): string =>
   String(text).replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] as string);
-// Markdown punctuation and HTML brackets are backslash-escaped, so a title never turns into markup.
-const md = (text: string | number): string => String(text).replace(/[\\`*_{}[\]()<>#+\-.!|~]/g, "\\$&");
+// CommonMark reads these anywhere in a line: escapes, code spans, emphasis, links and images (no
+// link or image starts without "["), autolinks and raw HTML, and entity references.
+// An underscore between two letters or digits never is emphasis (snake_case stays as it is).
+const INLINE = /[\\`*[\]<]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])|&(?=#?[A-Za-z0-9]+;)/gu;
+
+/**
+ * A text as inline Markdown that reads back as the same text: backslashes only where CommonMark would
+ * otherwise read markup, so the note stays plain to read in a mail or a chat (`2606.12674`,
+ * `2026-W47`, `day(s)` as they are). Line breaks inside a text become spaces.
+ * @example inlineMd("*New* <b> & 2606.12674") // "\\*New\\* \\<b> & 2606.12674"
+ */
+export function inlineMd(text: string | number): string {
+  return String(text)
+    .replace(/\s*[\r\n]+\s*/g, " ")
+    .trim()
+    .replace(INLINE, "\\$&");
+}
+
+/**
+ * A text that starts a block (a paragraph, a list item's content): also what would open a heading, a
+ * block quote, a list item or a thematic break there.
+ * @example blockMd("1. - > x") // "1\\. - > x"
+ */
+export function blockMd(text: string | number): string {
+  return inlineMd(text)
+    .replace(/^(?:#{1,6}(?=\s|$)|>|[-+](?=\s|$)|-(?=[-\s]*$))/, "\\$&")
+    .replace(/^(\d{1,9})(?=[.)](?:\s|$))/, "$1\\");
+}
+
+/** A heading's text: also a closing sequence of "#" at its end, which would be dropped. */
+const headingMd = (text: string): string => inlineMd(text).replace(/ (#+)$/, " \\$1");
 
 const signed = (value: number): string => (value > 0 ? `+${value}` : String(value));
 
-interface Section {
+export interface Section {
   title: string;
   empty: string;
   items: string[][];
@@ -46,7 +75,7 @@ function pickLines(pick: FirmPick): string[] {
 }
 
 /** The note's sections as lines of plain text: the first line of an item is its heading. */
-function sections(note: BenchNote): Section[] {
+export function noteSections(note: BenchNote): Section[] {
   return [
     {
       title: "Firm picks",
@@ -85,22 +114,22 @@ function sections(note: BenchNote): Section[] {
   ];
 }
 
-const headline = (note: BenchNote): string => `Weekly note for ${note.firm}, ${note.week}`;
+export const headline = (note: BenchNote): string => `Weekly note for ${note.firm}, ${note.week}`;
 
-const coverage = (note: BenchNote): string =>
+export const coverage = (note: BenchNote): string =>
   note.published_days.length === 0
     ? `No published day from ${note.first_day} to ${note.last_day}: there is no data for this week.`
     : `${note.first_day} to ${note.last_day}: ${note.published_days.length} published day(s), ${note.picks.length} firm pick(s), ${note.hits.length} hit(s). Built ${note.built_at}.`;
 
-/** The note as Markdown, every text escaped. */
+/** The note as Markdown, every text escaped where CommonMark would read it as markup. */
 export function noteMarkdown(note: BenchNote): string {
-  const out = [`# ${md(headline(note))}`, "", md(coverage(note))];
-  for (const section of sections(note)) {
-    out.push("", `## ${md(section.title)}`, "");
-    if (section.items.length === 0) out.push(md(section.empty));
+  const out = [`# ${headingMd(headline(note))}`, "", blockMd(coverage(note))];
+  for (const section of noteSections(note)) {
+    out.push("", `## ${headingMd(section.title)}`, "");
+    if (section.items.length === 0) out.push(blockMd(section.empty));
     for (const [head, ...rest] of section.items) {
-      out.push(`- **${md(head ?? "")}**`);
-      for (const line of rest) out.push(`  - ${md(line)}`);
+      out.push(`- **${inlineMd(head ?? "")}**`);
+      for (const line of rest) out.push(`  - ${blockMd(line)}`);
     }
   }
   return `${out.join("\n")}\n`;
@@ -115,7 +144,7 @@ const STYLE = [
 
 /** The note as one printable HTML page with inline CSS and nothing to fetch, every text escaped. */
 export function noteHtml(note: BenchNote): string {
-  const body = sections(note)
+  const body = noteSections(note)
     .map((section) => {
       const items =
         section.items.length === 0

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { SkippedRowSchema } from "./candidate.ts";
+import { CircuitStateSchema } from "./circuit.ts";
 import { RelevanceSchema } from "./relevance-model.ts";
 import { ScorerNameSchema, ScoresSchema } from "./score.ts";
 import { SearchIndexRunSchema } from "./search-index.ts";
@@ -27,7 +28,18 @@ export type Screened = z.infer<typeof ScreenedSchema>;
 export const UpstreamCountsSchema = z.object({
   requests: z.int().min(0).describe("requests sent, retries included"),
   retries: z.int().min(0),
-  failures: z.int().min(0).describe("calls that failed after their last retry"),
+  failures: z
+    .int()
+    .min(0)
+    .describe("calls that failed after their last retry, or at once on an open circuit"),
+  // Present only for an upstream whose circuit opened during the run.
+  circuit: CircuitStateSchema.optional().describe("the upstream's circuit breaker at the end of the run"),
+  circuit_opened: z.int().min(0).optional().describe("how often its circuit opened"),
+  short_circuited: z
+    .int()
+    .min(0)
+    .optional()
+    .describe("calls failed at once, without a request, while it was open"),
 });
 export type UpstreamCounts = z.infer<typeof UpstreamCountsSchema>;
 

@@ -200,3 +200,12 @@ export function compareBoardRows(a: BoardRow, b: BoardRow): number {
 export function rankBoard(sorted: readonly BoardRow[], limit: number): LeaderboardEntry[] {
   return sorted.slice(0, limit).map((row, i) => ({ rank: i + 1, ...row }));
 }
+
+/** The place `row` takes on a board of `rows` (its own earlier row, if any, left out): 1 is the best. */
+export function rankOnBoard(rows: readonly BoardRow[], row: BoardRow): number {
+  return (
+    1 +
+    rows.filter((other) => other.submission_id !== row.submission_id && compareBoardRows(other, row) < 0)
+      .length
+  );
+}

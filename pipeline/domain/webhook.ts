@@ -194,12 +194,20 @@ export function benchNoteReadyData(
 export const scoredEventId = (submissionId: number): string => `evt_scored_${submissionId}`;
 
 /**
- * The days to announce: published days after the watermark (the newest day announced), oldest first.
- * Without a watermark (a first start) nothing is announced: the days already there are not news.
+ * The days to announce: published days not yet announced, oldest first, whatever their date (a
+ * missed Tuesday curated after Wednesday is news too).
  */
-export function daysToAnnounce(published: readonly string[], watermark: string | null): string[] {
-  if (watermark === null) return [];
-  return published.filter((date) => date > watermark).sort();
+export function daysToAnnounce(published: readonly string[], announced: ReadonlySet<string>): string[] {
+  return published.filter((date) => !announced.has(date)).sort();
+}
+
+/**
+ * On a store with no record of announced days yet, the published days that count as announced: all
+ * of them on a first start (the days already there are not news), or, on a store an older version
+ * left with only its watermark (the newest day it announced), those up to the watermark.
+ */
+export function daysAnnouncedBefore(published: readonly string[], watermark: string | null): string[] {
+  return published.filter((date) => watermark === null || date <= watermark).sort();
 }
 
 /** What a `daily.published` event carries: enough to act on without fetching the day. */

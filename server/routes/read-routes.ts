@@ -150,6 +150,7 @@ export function registerReadRoutes(app: H3, context: AppContext): void {
         latest_snapshot: context.snapshots.latestDate(),
         store: { kind: context.store.kind, reachable: storeUp },
         skipped_days: [...context.snapshots.problems()],
+        circuits: context.semantic.circuits?.() ?? {},
       } satisfies Health);
     },
   });

@@ -78,6 +78,11 @@ export const webhookPaths: readonly PathDoc[] = [
         409: { description: `The key already has ${MAX_WEBHOOKS_PER_KEY} webhooks.`, body: HttpErrorSchema },
         413: payloadTooLarge(WEBHOOK_BODY_MAX_BYTES),
         422: "ValidationFailed",
+        503: {
+          description: "Other webhooks of the key were being created for several seconds; try again.",
+          body: HttpErrorSchema,
+          headers: { "Retry-After": true },
+        },
       },
     }),
     get: keyedOp({
@@ -231,6 +236,11 @@ export function registerWebhookRoutes(app: H3, context: AppContext): void {
       if (!created.ok) {
         if (created.why.startsWith("limit:")) {
           return detail(409, `This key already has ${MAX_WEBHOOKS_PER_KEY} webhooks; delete one first.`);
+        }
+        if (created.why.startsWith("busy:")) {
+          return detail(503, "Other webhooks of this key are being created; try again in a moment.", {
+            "retry-after": "1",
+          });
         }
         const issue = valueError(["body", "url"], body.url, created.why);
         return jsonText({ status: 422, body: validationErrorBody([issue]) });

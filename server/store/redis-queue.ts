@@ -14,7 +14,7 @@ import type { WorkQueue } from "./types.ts";
 
 /**
  * A WorkQueue in five Redis keys: a list of pending ids, a sorted set of in-flight ids by lease end,
- * a hash of lease tokens, a set of every queued id (so a push of a queued id is refused) and a sorted
+ * a hash of lease tokens, a set of every queued id (so a push of a queued id is refused, unless it brings a delayed id forward) and a sorted
  * set of delayed ids by the time they come due, moved to the list by claims. Each
  * operation is one script, atomic across processes.
  */

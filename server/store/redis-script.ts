@@ -55,10 +55,17 @@ return {1, count}
 const NOW = `local t = redis.call("TIME")
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
-/** KEYS: members, pending, delayed. ARGV: id, notBefore (epoch ms; 0 = at once). */
+/**
+ * KEYS: members, pending, delayed. ARGV: id, notBefore (epoch ms; 0 = at once). A queued id is
+ * pushed again only when it is delayed past notBefore: it is then brought forward (a manual retry).
+ */
 export const QUEUE_PUSH = defineScript(`
 if redis.call("SADD", KEYS[1], ARGV[1]) == 0 then
-  return 0
+  local due = redis.call("ZSCORE", KEYS[3], ARGV[1])
+  if not due or tonumber(due) <= tonumber(ARGV[2]) then
+    return 0
+  end
+  redis.call("ZREM", KEYS[3], ARGV[1])
 end
 if tonumber(ARGV[2]) > 0 then
   redis.call("ZADD", KEYS[3], ARGV[2], ARGV[1])
@@ -134,7 +141,44 @@ end
 return ids
 `);
 
+/**
+ * KEYS: the claimed key, then one key per record, then members, pending and delayed of each push.
+ * ARGV: the number of records, then json and ttl (whole seconds; 0 = none) of the claim and of each
+ * record, then the id of each push. Sets the claim only if absent, and then, in the same script, each
+ * record only if absent and each push as QUEUE_PUSH does for "now". Returns 1 when the claim was set.
+ */
+export const SET_IF_ABSENT_WITH = defineScript(`
+local function put(key, json, ttl)
+  if tonumber(ttl) > 0 then
+    return redis.call("SET", key, json, "EX", ttl, "NX")
+  end
+  return redis.call("SET", key, json, "NX")
+end
+if not put(KEYS[1], ARGV[2], ARGV[3]) then
+  return 0
+end
+local records = tonumber(ARGV[1])
+for i = 1, records do
+  put(KEYS[1 + i], ARGV[2 + 2 * i], ARGV[3 + 2 * i])
+end
+local pushes = (#KEYS - 1 - records) / 3
+for i = 1, pushes do
+  local members = KEYS[1 + records + 3 * i - 2]
+  local pending = KEYS[1 + records + 3 * i - 1]
+  local delayed = KEYS[1 + records + 3 * i]
+  local id = ARGV[3 + 2 * records + i]
+  if redis.call("SADD", members, id) == 1 then
+    redis.call("RPUSH", pending, id)
+  elseif redis.call("ZSCORE", delayed, id) then
+    redis.call("ZREM", delayed, id)
+    redis.call("RPUSH", pending, id)
+  end
+end
+return 1
+`);
+
 export const ALL_SCRIPTS = [
+  SET_IF_ABSENT_WITH,
   CONSUME,
   QUEUE_PUSH,
   QUEUE_CLAIM,

@@ -7,13 +7,15 @@ import {
   assertEpochMs,
   assertKey,
   assertPrefix,
+  assertQueueId,
   assertTtl,
+  queueKey,
   sequenceKey,
   toCount,
   toJson,
 } from "./keys.ts";
 import { createRedisQueue } from "./redis-queue.ts";
-import { ALL_SCRIPTS, CONSUME, loadScripts, runScript } from "./redis-script.ts";
+import { ALL_SCRIPTS, CONSUME, loadScripts, runScript, SET_IF_ABSENT_WITH } from "./redis-script.ts";
 import { storageRecords } from "./storage-records.ts";
 import type { Store } from "./types.ts";
 
@@ -88,6 +90,19 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
           ? await client.set(target, json, "NX")
           : await client.set(target, json, "EX", ttl, "NX");
       return reply === "OK";
+    },
+    async setIfAbsentWith(key, value, also, opts) {
+      assertOpen();
+      const records = [{ key, value, ...opts }, ...(also.records ?? [])];
+      const keys = records.map((write) => redisKey(assertKey(write.key)));
+      const args: (string | number)[] = [records.length - 1];
+      for (const write of records) args.push(toJson(write.key, write.value), assertTtl(write) ?? 0);
+      for (const { queue, id } of also.pushes ?? []) {
+        for (const part of ["members", "pending", "delayed"] as const)
+          keys.push(redisKey(queueKey(queue, part)));
+        args.push(assertQueueId(id));
+      }
+      return (await runScript(client, SET_IF_ABSENT_WITH, keys, args)) === 1;
     },
     queue(name) {
       assertOpen();

@@ -6,10 +6,13 @@ import type { Claim, WorkQueue } from "./types.ts";
 /** The statements of the `queue` table, prepared once per database and shared by every queue. */
 export function prepareQueueStatements(db: SqliteDatabase) {
   return {
-    // A new id goes after every id the queue holds: positions only grow, except at requeue.
+    // A new id goes after every id the queue holds: positions only grow, except at requeue. A pending
+    // id due later than asked is brought forward, to the tail; an id in flight is left alone.
     push: db.prepare<[string, string, number, string]>(
       "INSERT INTO queue (name, id, position, due) " +
-        "SELECT ?, ?, coalesce(max(position), 0) + 1, ? FROM queue WHERE name = ? ON CONFLICT DO NOTHING",
+        "SELECT ?, ?, coalesce(max(position), 0) + 1, ? FROM queue WHERE name = ? " +
+        "ON CONFLICT (name, id) DO UPDATE SET due = excluded.due, position = excluded.position " +
+        "WHERE queue.token IS NULL AND queue.due > excluded.due",
     ),
     claim: db.prepare<[string, number, string, string, number], { id: string }>(
       "UPDATE queue SET token = ?, lease_until = ? WHERE name = ? AND id = " +

@@ -4,6 +4,7 @@ import {
   assertCount,
   assertEpochMs,
   assertKey,
+  assertQueueId,
   assertTtl,
   queueKey,
   sequenceKey,
@@ -15,7 +16,7 @@ import { openDatabase, type SqliteDatabase } from "./sqlite-database.ts";
 import { createSqliteDriver } from "./sqlite-driver.ts";
 import { createSqliteQueue, prepareQueueStatements } from "./sqlite-queue.ts";
 import { storageRecords } from "./storage-records.ts";
-import type { Store } from "./types.ts";
+import type { RecordWrite, Store } from "./types.ts";
 
 export interface SqliteStoreOptions {
   /** The database file (its folder is created when missing), or ":memory:" for a private one. */
@@ -80,6 +81,15 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     queue: prepareQueueStatements(db),
   };
   sql.value.pluck();
+  type Row = { key: string; value: string; expiresAt: number | null; now: number };
+  const setWith = db.transaction(
+    (claim: Row, records: Row[], pushes: (readonly [queue: string, id: string])[]): boolean => {
+      if (sql.setIfAbsent.run(claim).changes !== 1) return false;
+      for (const row of records) sql.setIfAbsent.run(row);
+      for (const [queue, id] of pushes) sql.queue.push.run(queue, id, 0, queue);
+      return true;
+    },
+  );
   const batcher = createWriteBatcher(db);
   const write = batcher.write;
   let closed = false;
@@ -143,6 +153,25 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       return (
         sql.setIfAbsent.run({ ...row, expiresAt: ttl === undefined ? null : now + ttl * 1000 }).changes === 1
       );
+    },
+    async setIfAbsentWith(key, value, also, opts) {
+      open();
+      const now = clock();
+      const rowOf = (write: RecordWrite) => {
+        const ttl = assertTtl(write);
+        return {
+          key: assertKey(write.key),
+          value: toJson(write.key, write.value),
+          now,
+          expiresAt: ttl === undefined ? null : now + ttl * 1000,
+        };
+      };
+      const claim = rowOf({ key, value, ...opts });
+      const records = (also.records ?? []).map(rowOf);
+      const pushes = (also.pushes ?? []).map(
+        ({ queue, id }) => [queueKey(queue), assertQueueId(id)] as const,
+      );
+      return setWith.immediate(claim, records, pushes);
     },
     queue(name) {
       open();

@@ -27,7 +27,12 @@ export interface PushOptions {
  * (`ack` and `extend` then answer false / null), so work must be idempotent or extend its lease.
  */
 export interface WorkQueue {
-  /** Appends `id`; false (and no change) when it is already pending or in flight. */
+  /**
+   * Appends `id`. An id already pending but due later than this push asks is brought forward to it
+   * (a manual retry of a delivery whose scheduled retry is minutes away): it then goes after the ids
+   * already due, as a new push would. False (and no change) when the id is in flight, or pending and
+   * due no later than asked.
+   */
   push(id: string, opts?: PushOptions): Promise<boolean>;
   claim(leaseMs: number): Promise<Claim | null>;
   /** Removes a claimed id; false when the claim no longer holds the lease. */
@@ -43,6 +48,19 @@ export interface WorkQueue {
   /** Moves every in-flight id whose lease passed back to the head of the queue; returns them. */
   requeueExpired(): Promise<string[]>;
   size(): Promise<{ pending: number; inFlight: number }>;
+}
+
+/** A record written with a claim (see `setIfAbsentWith`), only if absent. */
+export interface RecordWrite {
+  key: string;
+  value: unknown;
+  ttlSeconds?: number;
+}
+
+/** What `setIfAbsentWith` writes beside its key: records, and ids pushed onto queues (at once). */
+export interface WritesWith {
+  records?: readonly RecordWrite[];
+  pushes?: readonly { queue: string; id: string }[];
 }
 
 export type StoreKind = "memory" | "sqlite" | "redis";
@@ -74,6 +92,12 @@ export interface Store {
   next(sequence: string): Promise<number>;
   /** Sets key to value only when it does not exist (or has expired); returns true when set. */
   setIfAbsent(key: string, value: unknown, opts?: SetOptions): Promise<boolean>;
+  /**
+   * `setIfAbsent`, and when it sets `key`, the records of `also` (each only if absent) and its queue
+   * pushes (as `queue(name).push(id)`), in one transaction: a process that dies at any point leaves
+   * all of them or none. Returns whether `key` was set.
+   */
+  setIfAbsentWith(key: string, value: unknown, also: WritesWith, opts?: SetOptions): Promise<boolean>;
   queue(name: string): WorkQueue;
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Candidate } from "../../pipeline/domain/candidate.ts";
 import type { Scores } from "../../pipeline/domain/score.ts";
 import { boardRowOf, type SubmissionRecord } from "../../pipeline/domain/submission.ts";
-import type { Store } from "../store/types.ts";
+import type { Store, WritesWith } from "../store/types.ts";
 import type { HostLookup } from "./checked-address.ts";
 import type { SubmissionSettings } from "./submission-settings.ts";
 
@@ -31,6 +31,11 @@ export interface SubmissionDeps {
   lookup: HostLookup;
   now: () => number;
   log: (message: string) => void;
+  /**
+   * What is recorded in the same transaction as a submission's score (the `submission.scored`
+   * event and its fan-out), so that a worker dying in between cannot leave one without the other.
+   */
+  writesWithScore?: (record: SubmissionRecord) => Promise<WritesWith>;
   /** Called once a submission is scored, by the worker whose outcome was recorded (webhooks). */
   onScored?: (record: SubmissionRecord) => Promise<void>;
 }
@@ -59,7 +64,10 @@ export async function settle(deps: SubmissionDeps, final: SubmissionRecord): Pro
  * detail (what the public answer leaves out) is logged once, by the worker whose outcome won.
  */
 export async function finish(deps: SubmissionDeps, final: SubmissionRecord): Promise<SubmissionRecord> {
-  const won = await deps.store.setIfAbsent(resultKey(final.id), final);
+  const also = final.status === "scored" ? await deps.writesWithScore?.(final) : undefined;
+  const won = await deps.store.setIfAbsentWith(resultKey(final.id), final, also ?? {});
+  // Test-only: dies the way a killed worker would, right after the outcome is committed.
+  if (won && deps.settings.crashAfterOutcome) process.kill(process.pid, "SIGKILL");
   if (won && final.failure?.detail) {
     const { code, detail } = final.failure;
     deps.log(JSON.stringify({ event: "submission_failed", submission_id: final.id, code, detail }));

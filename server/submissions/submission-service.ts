@@ -37,7 +37,9 @@ export interface SubmissionServiceOptions {
   /** How a fetched runtime is scored: rulesScorer(rubric), or the judge (cli/worker-command.ts). */
   score: SubmissionScorer;
   lookup?: HostLookup;
-  /** Called once a submission is scored (webhooks send `submission.scored`). */
+  /** Recorded with a score (webhooks: the `submission.scored` event). */
+  writesWithScore?: SubmissionDeps["writesWithScore"];
+  /** Called once a submission is scored (webhooks: wake the delivery worker). */
   onScored?: SubmissionDeps["onScored"];
 }
 
@@ -56,6 +58,7 @@ export function createSubmissionService(
     settings: { ...DEFAULT_SUBMISSION_SETTINGS, ...options.settings },
     score: options.score,
     lookup: options.lookup ?? systemLookup,
+    ...(options.writesWithScore ? { writesWithScore: options.writesWithScore } : {}),
     ...(options.onScored ? { onScored: options.onScored } : {}),
   };
   const { store } = deps;

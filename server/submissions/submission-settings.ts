@@ -19,6 +19,11 @@ export interface SubmissionSettings {
   /** Starts of work after which a submission that keeps crashing its worker is failed for good. */
   maxAttempts: number;
   userAgent: string;
+  /**
+   * Test-only (SUBMIT_TEST_CRASH_AFTER_OUTCOME=1): the worker SIGKILLs its own process right after it
+   * recorded an outcome, so a test can see what survives a crash there. Never in production.
+   */
+  crashAfterOutcome: boolean;
 }
 
 export const DEFAULT_SUBMISSION_SETTINGS: SubmissionSettings = {
@@ -33,6 +38,7 @@ export const DEFAULT_SUBMISSION_SETTINGS: SubmissionSettings = {
   concurrency: 2,
   maxAttempts: 5,
   userAgent: "Research-Picks-submission-fetcher/0.1 (fetches each submitted url once)",
+  crashAfterOutcome: false,
 };
 
 /** SUBMIT_FETCH_TIMEOUT_MS, SUBMIT_LEASE_MS, WORKER_CONCURRENCY, WORKER_POLL_MS, SUBMIT_ALLOW_LOOPBACK. */
@@ -46,5 +52,6 @@ export function submissionSettingsFromEnv(env: NodeJS.ProcessEnv): SubmissionSet
     leaseMs: positiveInt(env, "SUBMIT_LEASE_MS", d.leaseMs),
     pollIntervalMs: positiveInt(env, "WORKER_POLL_MS", d.pollIntervalMs),
     concurrency: positiveInt(env, "WORKER_CONCURRENCY", d.concurrency),
+    crashAfterOutcome: testOnlyFlag(env, "SUBMIT_TEST_CRASH_AFTER_OUTCOME"),
   };
 }

@@ -1,3 +1,4 @@
+import type { CircuitStateName } from "../../pipeline/domain/circuit.ts";
 import type {
   MessageField,
   SemanticErrorCode,
@@ -19,7 +20,10 @@ export interface SemanticConfig {
   timeoutMs?: number;
 }
 
-export type SemanticChecker = (message: VerifyRequest) => Promise<SemanticResult>;
+export type SemanticChecker = ((message: VerifyRequest) => Promise<SemanticResult>) & {
+  /** The model's circuit breaker when it is not closed, e.g. `{ llm: "open" }` (for /health). */
+  circuits?: () => Record<string, CircuitStateName>;
+};
 
 export const DEFAULT_SEMANTIC_TIMEOUT_MS = 8000;
 const MAX_TEXT = 500;
@@ -121,7 +125,10 @@ export function createSemanticChecker(
     timeoutMs,
   });
 
-  return async (message) => {
+  // A model that is down opens the client's circuit after a few failed reviews: the next ones answer
+  // model_unavailable at once instead of each waiting out the timeout, and one probe per cool-down
+  // finds out when it is back.
+  const check: SemanticChecker = async (message) => {
     if (!message.options.llm_check) {
       return {
         status: "skipped",
@@ -144,4 +151,5 @@ export function createSemanticChecker(
         : "";
     return { status: answer.verdict, model, reason: `${oneLine(answer.reason)}${note}`, findings };
   };
+  return Object.assign(check, { circuits: () => client.circuits() });
 }

@@ -1,8 +1,19 @@
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
-import { dailyEventId, dailyPublishedData, daysToAnnounce } from "../../pipeline/domain/webhook.ts";
+import {
+  dailyEventId,
+  dailyPublishedData,
+  daysAnnouncedBefore,
+  daysToAnnounce,
+} from "../../pipeline/domain/webhook.ts";
 import type { Store } from "../store/types.ts";
-import { advanceWatermark, publishEvent } from "./publish-event.ts";
-import { DAILY_WATERMARK_KEY } from "./webhook-records.ts";
+import { publishEvent } from "./publish-event.ts";
+import {
+  ANNOUNCED_BASELINE_KEY,
+  ANNOUNCED_DAYS_PREFIX,
+  type AnnouncedDay,
+  announcedDayKey,
+  DAILY_WATERMARK_KEY,
+} from "./webhook-records.ts";
 
 /** What the announcer reads of the snapshot cache: the dates held, and a day in full when announced. */
 export interface PublishedDays {
@@ -19,55 +30,79 @@ export interface AnnounceDeps {
   siteUrl: string;
 }
 
+async function announcedDays(store: Store): Promise<Set<string>> {
+  const keys = await store.getKeys(ANNOUNCED_DAYS_PREFIX);
+  return new Set(keys.map((key) => key.slice(key.lastIndexOf(":") + 1)));
+}
+
+const record = (deps: AnnounceDeps, date: string, how: AnnouncedDay["how"]) =>
+  deps.store.setIfAbsent(announcedDayKey(date), { how, at: new Date(deps.now()).toISOString() });
+
 /**
- * Publishes a `daily.published` event for every day newer than the watermark (the newest day already
- * announced), then moves the watermark. Kept in the store, the watermark survives restarts: a day
- * published while the server was down is announced at the next start, and none is announced twice.
- * Several servers may run this at once: the events' ids are the dates, so each is recorded once.
- * On a store that never had a watermark, the days already published are not news: it starts there.
+ * Announces one day unless it already was: its `daily.published` event is recorded and queued, then
+ * the day is recorded as announced. The event's id is the date and is recorded only if absent, so
+ * several servers and `picks curate` announcing the same day at once make one event, sent once per
+ * endpoint; a process that dies between the event and the record leaves the day to be announced
+ * again, which finds the event already there. The record outlives the event's history, so a day
+ * published again later (a re-run) is not news again. Returns whether this call queued the event.
+ */
+async function announceDay(deps: AnnounceDeps, day: DailySnapshot): Promise<boolean> {
+  const created = await publishEvent(
+    deps.store,
+    { id: dailyEventId(day.date), type: "daily.published", data: dailyPublishedData(day, deps.siteUrl) },
+    deps.now(),
+  );
+  await record(deps, day.date, "event");
+  return created;
+}
+
+/**
+ * On a store with no record of announced days: the days published so far are not news, except
+ * those after the watermark an older version left, which it had not announced yet.
+ */
+async function recordBaseline(deps: AnnounceDeps, published: string[], announced: Set<string>) {
+  if ((await deps.store.getItem(ANNOUNCED_BASELINE_KEY)) !== null) return;
+  const watermark = await deps.store.getItem<string>(DAILY_WATERMARK_KEY);
+  for (const date of daysAnnouncedBefore(published, watermark)) {
+    if (!announced.has(date)) await record(deps, date, "before");
+    announced.add(date);
+  }
+  await deps.store.setIfAbsent(ANNOUNCED_BASELINE_KEY, new Date(deps.now()).toISOString());
+}
+
+/**
+ * Publishes a `daily.published` event for every held day not yet announced, whatever its date: a
+ * missed day curated after a newer one is announced too. Kept in the store, the record of announced
+ * days survives restarts: a day published while the server was down is announced at the next start,
+ * and none is announced twice. On a store that never announced, the days already published are not
+ * news: it starts from them.
  */
 export async function announceNewDays(deps: AnnounceDeps, cache: PublishedDays): Promise<string[]> {
-  const days = cache.days();
-  const newest = days.reduce<string | null>(
-    (max, day) => (max === null || day.date > max ? day.date : max),
-    null,
-  );
-  if (newest === null) return [];
-  const watermark = await deps.store.getItem<string>(DAILY_WATERMARK_KEY);
-  if (watermark === null) {
-    await deps.store.setIfAbsent(DAILY_WATERMARK_KEY, newest);
-    return [];
-  }
-  const dates = daysToAnnounce(
-    days.map((day) => day.date),
-    watermark,
-  );
-  for (const date of dates) {
-    const day = await cache.readDay(date);
-    await publishEvent(
-      deps.store,
-      { id: dailyEventId(date), type: "daily.published", data: dailyPublishedData(day, deps.siteUrl) },
-      deps.now(),
-    );
-  }
-  await advanceWatermark(deps.store, newest);
+  const published = cache.days().map((day) => day.date);
+  if (published.length === 0) return [];
+  const announced = await announcedDays(deps.store);
+  await recordBaseline(deps, published, announced);
+  const dates = daysToAnnounce(published, announced);
+  for (const date of dates) await announceDay(deps, await cache.readDay(date));
   return dates;
 }
 
 /**
  * What `picks curate` does after publishing a day: the same event, with the same id, so it is sent once
- * whether curate or a server that saw the files change records it first.
+ * whether curate or a server that saw the files change records it first, and not at all when the day
+ * was announced before.
  */
 export async function announcePublishedDay(deps: AnnounceDeps, day: DailySnapshot): Promise<boolean> {
-  const watermark = await deps.store.getItem<string>(DAILY_WATERMARK_KEY);
-  if (watermark !== null && day.date <= watermark) return false;
-  await publishEvent(
-    deps.store,
-    { id: dailyEventId(day.date), type: "daily.published", data: dailyPublishedData(day, deps.siteUrl) },
-    deps.now(),
-  );
-  await advanceWatermark(deps.store, day.date);
-  return true;
+  if ((await deps.store.getItem(announcedDayKey(day.date))) !== null) return false;
+  return announceDay(deps, day);
+}
+
+/**
+ * What an import of history does before it writes a day: records it as announced without an event,
+ * so neither it nor a server that sees the files announces it. Returns false when it already was.
+ */
+export async function recordDayQuietly(deps: AnnounceDeps, date: string): Promise<boolean> {
+  return record(deps, date, "quiet");
 }
 
 /**

@@ -1,12 +1,6 @@
 import type { WebhookEventType } from "../../pipeline/domain/webhook.ts";
-import type { Store } from "../store/types.ts";
-import {
-  DAILY_WATERMARK_KEY,
-  type EventRecord,
-  eventKey,
-  HISTORY_TTL_SECONDS,
-  WEBHOOK_QUEUE,
-} from "./webhook-records.ts";
+import type { Store, WritesWith } from "../store/types.ts";
+import { type EventRecord, eventKey, HISTORY_TTL_SECONDS, WEBHOOK_QUEUE } from "./webhook-records.ts";
 
 export interface NewEvent {
   id: string;
@@ -25,15 +19,7 @@ export interface NewEvent {
  * second publication queues at most a second, empty, pass. Returns whether this call recorded the event.
  */
 export async function publishEvent(store: Store, event: NewEvent, now: number): Promise<boolean> {
-  const body = JSON.stringify({ type: event.type, timestamp: new Date(now).toISOString(), data: event.data });
-  const record: EventRecord = {
-    id: event.id,
-    type: event.type,
-    body,
-    at: now,
-    ...(event.target ? { target: event.target } : {}),
-    ...(event.audience ? { audience: event.audience } : {}),
-  };
+  const record = eventRecordOf(event, now);
   const created = await store.setIfAbsent(eventKey(event.id), record, { ttlSeconds: HISTORY_TTL_SECONDS });
   // Queued even when the record existed: a publisher that crashed between the two steps left it
   // unqueued, and a fan-out pass over deliveries already made makes none again.
@@ -41,8 +27,25 @@ export async function publishEvent(store: Store, event: NewEvent, now: number): 
   return created;
 }
 
-/** Moves the announced-days watermark forward (never back: several servers may write it). */
-export async function advanceWatermark(store: Store, date: string): Promise<void> {
-  const current = await store.getItem<string>(DAILY_WATERMARK_KEY);
-  if (current === null || date > current) await store.setItem(DAILY_WATERMARK_KEY, date);
+function eventRecordOf(event: NewEvent, now: number): EventRecord {
+  const body = JSON.stringify({ type: event.type, timestamp: new Date(now).toISOString(), data: event.data });
+  return {
+    id: event.id,
+    type: event.type,
+    body,
+    at: now,
+    ...(event.target ? { target: event.target } : {}),
+    ...(event.audience ? { audience: event.audience } : {}),
+  };
+}
+
+/**
+ * The writes of `publishEvent`, for a caller that commits them with its own (`setIfAbsentWith`): the
+ * event's record and its fan-out, queued at once.
+ */
+export function eventWrites(event: NewEvent, now: number): WritesWith {
+  return {
+    records: [{ key: eventKey(event.id), value: eventRecordOf(event, now), ttlSeconds: HISTORY_TTL_SECONDS }],
+    pushes: [{ queue: WEBHOOK_QUEUE, id: `e.${event.id}` }],
+  };
 }

@@ -1,16 +1,24 @@
-import type { SubmissionRecord } from "../../pipeline/domain/submission.ts";
+import { boardRowOf, rankOnBoard, type SubmissionRecord } from "../../pipeline/domain/submission.ts";
 import { scoredEventId, submissionScoredData } from "../../pipeline/domain/webhook.ts";
-import type { Store } from "../store/types.ts";
+import type { Store, WritesWith } from "../store/types.ts";
 import { createBoardCache } from "../submissions/leaderboard-cache.ts";
-import type { NewEvent } from "./publish-event.ts";
+import { eventWrites } from "./publish-event.ts";
 
-/** The `submission.scored` event of a scored record, with its place on the leaderboard now. */
-export async function scoredEvent(store: Store, record: SubmissionRecord): Promise<NewEvent> {
-  const rows = await createBoardCache(store).rows();
-  const index = rows.findIndex((row) => row.submission_id === record.id);
-  return {
+/**
+ * The writes of the `submission.scored` event of a record about to be recorded as scored, with the
+ * place it takes on the leaderboard then: committed with the score, so either both exist or neither.
+ */
+export async function scoredEventWrites(
+  store: Store,
+  record: SubmissionRecord,
+  now: number,
+): Promise<WritesWith> {
+  const row = boardRowOf(record);
+  const rank = row === null ? null : rankOnBoard(await createBoardCache(store).rows(), row);
+  const event = {
     id: scoredEventId(record.id),
-    type: "submission.scored",
-    data: submissionScoredData(record, index < 0 ? null : index + 1),
+    type: "submission.scored" as const,
+    data: submissionScoredData(record, rank),
   };
+  return eventWrites(event, now);
 }

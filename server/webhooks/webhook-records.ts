@@ -13,12 +13,26 @@ export const ENDPOINT_PREFIX = "webhook:endpoint";
 export const endpointKey = (id: string) => `${ENDPOINT_PREFIX}:${id}`;
 export const ownerPrefix = (keyId: string) => `webhook:owner:${keyId}`;
 export const ownerKey = (keyId: string, id: string) => `${ownerPrefix(keyId)}:${id}`;
+/** Held while a key's new webhook is counted against the limit and written (see store-lock.ts). */
+export const createLockKey = (keyId: string) => `webhook:creating:${keyId}`;
 export const eventKey = (id: string) => `webhook:event:${id}`;
 export const deliveryKey = (id: string) => `webhook:delivery:${id}`;
 export const deliveriesOfPrefix = (endpointId: string) => `webhook:deliveries-of:${endpointId}`;
 export const deliveryOfKey = (endpointId: string, id: string) => `${deliveriesOfPrefix(endpointId)}:${id}`;
-/** The newest published day already announced; see daily-announcer.ts. */
+/** One record per published day announced (or counted as announced); see daily-announcer.ts. */
+export const ANNOUNCED_DAYS_PREFIX = "webhook:announced:daily";
+export const announcedDayKey = (date: string) => `${ANNOUNCED_DAYS_PREFIX}:${date}`;
+/** Set once the days found at the announcer's first start are recorded as announced. */
+export const ANNOUNCED_BASELINE_KEY = "webhook:announced-baseline:daily";
+/** What an older version kept instead: the newest day announced. Read once, to start from it. */
 export const DAILY_WATERMARK_KEY = "webhook:watermark:daily";
+
+/** How a day came to be recorded as announced. */
+export interface AnnouncedDay {
+  /** `event`: its daily.published was queued; `quiet`: published without one (a backfill); `before`: already there at the first start. */
+  how: "event" | "quiet" | "before";
+  at: string;
+}
 
 /** Deliveries and events are kept two weeks for the deliveries list, then forgotten. */
 export const HISTORY_TTL_SECONDS = 14 * 86_400;

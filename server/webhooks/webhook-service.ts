@@ -5,12 +5,14 @@ import {
   type WebhookCreate,
   type WebhookEndpoint,
 } from "../../pipeline/domain/webhook.ts";
+import { withStoreLock } from "../store/store-lock.ts";
 import type { Store } from "../store/types.ts";
 import { type HostLookup, resolveChecked, systemLookup } from "../submissions/checked-address.ts";
 import type { DeliveryDeps } from "./attempt-delivery.ts";
 import { type NewEvent, publishEvent } from "./publish-event.ts";
 import { newSecret } from "./signing.ts";
 import {
+  createLockKey,
   type DeliveryRecord,
   deliveriesOfPrefix,
   deliveryIdOf,
@@ -50,6 +52,8 @@ export interface WebhookService {
   publish(event: NewEvent): Promise<boolean>;
   /** Calls `listener` after each publication, so a worker in this process starts at once. */
   onQueued(listener: () => void): () => void;
+  /** Tells those listeners that an event was queued another way (with a submission's score). */
+  queued(): void;
 }
 
 export interface WebhookServiceOptions {
@@ -87,10 +91,12 @@ export function createWebhookService(
   return {
     deps,
     async create(owner, input) {
-      const existing = await store.getKeys(ownerPrefix(owner));
-      if (existing.length >= MAX_WEBHOOKS_PER_KEY) {
-        return { ok: false, why: `limit: a key may have at most ${MAX_WEBHOOKS_PER_KEY} webhooks` };
-      }
+      const full = async () => (await store.getKeys(ownerPrefix(owner))).length >= MAX_WEBHOOKS_PER_KEY;
+      const limit = {
+        ok: false,
+        why: `limit: a key may have at most ${MAX_WEBHOOKS_PER_KEY} webhooks`,
+      } as const;
+      if (await full()) return limit;
       const checked = await resolveChecked(new URL(input.url), deps.lookup, deps.settings.allowLoopback);
       if (!checked.ok) return { ok: false, why: checked.failure.reason };
       const record: EndpointRecord = {
@@ -104,8 +110,16 @@ export function createWebhookService(
         previous_secret: null,
         previous_secret_expires_at: null,
       };
-      await store.setItem(endpointKey(record.id), record);
-      await store.setItem(ownerKey(owner, record.id), 1);
+      // Counted again and written under the key's lock: counted apart, concurrent creates (in any
+      // process on the store) all saw room for one more, and all wrote.
+      const made = await withStoreLock(store, createLockKey(owner), async () => {
+        if (await full()) return false;
+        await store.setItem(endpointKey(record.id), record);
+        await store.setItem(ownerKey(owner, record.id), 1);
+        return true;
+      });
+      if (made === null) return { ok: false, why: "busy: other webhooks of this key are being created" };
+      if (!made) return limit;
       return { ok: true, view: await view(record), secret: record.secret };
     },
     async list(owner) {
@@ -183,5 +197,6 @@ export function createWebhookService(
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    queued: notify,
   };
 }

@@ -99,6 +99,73 @@ describe("the HTTP client", () => {
     await http.close();
   });
 
+  it("opens an upstream's circuit after consecutive failures: calls fail at once, then one probe", async () => {
+    fake.route("GET", "/down", { status: 503, body: "down" });
+    fake.route("GET", "/other", OK);
+    let now = NOW;
+    const { http, waits } = client({
+      retries: 3,
+      now: () => now,
+      circuit: { failureThreshold: 5, coolDownMs: 30_000 },
+    });
+    const first = await http.send({ url: `${fake.url}/down`, upstream: "llm" }).catch((e) => e);
+    // One call alone is retried in full: four attempts stay under the threshold of five.
+    expect(first).toMatchObject({ kind: "status", attempts: 4 });
+    expect(http.circuits()).toEqual({});
+    const second = await http.send({ url: `${fake.url}/down`, upstream: "llm" }).catch((e) => e);
+    expect(second).toMatchObject({ kind: "status", attempts: 1 });
+    expect(second.message).toContain("its circuit is now open");
+    expect(http.circuits()).toEqual({ llm: "open" });
+    const refused = await http.send({ url: `${fake.url}/down`, upstream: "llm" }).catch((e) => e);
+    expect(refused).toBeInstanceOf(HttpError);
+    expect(refused).toMatchObject({ kind: "open", attempts: 0, upstream: "llm" });
+    expect(fake.seen("/down")).toHaveLength(5);
+    expect(waits).toEqual([750, 1500, 3000]);
+    // Other upstreams are not affected.
+    expect((await http.send({ url: `${fake.url}/other`, upstream: "s2" })).status).toBe(200);
+    // After the cool-down, one probe; it fails, so the circuit opens for another cool-down.
+    now += 30_000;
+    const probe = await http.send({ url: `${fake.url}/down`, upstream: "llm" }).catch((e) => e);
+    expect(probe).toMatchObject({ kind: "status", attempts: 1 });
+    expect(fake.seen("/down")).toHaveLength(6);
+    expect((await http.send({ url: `${fake.url}/down`, upstream: "llm" }).catch((e) => e)).kind).toBe("open");
+    // The next probe is answered: closed again.
+    fake.route("GET", "/down", OK);
+    now += 30_000;
+    expect((await http.send({ url: `${fake.url}/down`, upstream: "llm" })).status).toBe(200);
+    expect(http.circuits()).toEqual({});
+    expect(http.counts().by_upstream.llm).toEqual({
+      requests: 7,
+      retries: 3,
+      failures: 5,
+      circuit: "closed",
+      circuit_opened: 2,
+      short_circuited: 2,
+    });
+    await http.close();
+  });
+
+  it("lets only one probe through of calls made at once after the cool-down", async () => {
+    fake.route("GET", "/probe", { hang: true });
+    let now = NOW;
+    const { http } = client({
+      retries: 0,
+      timeoutMs: 100,
+      now: () => now,
+      circuit: { failureThreshold: 1, coolDownMs: 1_000 },
+    });
+    await http.send({ url: `${fake.url}/probe`, upstream: "llm" }).catch(() => {});
+    now += 1_000;
+    const calls = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        http.send({ url: `${fake.url}/probe`, upstream: "llm" }).catch((e) => e),
+      ),
+    );
+    expect(calls.map((call) => call.kind).sort()).toEqual(["open", "open", "open", "open", "timeout"]);
+    expect(fake.seen("/probe")).toHaveLength(2);
+    await http.close();
+  });
+
   it("fails at once when Retry-After asks for longer than the cap", async () => {
     fake.route("GET", "/e", { status: 429, headers: { "retry-after": "3600" } });
     const { http, waits } = client({ retryAfterMaxMs: 60_000 });

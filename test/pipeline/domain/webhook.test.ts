@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   DEFAULT_RETRY_SCHEDULE_MS,
   DISABLE_AFTER_MS,
+  daysAnnouncedBefore,
   daysToAnnounce,
   isWebhookUrl,
   parseRetrySchedule,
@@ -76,12 +77,21 @@ describe("the 5-day disable rule", () => {
 
 describe("days to announce", () => {
   it.each([
-    [["2026-11-20", "2026-11-19"], null, []],
-    [["2026-11-20", "2026-11-19"], "2026-11-20", []],
-    [["2026-11-22", "2026-11-21", "2026-11-20"], "2026-11-20", ["2026-11-21", "2026-11-22"]],
-    [["2026-11-19"], "2026-11-20", []],
-  ])("published %j after watermark %s: %j", (published, watermark, expected) => {
-    expect(daysToAnnounce(published, watermark)).toEqual(expected);
+    [["2026-11-20", "2026-11-19"], [], ["2026-11-19", "2026-11-20"]],
+    [["2026-11-20", "2026-11-19"], ["2026-11-19", "2026-11-20"], []],
+    [["2026-11-22", "2026-11-21", "2026-11-20"], ["2026-11-20"], ["2026-11-21", "2026-11-22"]],
+    // A day older than the newest announced one, published late, is still news.
+    [["2026-11-19", "2026-11-18", "2026-11-20"], ["2026-11-20", "2026-11-18"], ["2026-11-19"]],
+  ])("published %j, announced %j: %j", (published, announced, expected) => {
+    expect(daysToAnnounce(published, new Set(announced))).toEqual(expected);
+  });
+
+  it.each([
+    [["2026-11-20", "2026-11-19"], null, ["2026-11-19", "2026-11-20"]],
+    [["2026-11-22", "2026-11-21", "2026-11-20"], "2026-11-21", ["2026-11-20", "2026-11-21"]],
+    [["2026-11-22"], "2026-11-21", []],
+  ])("a first start with %j published and watermark %s counts %j as announced", (published, watermark, expected) => {
+    expect(daysAnnouncedBefore(published, watermark)).toEqual(expected);
   });
 });
 

@@ -226,7 +226,7 @@ describe("two firms over the sample days and the recorded listing day", () => {
     const markdown = await (
       await as(keys.gov, "/v1/bench/notes/2026-W47", { headers: { accept: "text/markdown" } })
     ).text();
-    expect(markdown).toContain(`${WATCHED.replace(".", "\\.")}: 100 to 130 citations \\(\\+30\\)`);
+    expect(markdown).toContain(`${WATCHED}: 100 to 130 citations (+30)`);
     // The infrastructure firm watches no paper: its note has no citation lines.
     const infraNote = (await (await as(keys.infra, "/v1/bench/notes/2026-W47")).json()) as BenchNote;
     expect(infraNote.citations).toEqual([]);

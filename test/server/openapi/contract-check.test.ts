@@ -17,6 +17,7 @@ const HEALTH = {
   latest_snapshot: null,
   store: { kind: "memory", reachable: true },
   skipped_days: [],
+  circuits: {},
 };
 const RATE = { ...JSON_TYPE, "retry-after": "60", "ratelimit-policy": '"verify";q=20;w=3600' };
 

@@ -68,6 +68,7 @@ describe.each(MODES)("public read routes (%s)", (mode) => {
       latest_snapshot: "2026-06-25",
       store: { kind: "memory", reachable: true },
       skipped_days: [],
+      circuits: {},
     });
     expect((await call("/health", { method: "HEAD" })).status).toBe(200);
   });

@@ -262,7 +262,7 @@ for (const backend of backends) {
       it("holds back ids pushed with notBefore, and deferred claims, until they come due", async () => {
         const queue = store.queue("retries");
         expect(await queue.push("later", { notBefore: Date.now() + 300 })).toBe(true);
-        expect(await queue.push("later")).toBe(false);
+        expect(await queue.push("later", { notBefore: Date.now() + 60_000 })).toBe(false);
         expect(await queue.push("now")).toBe(true);
         expect(await queue.size()).toEqual({ pending: 2, inFlight: 0 });
         const now = await queue.claim(60_000);
@@ -278,7 +278,7 @@ for (const backend of backends) {
         expect(await queue.defer(now, Date.now() + 300)).toBe(true);
         expect(await queue.defer(now, Date.now() + 300)).toBe(false);
         expect(await queue.ack(now)).toBe(false);
-        expect(await queue.push("now")).toBe(false);
+        expect(await queue.push("now", { notBefore: Date.now() + 60_000 })).toBe(false);
         expect(await queue.size()).toEqual({ pending: 1, inFlight: 1 });
         expect(await queue.claim(60_000)).toBeNull();
         await sleep(400);
@@ -291,6 +291,67 @@ for (const backend of backends) {
         expect(await queue.ack(again)).toBe(true);
         expect(await queue.ack(later)).toBe(true);
         expect(await queue.size()).toEqual({ pending: 0, inFlight: 0 });
+      });
+
+      it("brings a delayed id forward when it is pushed for now, to the tail, and only then", async () => {
+        const queue = store.queue("manual");
+        const minutes = Date.now() + 240_000;
+        expect(await queue.push("retry", { notBefore: minutes })).toBe(true);
+        expect(await queue.push("first")).toBe(true);
+        expect(await queue.push("retry", { notBefore: minutes + 60_000 })).toBe(false);
+        expect(await queue.push("retry", { notBefore: minutes - 120_000 })).toBe(true);
+        expect(await queue.claim(60_000)).toMatchObject({ id: "first" });
+        expect(await queue.claim(60_000)).toBeNull();
+        expect(await queue.push("retry")).toBe(true);
+        expect(await queue.push("retry")).toBe(false);
+        expect(await queue.size()).toEqual({ pending: 1, inFlight: 1 });
+        const retry = await queue.claim(60_000);
+        expect(retry?.id).toBe("retry");
+        if (!retry) {
+          throw new Error("expected a claim");
+        }
+        // In flight: a push neither duplicates it nor takes it from its worker.
+        expect(await queue.push("retry")).toBe(false);
+        expect(await queue.defer(retry, minutes)).toBe(true);
+        expect(await queue.push("retry")).toBe(true);
+        expect((await queue.claim(60_000))?.id).toBe("retry");
+        expect(await queue.size()).toEqual({ pending: 0, inFlight: 2 });
+      });
+
+      it("writes records and queue pushes with a claim, all or none, once of 20 concurrent calls", async () => {
+        const queue = store.queue("events");
+        await store.setItem("event:kept", { first: true });
+        expect(await queue.push("e.late", { notBefore: Date.now() + 240_000 })).toBe(true);
+        const also = {
+          records: [
+            { key: "event:new", value: { n: 1 }, ttlSeconds: 60 },
+            { key: "event:kept", value: { first: false } },
+          ],
+          pushes: [
+            { queue: "events", id: "e.new" },
+            { queue: "events", id: "e.late" },
+          ],
+        };
+        const won = await Promise.all(
+          Array.from({ length: 20 }, (_, n) => store.setIfAbsentWith("result:1", { n }, also)),
+        );
+        expect(won.filter(Boolean)).toHaveLength(1);
+        expect(await store.getItem("result:1")).toEqual({ n: won.indexOf(true) });
+        expect(await store.getItem("event:new")).toEqual({ n: 1 });
+        expect(await store.getItem("event:kept")).toEqual({ first: true });
+        expect(await queue.size()).toEqual({ pending: 2, inFlight: 0 });
+        expect((await queue.claim(60_000))?.id).toBe("e.new");
+        expect((await queue.claim(60_000))?.id).toBe("e.late");
+        expect(await queue.claim(60_000)).toBeNull();
+        // Refused before anything is written: a bad key among the records is a bug, not half a write.
+        await expect(
+          store.setIfAbsentWith("result:2", 1, { records: [{ key: "Bad Key", value: 1 }] }),
+        ).rejects.toThrow(/store key/);
+        expect(await store.getItem("result:2")).toBeNull();
+        expect(await store.setIfAbsentWith("result:3", 1, {}, { ttlSeconds: 1 })).toBe(true);
+        await sleep(1_100);
+        expect(await store.setIfAbsentWith("result:3", 2, {})).toBe(true);
+        expect(await store.getItem("result:3")).toBe(2);
       });
 
       it("answers ping, and refuses work once closed", async () => {

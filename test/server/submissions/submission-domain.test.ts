@@ -7,6 +7,7 @@ import {
   compareBoardRows,
   newSubmission,
   rankBoard,
+  rankOnBoard,
   SubmissionRecordSchema,
   SubmissionViewSchema,
   submissionView,
@@ -52,6 +53,19 @@ describe("the leaderboard order", () => {
       [2, 3],
       [3, 4],
     ]);
+  });
+});
+
+describe("the place a new score takes", () => {
+  const board = [row(1, 30, 2, "2026-11-20T10:00:00.000Z"), row(2, 20, 2, "2026-11-20T10:00:00.000Z")];
+  it.each([
+    [row(3, 40, 1, "2026-11-21T00:00:00.000Z"), 1],
+    [row(3, 25, 3, "2026-11-21T00:00:00.000Z"), 2],
+    [row(3, 20, 2, "2026-11-21T00:00:00.000Z"), 3],
+    // Its own row on the board already (a settle repeated) is not counted twice.
+    [row(2, 20, 2, "2026-11-20T10:00:00.000Z"), 2],
+  ])("case %#: number %i", (scored, expected) => {
+    expect(rankOnBoard(board, scored)).toBe(expected);
   });
 });
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { buildNote } from "../../../../pipeline/domain/bench-note.ts";
-import { noteHtml, noteMarkdown } from "../../../../pipeline/domain/bench-note-render.ts";
+import {
+  coverage,
+  headline,
+  noteHtml,
+  noteMarkdown,
+  noteSections,
+} from "../../../../pipeline/domain/bench-note-render.ts";
 import { DEFAULT_FIRM_RUBRIC, resolveFirmRubric } from "../../../../pipeline/domain/bench-rubric.ts";
 import { type CandidateText, firmDay, firmDays } from "../../../../pipeline/domain/bench-scoring.ts";
 import { citationChanges, type TrackingDay } from "../../../../pipeline/domain/bench-tracking.ts";
@@ -8,6 +14,7 @@ import { canonicalWatchlist, EMPTY_WATCHLIST } from "../../../../pipeline/domain
 import { isoWeekOf, previousWeek, weekDays } from "../../../../pipeline/domain/bench-week.ts";
 import type { Screened } from "../../../../pipeline/domain/run-record.ts";
 import { AXIS_IDS, type AxisId, type Scores } from "../../../../pipeline/domain/score.ts";
+import { readMarkdown } from "../../../helpers/commonmark.ts";
 
 const AT = "2026-11-23T08:00:00.000Z";
 
@@ -312,8 +319,24 @@ describe("the weekly note", () => {
     ]) {
       expect(markdown).toContain(heading);
     }
-    expect(markdown).toContain("\\<script\\>");
-    expect(markdown).not.toContain("[x](http");
+    // Read by a CommonMark parser, the note is its sections' plain text, with no markup from a title.
+    const intended = [
+      { kind: "h1", text: headline(note), marks: [] },
+      { kind: "p", text: coverage(note), marks: [] },
+      ...noteSections(note).flatMap((section) => [
+        { kind: "h2", text: section.title, marks: [] },
+        ...(section.items.length === 0 ? [{ kind: "p", text: section.empty, marks: [] }] : []),
+        ...section.items.flatMap(([head, ...rest]) => [
+          { kind: "li1", text: head, marks: ["strong"] },
+          ...rest.map((line) => ({ kind: "li2", text: line, marks: [] })),
+        ]),
+      ]),
+    ];
+    expect(readMarkdown(markdown)).toEqual(intended);
+    expect(markdown).toContain("\\<script>alert(1)\\</script> \\*bold\\* \\[x\\](http://e.example)");
+    expect(markdown).toContain("# Weekly note for acme, 2026-W47\n");
+    expect(markdown).toContain("2026-11-18 #1 2611.00009:");
+    expect(markdown).not.toMatch(/\\[-.()#!|~{}+]/);
     const page = noteHtml(note);
     expect(page).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
     expect(page).not.toMatch(/<script|src=|href=|@import|url\(/);
