@@ -8,7 +8,7 @@ import { publishSampleDays } from "../../helpers/published.ts";
 import { redisSkipReason, startRedis } from "../../helpers/redis.ts";
 import { ABOUT_PAGE, SUBMISSION, waitFor } from "../submissions/helpers.ts";
 import { type PicksChild, serveArgs, startPicks } from "../submissions/picks-process.ts";
-import { createEndpoint, issuePaidKey, type Receiver, startReceiver } from "./receiver.ts";
+import { createEndpoint, issuePaidKey, type Receiver, startReceiver, submitRuntime } from "./receiver.ts";
 
 // Real `picks serve` processes delivering to a loopback receiver that verifies every request with the
 // `standardwebhooks` package, as a receiver in the wild would.
@@ -106,13 +106,7 @@ describe("webhooks from one server on the embedded store", () => {
       res.writeHead(200, { "content-type": "text/html" }).end(ABOUT_PAGE),
     );
     await createEndpoint(server.url as string, key, receiver, "/scored", ["submission.scored"]);
-    const submitted = await fetch(`${server.url}/v1/score/submit`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ ...SUBMISSION, url: `${receiver.base}/about` }),
-    });
-    expect(submitted.status).toBe(202);
-    const { submission_id } = (await submitted.json()) as { submission_id: number };
+    const submission_id = await submitRuntime(server.url as string, receiver);
     const [event] = await waitFor(async () => {
       const got = receiver.of("/scored", "submission.scored");
       return got.length > 0 ? got : null;

@@ -10,9 +10,9 @@ import { LISTING_250 } from "../../helpers/fixtures.ts";
 import { runPicks } from "../../helpers/processes.ts";
 import { publishSampleDays } from "../../helpers/published.ts";
 import { type RedisServer, redisSkipReason, startRedis } from "../../helpers/redis.ts";
-import { ABOUT_PAGE, SUBMISSION, waitFor } from "../submissions/helpers.ts";
+import { ABOUT_PAGE, waitFor } from "../submissions/helpers.ts";
 import { type PicksChild, serveArgs, startPicks } from "../submissions/picks-process.ts";
-import { createEndpoint, issuePaidKey, type Receiver, startReceiver } from "./receiver.ts";
+import { createEndpoint, issuePaidKey, type Receiver, startReceiver, submitRuntime } from "./receiver.ts";
 
 // Promises of the webhooks under faults, with real `picks serve` processes and a loopback receiver:
 // a manual retry while the scheduled one is minutes away, days published out of order, and a worker
@@ -207,13 +207,7 @@ describe.each([
         server = await startPicks(serveArgs(site.publicDir), crashing, /listening on http/);
         const key = await issuePaidKey(env);
         await createEndpoint(server.url as string, key, receiver, "/scored", ["submission.scored"]);
-        const submitted = await fetch(`${server.url}/v1/score/submit`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ ...SUBMISSION, url: `${receiver.base}/about` }),
-        });
-        expect(submitted.status).toBe(202);
-        const { submission_id } = (await submitted.json()) as { submission_id: number };
+        const submission_id = await submitRuntime(server.url as string, receiver);
         expect(await server.exited).toMatchObject({ signal: "SIGKILL" });
         expect(receiver.of("/scored", "submission.scored")).toEqual([]);
 

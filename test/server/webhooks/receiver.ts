@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { runPicks } from "../../helpers/processes.ts";
+import { SUBMISSION } from "../submissions/helpers.ts";
 
 /** One request the receiver got, with whether `standardwebhooks` verified it with the path's secret. */
 export interface Received {
@@ -91,4 +92,16 @@ export async function createEndpoint(
   if (answer.status !== 201) throw new Error(`create answered ${answer.status}: ${JSON.stringify(body)}`);
   receiver.secrets.set(path, body.secret);
   return body;
+}
+
+/** Submits the test runtime, its page served by the receiver at /about; the submission's id. */
+export async function submitRuntime(server: string, receiver: Receiver): Promise<number> {
+  const submitted = await fetch(`${server}/v1/score/submit`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ ...SUBMISSION, url: `${receiver.base}/about` }),
+  });
+  if (submitted.status !== 202)
+    throw new Error(`submit answered ${submitted.status}: ${await submitted.text()}`);
+  return ((await submitted.json()) as { submission_id: number }).submission_id;
 }
