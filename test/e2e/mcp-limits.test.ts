@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +12,7 @@ import { publishYear } from "../server/mcp/year-site.ts";
 const LAST = "2026-11-20";
 let server: Started;
 let env: Record<string, string>;
+let publicDir: string;
 
 const JSON_HEADERS = { "content-type": "application/json", accept: "application/json" };
 
@@ -47,7 +48,7 @@ async function used(key: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  const publicDir = join(await mkdtemp(join(tmpdir(), "picks-mcp-limits-")), "public");
+  publicDir = join(await mkdtemp(join(tmpdir(), "picks-mcp-limits-")), "public");
   await publishYear({ publicDir, days: 40, lastDate: LAST, picksPerDay: 3 });
   env = {
     STATE_DIR: await mkdtemp(join(tmpdir(), "picks-mcp-limits-state-")),
@@ -212,29 +213,43 @@ describe("malformed input is an isError result or a JSON-RPC error, never a 500"
 });
 
 describe("the answer cache keeps no refusals", () => {
-  it("does not grow with 300 calls carrying a 240 KB argument", async () => {
-    const issued = await runPicks(
-      ["keys", "issue", "--tier", "enterprise", "--email", "e@example.org", "--label", "cache", "--json"],
-      { ...process.env, ...env },
-    );
-    expect(issued.code, issued.stderr).toBe(0);
-    const key = (JSON.parse(issued.stdout) as { key: string }).key;
-    const big = "x".repeat(240_000);
-    const rss = async () => {
-      const status = await readFile(`/proc/${server.child.pid}/status`, "utf8");
-      return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]) * 1024;
-    };
-    const answer = await post(toolCall(0, "labs_paper", { arxiv_id: big }), key);
-    const { result } = (await answer.json()) as {
-      result: { isError?: boolean; content: Array<{ text: string }> };
-    };
-    expect(result.isError).toBe(true);
-    expect(result.content[0]?.text).toMatch(/at most 200 characters, got `x{80}…`$/);
-    const before = await rss();
-    for (let i = 0; i < 300; i++) {
-      await (await post(toolCall(i, "labs_paper", { arxiv_id: `${i}${big}` }), key)).text();
+  it("does not grow with 500 calls carrying a 240 KB argument", async () => {
+    // Its own server, its heap held to 128 MB. Resident size after a burst says more about when the
+    // collector ran than about what is kept (it failed on Node 26 with nothing kept), so the test asks
+    // what the cap decides: kept with their arguments, 500 refusals of 240 KB (120 MB) beside the
+    // server's own data do not fit, and the server dies (checked by keeping them); kept out, the
+    // garbage is collected and every call is answered.
+    const state = { ...env, STATE_DIR: await mkdtemp(join(tmpdir(), "picks-mcp-cache-state-")) };
+    // Refusals count against the rate of messages that spend no quota: lifted here, so all 300 reach the tool.
+    const capped = await startPicksServer(publicDir, {
+      ...state,
+      MCP_FREE_RATE_LIMIT: "100000",
+      NODE_OPTIONS: "--max-old-space-size=128",
+    });
+    try {
+      const issued = await runPicks(
+        ["keys", "issue", "--tier", "enterprise", "--email", "e@example.org", "--label", "cache", "--json"],
+        { ...process.env, ...state },
+      );
+      expect(issued.code, issued.stderr).toBe(0);
+      const key = (JSON.parse(issued.stdout) as { key: string }).key;
+      const big = "x".repeat(240_000);
+      const call = async (i: number) => {
+        const answer = await fetch(`${capped.url}/mcp`, {
+          method: "POST",
+          body: JSON.stringify(toolCall(i, "labs_paper", { arxiv_id: `${i}${big}` })),
+          headers: { ...JSON_HEADERS, "x-api-key": key },
+        });
+        return (await answer.json()) as { result: { isError?: boolean; content: Array<{ text: string }> } };
+      };
+      const { result } = await call(0);
+      expect(result.isError).toBe(true);
+      expect(result.content[0]?.text).toMatch(/at most 200 characters, got `\d?x{79,80}…`$/);
+      for (let i = 1; i <= 500; i++) expect((await call(i)).result.isError).toBe(true);
+      expect(capped.child.exitCode).toBeNull();
+      expect((await fetch(`${capped.url}/health`)).status).toBe(200);
+    } finally {
+      await capped.stop();
     }
-    // Kept with their arguments, 256 refusals of 240 KB (key and echoed message) would be over 100 MB.
-    expect((await rss()) - before).toBeLessThan(40 * 1024 * 1024);
   });
 });

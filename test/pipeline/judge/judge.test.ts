@@ -127,12 +127,14 @@ describe("the language-model judge", () => {
     const cacheDir = await mkdtemp(join(tmpdir(), "picks-judge-cache-"));
     const { record } = await judgeDay(cacheDir);
 
-    const first = JSON.parse(fake.requests[0]?.body ?? "{}");
+    // Candidates are scored a few at a time, so requests may arrive in any order: take the first paper's.
+    const request = fake.requests.find((item) => item.body.includes(day[0]?.id ?? "none"));
+    const first = JSON.parse(request?.body ?? "{}");
     expect(first.model).toBe("judge-model");
     expect(first.response_format.type).toBe("json_schema");
     expect(first.response_format.json_schema.strict).toBe(true);
     expect(first.response_format.json_schema.schema.required).toEqual(["axes", "reg_fit"]);
-    expect(fake.requests[0]?.headers.authorization).toBe("Bearer sk-test");
+    expect(request?.headers.authorization).toBe("Bearer sk-test");
     expect(first.messages[0].content).toContain(`rubric ${rubric.version}`);
 
     expect(first.messages[1].content).toContain(day[0]?.summary.slice(0, 40));
