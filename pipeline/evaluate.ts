@@ -18,10 +18,9 @@ import type { Rubric } from "./domain/rubric.ts";
 import type { ScoringRun } from "./domain/run-record.ts";
 import type { ScorerName } from "./domain/score.ts";
 import type { SelectionPolicy } from "./domain/selection.ts";
-import { dayFromNames, EvalInputError, findListing, isFile, readLabelsFile } from "./labels-file.ts";
-import { readLabelledDays } from "./relevance-file.ts";
+import { EvalInputError, isFile, type LabelledListing, readLabelledListing } from "./labels-file.ts";
+import { labelledDaysOf } from "./relevance-file.ts";
 import { type CandidateScorer, screenCandidates } from "./screen.ts";
-import { createFileSource } from "./sources/file-source.ts";
 
 export interface EvaluatedDay extends DayMetrics {
   date: string | null;
@@ -84,14 +83,12 @@ export async function evaluateLabelledDays(options: EvaluateOptions): Promise<Ev
   for (const path of listings) {
     if (!(await isFile(path))) throw new EvalInputError(`--listing ${path}: no such file`);
   }
-  const inputs = [];
-  for (const labelsPath of options.labels) {
-    const labels = await readLabelsFile(labelsPath);
-    inputs.push({ labelsPath, labels, listing: await findListing(labelsPath, labels.listing, listings) });
-  }
+  // Every file and listing is read and checked before anything is scored, so a bad one fails fast.
+  const inputs: LabelledListing[] = [];
+  for (const labelsPath of options.labels) inputs.push(await readLabelledListing(labelsPath, listings));
 
-  // Every day's papers once, for the folds: day i is ranked by a model of the other days only.
-  const labelled = options.crossValidate ? (await readLabelledDays(options.labels, listings)).days : [];
+  // The folds: day i is ranked by a model of the other days only.
+  const labelled = options.crossValidate ? labelledDaysOf(inputs).days : [];
   const rankerOf = (index: number): CompiledRelevance | undefined => {
     if (!options.crossValidate) return options.ranker;
     const others = labelled.filter((_, other) => other !== index);
@@ -103,10 +100,8 @@ export async function evaluateLabelledDays(options: EvaluateOptions): Promise<Ev
 
   const days: EvaluatedDay[] = [];
   let scoring: Pick<ScoringRun, "scorer" | "model"> = { scorer: "rules", model: null };
-  for (const [index, { labelsPath, labels, listing }] of inputs.entries()) {
-    const date = dayFromNames(labelsPath, listing);
+  for (const [index, { labels_file: labelsPath, labels, listing, date, batch }] of inputs.entries()) {
     const ranker = rankerOf(index);
-    const batch = await createFileSource(listing).load(date ?? "");
     progress(`${date ?? basename(labelsPath)}: scoring ${batch.candidates.length} candidates`);
     const screen = await screenCandidates({
       candidates: batch.candidates,

@@ -4,7 +4,9 @@
 import { readFile, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { isCalendarDay } from "./domain/calendar.ts";
+import type { CandidateBatch } from "./domain/candidate.ts";
 import { type LabelsFile, readLabels } from "./domain/labels.ts";
+import { createFileSource } from "./sources/file-source.ts";
 
 /** A labels file or listing that cannot be used as given: the operator has to fix the call or the file. */
 export class EvalInputError extends Error {
@@ -75,4 +77,26 @@ export function dayFromNames(labelsPath: string, listingPath: string): string | 
     if (found !== undefined && isCalendarDay(found)) return found;
   }
   return null;
+}
+
+/** A labels file with the listing it names, read and screened into candidates as curate would. */
+export interface LabelledListing {
+  labels_file: string;
+  labels: LabelsFile;
+  listing: string;
+  /** From the file names; null when neither carries a date. */
+  date: string | null;
+  batch: CandidateBatch;
+}
+
+/** Reads one labels file and its listing; every problem names the file. */
+export async function readLabelledListing(
+  labelsPath: string,
+  listings: readonly string[],
+): Promise<LabelledListing> {
+  const labels = await readLabelsFile(labelsPath);
+  const listing = await findListing(labelsPath, labels.listing, listings);
+  const date = dayFromNames(labelsPath, listing);
+  const batch = await createFileSource(listing).load(date ?? "");
+  return { labels_file: labelsPath, labels, listing, date, batch };
 }

@@ -3,12 +3,10 @@
 
 import { readdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
-import type { LabelsFile } from "./domain/labels.ts";
 import { type CompiledRelevance, compileRelevance, readRelevanceModel } from "./domain/relevance-model.ts";
 import type { LabelledDay } from "./domain/relevance-training.ts";
-import { dayFromNames, EvalInputError, findListing, readLabelsFile } from "./labels-file.ts";
+import { EvalInputError, type LabelledListing, readLabelledListing } from "./labels-file.ts";
 import { projectPath } from "./project-root.ts";
-import { createFileSource } from "./sources/file-source.ts";
 
 export const MODELS_DIR = projectPath("data", "models");
 /** Where `picks label` writes the operator's labels, read by `picks train` beside the files it is given. */
@@ -91,25 +89,19 @@ export async function operatorLabelFiles(dir = OPERATOR_LABELS_DIR): Promise<str
 }
 
 /**
- * Each labels file with its listing's papers: the text the ranker reads and the expert's label.
+ * Each labelled day's papers with their labels, the text the ranker reads beside the expert's judgement.
  * Two files for the same day are refused: a day must count once.
  */
-export async function readLabelledDays(
-  labelsPaths: readonly string[],
-  listings: readonly string[] = [],
-): Promise<ReadLabelledDays> {
+export function labelledDaysOf(reads: readonly LabelledListing[]): ReadLabelledDays {
   const result: ReadLabelledDays = { days: [], missing: [] };
   const seen = new Map<string, string>();
-  for (const labelsPath of labelsPaths) {
-    const labels: LabelsFile = await readLabelsFile(labelsPath);
-    const listing = await findListing(labelsPath, labels.listing, listings);
-    const date = dayFromNames(labelsPath, listing) ?? basename(labelsPath);
+  for (const { labels_file: labelsPath, labels, listing, batch, ...read } of reads) {
+    const date = read.date ?? basename(labelsPath);
     const earlier = seen.get(date);
     if (earlier !== undefined) {
       throw new EvalInputError(`labels file ${labelsPath}: day ${date} is already labelled by ${earlier}`);
     }
     seen.set(date, labelsPath);
-    const batch = await createFileSource(listing).load(date);
     const byId = new Map(batch.candidates.map((candidate) => [candidate.id, candidate]));
     const missing = Object.keys(labels.labels)
       .filter((id) => !byId.has(id))
@@ -122,4 +114,14 @@ export async function readLabelledDays(
     result.days.push({ date, papers, labels_file: labelsPath, listing });
   }
   return result;
+}
+
+/** Reads the labels files and their listings, then their labelled days (`labelledDaysOf`). */
+export async function readLabelledDays(
+  labelsPaths: readonly string[],
+  listings: readonly string[] = [],
+): Promise<ReadLabelledDays> {
+  const reads: LabelledListing[] = [];
+  for (const path of labelsPaths) reads.push(await readLabelledListing(path, listings));
+  return labelledDaysOf(reads);
 }

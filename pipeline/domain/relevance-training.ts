@@ -74,15 +74,15 @@ interface Design {
   rows: SparseRow[];
 }
 
-// A paper's terms do not depend on the fold: each paper is read once however many folds it is in.
-const countsCache = new WeakMap<RankedText, { key: string; counts: Map<string, number> }>();
+// A paper's terms do not depend on the fold: each paper is read once however many folds it is in
+// (for the same settings object; other settings read it again).
+const countsCache = new WeakMap<RankedText, { features: FeatureSettings; counts: Map<string, number> }>();
 
 function countsOf(paper: RankedText, features: FeatureSettings): Map<string, number> {
-  const key = JSON.stringify(features);
   const cached = countsCache.get(paper);
-  if (cached?.key === key) return cached.counts;
+  if (cached?.features === features) return cached.counts;
   const counts = termCounts(paper, features);
-  countsCache.set(paper, { key, counts });
+  countsCache.set(paper, { features, counts });
   return counts;
 }
 
