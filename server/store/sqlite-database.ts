@@ -99,9 +99,13 @@ function assertOurs(db: SqliteDatabase, path: string): void {
   let version: unknown;
   let tables: unknown;
   try {
-    applicationId = db.pragma("application_id", { simple: true });
-    version = db.pragma("user_version", { simple: true });
-    tables = db.prepare("SELECT count(*) FROM sqlite_schema").pluck().get();
+    // One read transaction, so the three come from one state of the file: read one by one, a second
+    // process creating the schema between them looked like another program's file (tables, no id).
+    db.transaction(() => {
+      applicationId = db.pragma("application_id", { simple: true });
+      version = db.pragma("user_version", { simple: true });
+      tables = db.prepare("SELECT count(*) FROM sqlite_schema").pluck().get();
+    })();
   } catch (error) {
     throw new StateDatabaseError(`Expected ${path} to be a SQLite state database: ${reason(error)}`, {
       cause: error,
