@@ -156,6 +156,8 @@ export interface CurateJobOptions {
   webhooks?: "announce" | "quiet";
   /** Where the servers' store is configured; default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** A past day curated later: its snapshots dated by its announcement, its run record marked. */
+  backfilled?: { announcedAt: Date };
 }
 
 /** Runs one day's curation and prints its summary. */
@@ -177,6 +179,7 @@ export async function runCurate(options: CurateJobOptions): Promise<CurateResult
     ...(options.citations ? { citations: options.citations } : {}),
     ...(options.citationsSkipped ? { citationsSkipped: options.citationsSkipped } : {}),
     ...(options.httpCounts ? { httpCounts: options.httpCounts } : {}),
+    ...(options.backfilled ? { backfilled: true, generatedAt: options.backfilled.announcedAt } : {}),
   });
   printSummary(options.out, result);
   if (options.firmViews !== false) {

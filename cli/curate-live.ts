@@ -11,6 +11,7 @@ import { judgeConfigFromEnv } from "../pipeline/judge/judge-config.ts";
 import { createLlmJudge } from "../pipeline/judge/llm-judge.ts";
 import type { CandidateScorer } from "../pipeline/screen.ts";
 import { DEFAULT_ARXIV_API_URL } from "../pipeline/sources/arxiv-api.ts";
+import { HISTORY_PAGE_SIZE } from "../pipeline/sources/arxiv-history.ts";
 import {
   type ArxivSource,
   createArxivSource,
@@ -26,7 +27,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 export const ARXIV_MIN_INTERVAL_MS = 3000;
 
 export interface LiveOptions {
-  source: "arxiv" | "sample" | "file";
+  /** `arxiv-history`: past days from the query API only (`picks backfill`), no listing. */
+  source: "arxiv" | "arxiv-history" | "sample" | "file";
   categories: readonly string[];
   citations: boolean;
   judge: "rules" | "llm";
@@ -39,6 +41,8 @@ export interface LiveSetup {
   citations?: CitationLookup;
   citationsSkipped: string;
   client?: HttpClient;
+  /** The query API the arXiv source completes the listing from, and `picks backfill` reads. */
+  arxivApiUrl: string;
 }
 
 const set = (env: Env, name: string): string | undefined => env[name]?.trim() || undefined;
@@ -67,6 +71,20 @@ export function arxivInterval(env: Env, listingUrl: string, apiUrl: string): num
   return real ? Math.max(asked, ARXIV_MIN_INTERVAL_MS) : asked;
 }
 
+/**
+ * Entries per page of `picks backfill`: HISTORY_PAGE_SIZE, or ARXIV_PAGE_SIZE from 100 to 2000 (arXiv's
+ * own bounds); a mirror or a test fake may ask for pages as small as one entry.
+ */
+export function arxivPageSize(env: Env, apiUrl: string): number {
+  const asked = wholeNumber(env, "ARXIV_PAGE_SIZE");
+  if (asked === undefined) return HISTORY_PAGE_SIZE;
+  const [min, max] = isArxivHost(apiUrl) ? [100, 2000] : [1, 2000];
+  if (asked < min || asked > max) {
+    throw new UsageError(`Expected \`ARXIV_PAGE_SIZE\` to be from ${min} to ${max}, got \`${asked}\``);
+  }
+  return asked;
+}
+
 export function createLiveSetup(options: LiveOptions): LiveSetup {
   const { env } = options;
   const contact = set(env, "PICKS_CONTACT");
@@ -83,7 +101,7 @@ export function createLiveSetup(options: LiveOptions): LiveSetup {
     throw new UsageError("`--judge llm` needs LLM_BASE_URL and LLM_MODEL in the environment");
   }
 
-  const offline = options.source !== "arxiv";
+  const offline = options.source !== "arxiv" && options.source !== "arxiv-history";
   const s2Url = set(env, "S2_API_URL");
   const openAlexUrl = set(env, "OPENALEX_URL");
   let citationsSkipped = "";
@@ -92,7 +110,8 @@ export function createLiveSetup(options: LiveOptions): LiveSetup {
     citationsSkipped = `offline source (${options.source}): set S2_API_URL or OPENALEX_URL to look citations up`;
   }
   const wantsCitations = citationsSkipped === "";
-  if (!wantsCitations && offline && options.judge === "rules") return { citationsSkipped };
+  if (!wantsCitations && offline && options.judge === "rules")
+    return { citationsSkipped, arxivApiUrl: apiUrl };
 
   const timeoutMs = wholeNumber(env, "PICKS_HTTP_TIMEOUT_MS");
   const retries = wholeNumber(env, "PICKS_HTTP_RETRIES");
@@ -103,13 +122,16 @@ export function createLiveSetup(options: LiveOptions): LiveSetup {
     ...(retries === undefined ? {} : { retries }),
     ...(backoffBaseMs === undefined ? {} : { backoffBaseMs }),
     upstreams: {
-      arxiv: { concurrency: 1, minIntervalMs: arxivInterval(env, listingUrl, apiUrl) },
+      arxiv: {
+        concurrency: 1,
+        minIntervalMs: arxivInterval(env, options.source === "arxiv" ? listingUrl : apiUrl, apiUrl),
+      },
       semantic_scholar: { concurrency: 1, minIntervalMs: 1000 },
       openalex: { concurrency: 2, minIntervalMs: 100 },
       llm: { concurrency: judgeConfig?.concurrency ?? 1 },
     },
   });
-  const setup: LiveSetup = { citationsSkipped, client };
+  const setup: LiveSetup = { citationsSkipped, client, arxivApiUrl: apiUrl };
   if (options.source === "arxiv") {
     setup.arxiv = createArxivSource({ client, categories: options.categories, listingUrl, apiUrl });
   }

@@ -9,6 +9,7 @@ type Register = (program: Command) => void;
 // the one being run keeps `picks curate` and `picks mcp` from paying for the others at start.
 const COMMANDS: Record<string, () => Promise<Register>> = {
   curate: async () => (await import("./curate-command.ts")).registerCurate,
+  backfill: async () => (await import("./backfill-command.ts")).registerBackfill,
   eval: async () => (await import("./eval-command.ts")).registerEval,
   train: async () => (await import("./train-command.ts")).registerTrain,
   label: async () => (await import("./label-command.ts")).registerLabel,

@@ -1,10 +1,16 @@
 import { isCalendarDay } from "../pipeline/domain/calendar.ts";
 import { UsageError } from "./output.ts";
 
-export function parseDateOption(value: string): string {
-  if (!isCalendarDay(value)) throw new UsageError(`Expected \`--date\` to be YYYY-MM-DD, got \`${value}\``);
-  return value;
+/** A calendar day flag such as `--from`: YYYY-MM-DD and a real day (`2026-02-30` is refused). */
+export function parseDayOption(name: string) {
+  return (value: string): string => {
+    if (!isCalendarDay(value))
+      throw new UsageError(`Expected \`${name}\` to be YYYY-MM-DD, got \`${value}\``);
+    return value;
+  };
 }
+
+export const parseDateOption = parseDayOption("--date");
 
 export function parsePortOption(value: string): number {
   const port = Number(value);

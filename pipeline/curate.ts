@@ -49,6 +49,13 @@ export interface CurateOptions {
   httpCounts?: () => HttpCounts;
   /** The site's base URL for the feeds' links, without a trailing slash; the CLI passes PUBLIC_BASE_URL. */
   siteUrl?: string;
+  /**
+   * The snapshots' `generated_at`; default now. A backfilled day is dated by its announcement, so that
+   * its feed entries are not news and a rerun writes the same bytes.
+   */
+  generatedAt?: Date;
+  /** Marks the run record of a past day curated later (`picks backfill`). */
+  backfilled?: boolean;
 }
 
 export type CurateStage = "gather" | "score" | "select" | "enrich" | "publish";
@@ -125,7 +132,7 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     );
   }
 
-  const generatedAt = options.now().toISOString();
+  const generatedAt = (options.generatedAt ?? options.now()).toISOString();
   const day = assembleDay({
     date,
     generatedAt,
@@ -181,6 +188,7 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     date,
     started_at: startedAt,
     finished_at: options.now().toISOString(),
+    ...(options.backfilled ? { backfilled: true } : {}),
     source: batch.source,
     sample: batch.sample,
     rubric_version: rubric.version,

@@ -91,6 +91,10 @@ export const RunRecordSchema = z.object({
   date: z.string(),
   started_at: z.string(),
   finished_at: z.string(),
+  backfilled: z
+    .literal(true)
+    .optional()
+    .describe("a past announcement day curated later by `picks backfill`, as it would have been on that day"),
   source: z.string(),
   sample: z.boolean(),
   rubric_version: z.string(),

@@ -1,0 +1,314 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline/promises";
+import type { Command } from "commander";
+import { announcedAt, listingDaysBetween } from "../pipeline/domain/announcement.ts";
+import { dayOf } from "../pipeline/domain/calendar.ts";
+import { type DayPages, historySource, readDayPages, startDay } from "../pipeline/sources/arxiv-history.ts";
+import { DEFAULT_CATEGORIES } from "../pipeline/sources/arxiv-source.ts";
+import { createStoreFromEnv } from "../server/store/from-env.ts";
+import { createMemoryStore } from "../server/store/memory-store.ts";
+import { type BackfillJob, type BackfillSettings, backfillCheckpoints } from "./backfill-job.ts";
+import { parseCategories, runCurate } from "./curate-command.ts";
+import { arxivInterval, arxivPageSize, createLiveSetup } from "./curate-live.ts";
+import { serversStoreExists } from "./curate-webhooks.ts";
+import { parseDayOption } from "./options.ts";
+import { createOutput, type Output, UsageError } from "./output.ts";
+import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR, PROJECT_ROOT } from "./paths.ts";
+import {
+  judgeOption,
+  maxPicksOption,
+  minTotalOption,
+  modelOption,
+  rankerFrom,
+  rankerOption,
+  type ScoringFlags,
+  selectionFrom,
+} from "./scoring-options.ts";
+
+interface BackfillFlags extends ScoringFlags {
+  from?: string;
+  to?: string;
+  categories?: string[];
+  citations: boolean;
+  resume: boolean;
+  dryRun: boolean;
+  force: boolean;
+  announce: boolean;
+  yes: boolean;
+  out: string;
+  runs: string;
+  json: boolean;
+}
+
+/** A range longer than this is asked about (or refused without a terminal) unless `--yes`. */
+const LONG_RANGE_DAYS = 3 * 365 + 1;
+
+type DayState = "publish" | "published" | "done";
+
+interface PlannedDay {
+  day: string;
+  state: DayState;
+  /** Pages already read by a stopped run, null when none. */
+  saved: DayPages | null;
+}
+
+/** The settings the flags ask for; checked before anything is read or asked. */
+function settingsFrom(flags: BackfillFlags, today: string): BackfillSettings {
+  if (!flags.from || !flags.to)
+    throw new UsageError("`picks backfill` needs `--from` and `--to` (or `--resume`)");
+  if (flags.from > flags.to) {
+    throw new UsageError(`Expected \`--from\` (${flags.from}) to be no later than \`--to\` (${flags.to})`);
+  }
+  if (flags.to > today) {
+    throw new UsageError(
+      `Expected \`--to\` to be a past day: ${flags.to} is after today (${today}); today's listing is \`picks curate\`'s`,
+    );
+  }
+  if (flags.model !== undefined && flags.ranker === "rules") {
+    throw new UsageError("`--model` applies only to `--ranker model`");
+  }
+  return {
+    from: flags.from,
+    to: flags.to,
+    categories: flags.categories ?? [...DEFAULT_CATEGORIES],
+    judge: flags.judge,
+    ranker: flags.ranker,
+    model: flags.model ?? null,
+    citations: flags.citations,
+    force: flags.force,
+    announce: flags.announce,
+    minTotal: flags.minTotal ?? null,
+    maxPicks: flags.maxPicks ?? null,
+    out: flags.out,
+    runs: flags.runs,
+  };
+}
+
+const spanDays = (from: string, to: string): number =>
+  (new Date(`${to}T00:00:00Z`).getTime() - new Date(`${from}T00:00:00Z`).getTime()) / 86_400_000 + 1;
+
+/** A range over three years: asked on a terminal, refused without one, unless `--yes`. */
+async function confirmLongRange(settings: BackfillSettings, yes: boolean): Promise<void> {
+  const days = spanDays(settings.from, settings.to);
+  if (yes || days <= LONG_RANGE_DAYS) return;
+  const what = `${settings.from}..${settings.to} spans ${days} days (over 3 years)`;
+  if (!process.stdin.isTTY || !process.stderr.isTTY) {
+    throw new UsageError(`${what}; run again with \`--yes\` to backfill it`);
+  }
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await prompt.question(
+      `${what}, about ${Math.round(days * (5 / 7))} listing days. Go on? [y/N] `,
+    );
+    if (!/^y(es)?$/i.test(answer.trim())) throw new UsageError("backfill not started");
+  } finally {
+    prompt.close();
+  }
+}
+
+const minutes = (ms: number): string =>
+  ms < 90_000 ? `${Math.max(1, Math.round(ms / 1000))} s` : `${Math.round(ms / 60_000)} min`;
+
+/** At least one request a day not published; a stopped day needs only the pages it has not read. */
+function requestsDue(plan: readonly PlannedDay[], pageSize: number): number {
+  let due = 0;
+  for (const { state, saved } of plan) {
+    if (state !== "publish") continue;
+    if (saved?.total == null) due += 1;
+    else due += Math.ceil((saved.total - saved.entries.length) / pageSize);
+  }
+  return due;
+}
+
+function printPlan(out: Output, plan: readonly PlannedDay[], intervalMs: number, pageSize: number): void {
+  const due = requestsDue(plan, pageSize);
+  for (const { day, state, saved } of plan) {
+    const pages =
+      saved?.total != null ? `, ${saved.entries.length} of ${saved.total} papers already read` : "";
+    const said = {
+      publish: "to publish",
+      published: "already published (skipped; --force publishes it again)",
+      done: "published by this backfill",
+    };
+    out.line(`${day}  ${said[state]}${state === "publish" ? pages : ""}`);
+  }
+  const publish = plan.filter((entry) => entry.state === "publish").length;
+  out.line(
+    `${publish} of ${plan.length} listing days to publish; at least ${due} arXiv request${due === 1 ? "" : "s"} ` +
+      `(one a day, one more for every ${pageSize} papers past the first), at least ${minutes(due * intervalMs)} at one request every ${intervalMs / 1000} s`,
+  );
+  out.json({ days: plan.map(({ day, state }) => ({ day, state })), requests_at_least: due });
+}
+
+async function backfill(flags: BackfillFlags): Promise<void> {
+  const out = createOutput({ json: flags.json });
+  const dayOut = flags.json ? createOutput({ json: false, stdout: quiet() }) : out;
+  const env = process.env;
+  // A dry run reads the checkpoints of a store that exists, and creates none.
+  const store =
+    flags.dryRun && !serversStoreExists(env)
+      ? await createMemoryStore({})
+      : await createStoreFromEnv(env, { rootDir: PROJECT_ROOT });
+  try {
+    const checkpoints = backfillCheckpoints(store);
+    const stored = await checkpoints.stored();
+    const now = new Date();
+    let settings: BackfillSettings;
+    if (flags.resume && flags.from === undefined && flags.to === undefined) {
+      if (!stored) throw new UsageError("there is no stopped backfill to resume; give `--from` and `--to`");
+      settings = stored.settings;
+    } else settings = settingsFrom(flags, dayOf(now));
+    await confirmLongRange(settings, flags.yes);
+    // Before any request: a missing or broken model stops the backfill with nothing published.
+    const ranker = await rankerFrom({
+      ranker: settings.ranker,
+      ...(settings.model ? { model: settings.model } : {}),
+    });
+
+    const live = createLiveSetup({
+      source: "arxiv-history",
+      categories: settings.categories,
+      citations: settings.citations,
+      judge: settings.judge,
+      env,
+    });
+    const interval = arxivInterval(env, live.arxivApiUrl, live.arxivApiUrl);
+    const pageSize = arxivPageSize(env, live.arxivApiUrl);
+    const job: BackfillJob | null = flags.dryRun ? null : await checkpoints.begin(settings, now);
+    const done = new Set(job?.done ?? []);
+    const plan: PlannedDay[] = [];
+    for (const day of listingDaysBetween(settings.from, settings.to)) {
+      const published = existsSync(join(settings.out, "v1", "daily", `${day}.json`));
+      const state: DayState = done.has(day) ? "done" : published && !settings.force ? "published" : "publish";
+      plan.push({
+        day,
+        state,
+        saved: state === "publish" ? await checkpoints.pages(settings.categories, day) : null,
+      });
+    }
+    if (flags.dryRun || !job) {
+      printPlan(out, plan, interval, pageSize);
+      await live.client?.close();
+      return;
+    }
+
+    const client = live.client;
+    if (!client) throw new Error("the arXiv client was not set up");
+    const history = { client, categories: settings.categories, apiUrl: live.arxivApiUrl, pageSize };
+    const todo = plan.filter((entry) => entry.state === "publish");
+    const started = Date.now();
+    const published: string[] = [];
+    let papers = 0;
+    try {
+      for (const [index, { day, saved }] of todo.entries()) {
+        const left = todo.length - index;
+        const pace = published.length > 0 ? (Date.now() - started) / published.length : interval;
+        const progress = (pages: DayPages) =>
+          out.progress(
+            `${day} (${index + 1}/${todo.length}): ${pages.entries.length}${pages.total === null ? "" : ` of ${pages.total}`} papers read, ` +
+              `${client.counts().requests} requests, about ${minutes(pace * left)} left`,
+          );
+        try {
+          const start = startDay(history, day, saved);
+          progress(start);
+          const pages = await readDayPages(history, start, async (read) => {
+            await checkpoints.savePages(settings.categories, read);
+            progress(read);
+          });
+          await runCurate({
+            date: day,
+            source: historySource(settings.categories, pages),
+            outDir: settings.out,
+            runsDir: settings.runs,
+            selection: selectionFrom({
+              ranker: settings.ranker,
+              ...(settings.minTotal === null ? {} : { minTotal: settings.minTotal }),
+              ...(settings.maxPicks === null ? {} : { maxPicks: settings.maxPicks }),
+            }),
+            out: dayOut,
+            ...(live.scorer ? { scorer: live.scorer } : {}),
+            ...(ranker ? { ranker } : {}),
+            ...(live.citations ? { citations: live.citations } : {}),
+            citationsSkipped: live.citationsSkipped,
+            httpCounts: () => client.counts(),
+            webhooks: settings.announce ? "announce" : "quiet",
+            backfilled: { announcedAt: announcedAt(day) },
+          });
+          papers += pages.total ?? 0;
+          job.done.push(day);
+          job.failed = null;
+          await checkpoints.save(job);
+          await checkpoints.dropPages(settings.categories, day);
+          published.push(day);
+        } catch (error) {
+          const reason = (error as Error).message;
+          job.failed = { day, reason, at: new Date().toISOString() };
+          await checkpoints.save(job);
+          const before =
+            published.length > 0 ? `the days before it (${published.length}) stay published; ` : "";
+          process.stderr.write(
+            `picks: backfill of ${day} failed: ${reason}\n${before}\`picks backfill --resume\` retries it\n`,
+          );
+          process.exitCode = 1;
+          break;
+        }
+      }
+    } finally {
+      await client.close();
+    }
+    const skipped = plan.filter((entry) => entry.state !== "publish").length;
+    const { requests, retries } = client.counts();
+    out.line(
+      `backfill ${settings.from}..${settings.to}: published ${published.length} of ${todo.length} days` +
+        (skipped > 0 ? `, skipped ${skipped} already published` : "") +
+        `; ${papers} papers read, ${requests} arXiv and citation requests (${retries} retried), ${minutes(Date.now() - started)}`,
+    );
+    out.json({
+      from: settings.from,
+      to: settings.to,
+      published,
+      skipped: plan.filter((entry) => entry.state !== "publish").map((entry) => entry.day),
+      failed: job.failed,
+      papers,
+      http: client.counts(),
+    });
+  } finally {
+    await store.close();
+  }
+}
+
+/** A sink for the per-day summaries when the backfill prints one JSON document. */
+function quiet(): NodeJS.WriteStream {
+  return { write: () => true, isTTY: false } as unknown as NodeJS.WriteStream;
+}
+
+export function registerBackfill(program: Command): void {
+  program
+    .command("backfill")
+    .description(
+      "curate past announcement days from the arXiv query API, oldest first, as `picks curate` would have on each day",
+    )
+    .option("--from <YYYY-MM-DD>", "the first day of the range", parseDayOption("--from"))
+    .option("--to <YYYY-MM-DD>", "the last day of the range (a past day)", parseDayOption("--to"))
+    .option(
+      "--categories <list>",
+      `arXiv categories (default: ${DEFAULT_CATEGORIES.join(",")})`,
+      parseCategories,
+    )
+    .addOption(judgeOption())
+    .addOption(rankerOption())
+    .addOption(modelOption())
+    .option("--no-citations", "do not look up citation figures")
+    .option("--resume", "continue the stopped backfill (its settings, without --from and --to)", false)
+    .option("--dry-run", "print the days and the requests it would make, and read nothing", false)
+    .option("--force", "publish again days already published", false)
+    .option("--announce", "announce each day to webhook receivers (default: history is not news)", false)
+    .option("--yes", "backfill a range over three years without asking", false)
+    .option("--out <dir>", "static site root; snapshots go to <dir>/v1", DEFAULT_PUBLIC_DIR)
+    .option("--runs <dir>", "where run records go", DEFAULT_RUNS_DIR)
+    .addOption(minTotalOption())
+    .addOption(maxPicksOption())
+    .option("--json", "print the result as JSON", false)
+    .action(backfill);
+}

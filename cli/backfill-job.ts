@@ -1,0 +1,70 @@
+// The checkpoints of `picks backfill` in the state store, so that a stopped run (killed, a failed day)
+// continues where it stopped: the job (its settings, the days it published, the day that failed) and
+// the pages read of the day in progress, saved after every page. The pages of a day go once it is
+// published: what a resumed run has read is never asked for again.
+
+import type { DayPages } from "../pipeline/sources/arxiv-history.ts";
+import { hashKeyPart } from "../server/store/keys.ts";
+import type { Store } from "../server/store/types.ts";
+
+/** The settings that decide what a backfill publishes: the same settings continue the same job. */
+export interface BackfillSettings {
+  from: string;
+  to: string;
+  categories: string[];
+  judge: "rules" | "llm";
+  ranker: "model" | "rules";
+  model: string | null;
+  citations: boolean;
+  force: boolean;
+  announce: boolean;
+  minTotal: number | null;
+  maxPicks: number | null;
+  /** The static site root and the run records' folder the days are published to. */
+  out: string;
+  runs: string;
+}
+
+export interface BackfillJob {
+  settings: BackfillSettings;
+  started_at: string;
+  /** Days this job published, oldest first: with `--force`, what a resumed run does not publish again. */
+  done: string[];
+  failed: { day: string; reason: string; at: string } | null;
+}
+
+const JOB_KEY = "backfill:job";
+
+const pagesKey = (categories: readonly string[], day: string): string =>
+  `backfill:pages:${hashKeyPart([...categories].sort().join("+"))}:${day}`;
+
+const sameSettings = (a: BackfillSettings, b: BackfillSettings): boolean =>
+  JSON.stringify(a) === JSON.stringify(b);
+
+export interface BackfillCheckpoints {
+  /** The stored job, whatever its settings: what `--resume` alone continues. */
+  stored(): Promise<BackfillJob | null>;
+  /** The stored job when it has these settings, else a new one (replacing it). */
+  begin(settings: BackfillSettings, now: Date): Promise<BackfillJob>;
+  save(job: BackfillJob): Promise<void>;
+  pages(categories: readonly string[], day: string): Promise<DayPages | null>;
+  savePages(categories: readonly string[], pages: DayPages): Promise<void>;
+  dropPages(categories: readonly string[], day: string): Promise<void>;
+}
+
+export function backfillCheckpoints(store: Store): BackfillCheckpoints {
+  return {
+    stored: () => store.getItem<BackfillJob>(JOB_KEY),
+    async begin(settings, now) {
+      const stored = await store.getItem<BackfillJob>(JOB_KEY);
+      if (stored && sameSettings(stored.settings, settings)) return stored;
+      const job: BackfillJob = { settings, started_at: now.toISOString(), done: [], failed: null };
+      await store.setItem(JOB_KEY, job);
+      return job;
+    },
+    save: (job) => store.setItem(JOB_KEY, job),
+    pages: (categories, day) => store.getItem<DayPages>(pagesKey(categories, day)),
+    savePages: (categories, pages) => store.setItem(pagesKey(categories, pages.day), pages),
+    dropPages: (categories, day) => store.removeItem(pagesKey(categories, day)),
+  };
+}
