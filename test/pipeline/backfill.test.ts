@@ -80,7 +80,10 @@ const requestKey = (request: SeenRequest) =>
 describe("picks backfill", () => {
   it("publishes every weekday of three weeks with the papers the schedule lists on it, and no weekend", async () => {
     const { env, dirs, root, publicDir } = await workspace();
-    const result = await runPicks(["backfill", "--from", FROM, "--to", TO, "--no-citations", ...dirs], env);
+    // A floor of 0: the recorded papers (a query for "testing") are off the picks' topic, and the
+    // history should have picks to index.
+    const args = ["backfill", "--from", FROM, "--to", TO, "--no-citations", "--min-total", "0", ...dirs];
+    const result = await runPicks(args, env);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     const weekdays = listingDaysBetween(FROM, TO);
@@ -90,6 +93,7 @@ describe("picks backfill", () => {
       .sort();
     expect(daily).toEqual(weekdays.map((day) => `${day}.json`));
     let papers = 0;
+    let kept = 0;
     for (const day of weekdays) {
       const record = JSON.parse(await readFile(join(root, "runs", `${day}.json`), "utf8")) as RunRecord;
       expect(record.backfilled).toBe(true);
@@ -102,6 +106,7 @@ describe("picks backfill", () => {
         await readFile(join(publicDir, "v1", "daily", `${day}.json`), "utf8"),
       ) as DailySnapshot;
       expect(snapshot.generated_at).toBe(announcedAt(day).toISOString());
+      kept += snapshot.picks.length;
     }
     // Each day asks only its own window, a page of two at a time: no paper is read twice.
     expect(papers).toBeGreaterThan(60);
@@ -110,13 +115,30 @@ describe("picks backfill", () => {
       await readFile(join(publicDir, "v1", "daily", "latest.json"), "utf8"),
     ) as DailySnapshot;
     expect(latest.date).toBe(TO);
+    // History enters the archive like any day: the stats, the picks index and the feed.
+    const stats = JSON.parse(await readFile(join(publicDir, "v1", "stats.json"), "utf8"));
+    expect(stats).toMatchObject({ days: 15, first_date: FROM, latest_date: TO, screened: papers, kept });
+    const index = await readFile(join(publicDir, "v1", "picks-index.jsonl"), "utf8");
+    expect(index.trim().split("\n")).toHaveLength(15);
+    expect(kept).toBeGreaterThan(20);
+    const feed = JSON.parse(await readFile(join(publicDir, "feed.json"), "utf8")) as { items: unknown[] };
+    expect(feed.items.length).toBeGreaterThan(0);
 
     // The same command again publishes nothing and asks nothing.
     fake.requests.length = 0;
-    const again = await runPicks(["backfill", "--from", FROM, "--to", TO, "--no-citations", ...dirs], env);
+    const again = await runPicks(args, env);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("published 0 of 0 days, skipped 15 already published");
     expect(fake.seen("/api/query")).toHaveLength(0);
+
+    // --force publishes a day again, from the pages asked again.
+    const forced = await runPicks(
+      ["backfill", "--from", TO, "--to", TO, "--force", "--no-citations", ...dirs],
+      env,
+    );
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain("published 1 of 1 days");
+    expect(fake.seen("/api/query").length).toBeGreaterThan(0);
   });
 
   it("continues after SIGKILL in the middle of a day: the same bytes, and no page asked again", async () => {
@@ -195,7 +217,7 @@ describe("picks backfill", () => {
     const { env, dirs } = await workspace();
     overrides.set(1, {
       headers: { "content-type": "application/atom+xml" },
-      body: header.replace(/<opensearch:totalResults>\d+/, "<opensearch:totalResults>9") + "</feed>",
+      body: `${header.replace(/<opensearch:totalResults>\d+/, "<opensearch:totalResults>9")}</feed>`,
     });
     const failed = await runPicks(["backfill", "--from", FROM, "--to", FROM, "--no-citations", ...dirs], env);
     expect(failed.code).toBe(1);
