@@ -10,6 +10,7 @@ import { promisify } from "node:util";
 import { PICKS_BIN, startPicksServer, startProcess } from "../test/helpers/processes.ts";
 import { redisSkipReason, startRedis } from "../test/helpers/redis.ts";
 import { publishYear } from "../test/server/mcp/year-site.ts";
+import { backfillLines, runBackfillBench } from "./backfill.ts";
 import { historyLines, runHistoryBench } from "./history.ts";
 import { limitLines, runLimitsBench } from "./limits.ts";
 import { LOAD_CLIENT, type LoadResult, load, pinServer } from "./load.ts";
@@ -263,6 +264,9 @@ try {
       `curate against fake upstreams, ${curate.candidates} candidates: ${(curate.wallMs / 1000).toFixed(1)} s wall, ` +
         `${(curate.politenessMs / 1000).toFixed(1)} s of it arXiv politeness, ${curate.outsideDelayMs.toFixed(0)} ms outside it  (target < 1 s)`,
     );
+  }
+  if (wanted("backfill")) {
+    for (const line of backfillLines(await runBackfillBench(250))) console.log(line);
   }
 } finally {
   await rm(root, { recursive: true, force: true });
