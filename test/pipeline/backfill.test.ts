@@ -6,6 +6,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { announcedAt, listingDayOf, listingDaysBetween } from "../../pipeline/domain/announcement.ts";
 import type { RunRecord } from "../../pipeline/domain/run-record.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
+import { createStoreFromEnv } from "../../server/store/from-env.ts";
+import { announcedDayKey } from "../../server/webhooks/webhook-records.ts";
 import { type HistoryEntry, historyEntries, historyReply } from "../helpers/fake-arxiv-history.ts";
 import {
   type FakeReply,
@@ -123,6 +125,16 @@ describe("picks backfill", () => {
     expect(kept).toBeGreaterThan(20);
     const feed = JSON.parse(await readFile(join(publicDir, "feed.json"), "utf8")) as { items: unknown[] };
     expect(feed.items.length).toBeGreaterThan(0);
+
+    // History is not news: every day is recorded as announced, quietly, so no server announces it.
+    const store = await createStoreFromEnv(env);
+    try {
+      for (const day of weekdays) {
+        expect(await store.getItem(announcedDayKey(day))).toMatchObject({ how: "quiet" });
+      }
+    } finally {
+      await store.close();
+    }
 
     // The same command again publishes nothing and asks nothing.
     fake.requests.length = 0;
