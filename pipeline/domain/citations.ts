@@ -22,13 +22,10 @@ export type LinkedPaper = z.infer<typeof LinkedPaperSchema>;
 /** Figures replayed from answers kept with the project (the sample days), not looked up at the index. */
 export const CitationsRecordedSchema = z
   .object({
-    recorded_at: z.string().describe("the day the answers were recorded, YYYY-MM-DD"),
-    note: z.string().min(1).describe("what the recording is, in words a reader is shown"),
+    recorded_at: z.string().describe("YYYY-MM-DD"),
+    note: z.string().min(1),
   })
-  .describe(
-    "present only when the figures were replayed from a recording through the same client a live run " +
-      "uses; absent for a live lookup",
-  );
+  .describe("only for figures replayed from a recording (the seeded sample), not looked up");
 export type CitationsRecorded = z.infer<typeof CitationsRecordedSchema>;
 
 export const CitationsFoundSchema = z.object({
