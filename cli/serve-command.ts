@@ -1,5 +1,5 @@
 import { readdir } from "node:fs/promises";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import type { Command } from "commander";
 import { RANKED_SELECTION } from "../pipeline/domain/selection.ts";
 import { siteUrlFromEnv } from "../pipeline/feeds.ts";
@@ -56,7 +56,12 @@ async function seedSample(publicDir: string, runsDir: string, out: Output): Prom
   const source = createSampleSource();
   // The sample's citation figures are replayed from the recording kept with it, offline: the graph
   // shows on a fresh clone, and each figure says it was recorded for the demonstration.
-  const citations = recorded.recordedCitationLookup(await recorded.readCitationRecording());
+  const recording = await recorded.readCitationRecording();
+  const citations = recorded.recordedCitationLookup(recording);
+  out.line(
+    `Citation figures: replayed from ${relative(PROJECT_ROOT, recorded.SAMPLE_CITATIONS_FILE)} ` +
+      `(${recording.note}, recorded ${recording.recorded_at}).`,
+  );
   // Ranked as `picks curate` ranks by default: by the shipped relevance model.
   const ranker = await rankerFrom({ ranker: "model" });
   const selection = RANKED_SELECTION;
