@@ -1,5 +1,5 @@
 import { readdir } from "node:fs/promises";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import type { Command } from "commander";
 import { RANKED_SELECTION } from "../pipeline/domain/selection.ts";
 import { siteUrlFromEnv } from "../pipeline/feeds.ts";
@@ -47,12 +47,21 @@ async function seedSample(publicDir: string, runsDir: string, out: Output): Prom
   if (await hasSnapshots(publicDir)) return;
   out.line("No snapshots yet: curating the embedded sample days.");
   // Imported here, not above: a server that has snapshots never loads the curation pipeline.
-  const [{ runCurate }, { createSampleSource, sampleDays }, { rankerFrom }] = await Promise.all([
+  const [{ runCurate }, { createSampleSource, sampleDays }, { rankerFrom }, recorded] = await Promise.all([
     import("./curate-command.ts"),
     import("../pipeline/sources/sample-source.ts"),
     import("./scoring-options.ts"),
+    import("../pipeline/citations/recorded-citations.ts"),
   ]);
   const source = createSampleSource();
+  // The sample's citation figures are replayed from the recording kept with it, offline: the graph
+  // shows on a fresh clone, and each figure says it was recorded for the demonstration.
+  const recording = await recorded.readCitationRecording();
+  const citations = recorded.recordedCitationLookup(recording);
+  out.line(
+    `Citation figures: replayed from ${relative(PROJECT_ROOT, recorded.SAMPLE_CITATIONS_FILE)} ` +
+      `(${recording.note}, recorded ${recording.recorded_at}).`,
+  );
   // Ranked as `picks curate` ranks by default: by the shipped relevance model.
   const ranker = await rankerFrom({ ranker: "model" });
   const selection = RANKED_SELECTION;
@@ -64,6 +73,7 @@ async function seedSample(publicDir: string, runsDir: string, out: Output): Prom
       runsDir,
       selection,
       out,
+      citations,
       ...(ranker ? { ranker } : {}),
     });
   }

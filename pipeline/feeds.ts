@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { FEED_CHANNELS } from "./domain/feed-channels.ts";
 import {
   buildAtomFeed,
   buildJsonFeed,
@@ -68,7 +69,7 @@ export function assertAtomFeed(xml: string, expectedIds: readonly string[], path
   }
 }
 
-/** Builds both feeds of the newest days and checks them; nothing is written here. */
+/** Builds every channel's two feeds of the newest days and checks them; nothing is written here. */
 export function planFeeds(input: {
   days: readonly DailySnapshot[];
   outDir: string;
@@ -80,26 +81,32 @@ export function planFeeds(input: {
   );
   const site: FeedSite = { baseUrl: input.baseUrl, regFitNames };
   const items = feedItems(input.days, site);
-  const atomPath = join(input.outDir, "feed.xml");
-  const jsonPath = join(input.outDir, "feed.json");
-  const atom = buildAtomFeed(items, site, feedUpdated(input.days));
-  assertAtomFeed(
-    atom,
-    items.map((item) => item.id),
-    atomPath,
-  );
-  const jsonFeed = buildJsonFeed(items, site);
-  const checked = JsonFeedSchema.safeParse(jsonFeed);
-  if (!checked.success) {
-    const issue = checked.error.issues[0];
-    throw new Error(
-      `refusing to write ${jsonPath}: /${issue?.path.join("/") ?? ""} ${issue?.message ?? "is invalid"}`,
+  const updated = feedUpdated(input.days);
+  // A channel with no picks still says whether its days are the sample: its items cannot tell.
+  const sample = items.some((item) => item.sample);
+  return FEED_CHANNELS.flatMap((channel) => {
+    const kept = items.filter((item) => channel.keeps(item.pick));
+    const atomPath = join(input.outDir, channel.atomFile);
+    const jsonPath = join(input.outDir, channel.jsonFile);
+    const atom = buildAtomFeed(kept, site, updated, channel, sample);
+    assertAtomFeed(
+      atom,
+      kept.map((item) => item.id),
+      atomPath,
     );
-  }
-  return [
-    { path: atomPath, content: atom },
-    { path: jsonPath, content: JSON.stringify(jsonFeed) },
-  ];
+    const jsonFeed = buildJsonFeed(kept, site, channel, sample);
+    const checked = JsonFeedSchema.safeParse(jsonFeed);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      throw new Error(
+        `refusing to write ${jsonPath}: /${issue?.path.join("/") ?? ""} ${issue?.message ?? "is invalid"}`,
+      );
+    }
+    return [
+      { path: atomPath, content: atom },
+      { path: jsonPath, content: JSON.stringify(jsonFeed) },
+    ];
+  });
 }
 
 /** Writes each feed atomically (temporary file, flush, rename). */

@@ -1,6 +1,7 @@
 import {
   type CitationSource,
   type Citations,
+  type CitationsRecorded,
   type IndexedPaper,
   linkPapers,
   toCitations,
@@ -14,6 +15,11 @@ export interface CitationLookupOptions {
   /** The fallback for papers Semantic Scholar does not know or could not answer for; absent means none. */
   openAlex?: OpenAlexOptions;
   now: () => Date;
+  /**
+   * The indexes' answers are replayed from a recording (the sample days): every figure says so, and
+   * `now` should give the recording's day, not the run's.
+   */
+  recorded?: CitationsRecorded;
 }
 
 export interface CitationLookupResult {
@@ -80,9 +86,16 @@ export function createCitationLookup(options: CitationLookupOptions): CitationLo
         const paper = found.get(id);
         if (paper) {
           foundBy[paper.source] += 1;
-          citations.set(id, toCitations(paper, at, links.get(id)));
+          citations.set(id, toCitations(paper, at, links.get(id), options.recorded));
         } else {
-          citations.set(id, { status: "missing", checked_at: at, reason: (why.get(id) ?? []).join("; ") });
+          const reason = (why.get(id) ?? []).join("; ");
+          citations.set(id, {
+            status: "missing",
+            checked_at: at,
+            reason: options.recorded
+              ? `${reason} (in the recording of ${options.recorded.recorded_at})`
+              : reason,
+          });
         }
       }
       return { citations, foundBy, missing: ids.length - found.size, problems: [...problems] };

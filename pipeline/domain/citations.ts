@@ -19,6 +19,15 @@ export const LinkedPaperSchema = z.object({
 });
 export type LinkedPaper = z.infer<typeof LinkedPaperSchema>;
 
+/** Figures replayed from answers kept with the project (the sample days), not looked up at the index. */
+export const CitationsRecordedSchema = z
+  .object({
+    recorded_at: z.string().describe("YYYY-MM-DD"),
+    note: z.string().min(1),
+  })
+  .describe("only for figures replayed from a recording (the seeded sample), not looked up");
+export type CitationsRecorded = z.infer<typeof CitationsRecordedSchema>;
+
 export const CitationsFoundSchema = z.object({
   status: z.literal("found"),
   source: CitationSourceSchema,
@@ -40,6 +49,7 @@ export const CitationsFoundSchema = z.object({
   top_citing: z.array(LinkedPaperSchema).max(MAX_LISTED_PAPERS),
   cites_picks: z.array(z.string()).describe("arXiv ids of other recent picks this paper cites"),
   cited_by_picks: z.array(z.string()).describe("arXiv ids of other recent picks that cite this paper"),
+  recorded: CitationsRecordedSchema.optional(),
 });
 export type CitationsFound = z.infer<typeof CitationsFoundSchema>;
 
@@ -140,6 +150,7 @@ export function toCitations(
   paper: IndexedPaper,
   fetchedAt: string,
   links: { cites: string[]; citedBy: string[] } = { cites: [], citedBy: [] },
+  recorded?: CitationsRecorded,
 ): CitationsFound {
   const ranked = paper.lists === "ranked";
   return {
@@ -154,6 +165,7 @@ export function toCitations(
     top_citing: topPapers(paper.citing, ranked),
     cites_picks: links.cites,
     cited_by_picks: links.citedBy,
+    ...(recorded ? { recorded } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type FeedChannel, MAIN_FEED } from "./feed-channels.ts";
 import type { Pick } from "./pick.ts";
 import type { DailySnapshot } from "./snapshot.ts";
 
@@ -124,18 +125,36 @@ function atomEntry(item: FeedItem): string {
   ].join("\n");
 }
 
-/** The Atom 1.0 document (RFC 4287) of the items. */
-export function buildAtomFeed(items: readonly FeedItem[], site: FeedSite, updated: string): string {
-  const sample = items.some((item) => item.sample);
+/** `Research-Picks: governance (sample data)`: the channel's name, and whether the days are the sample. */
+export function feedTitle(channel: FeedChannel, sample: boolean): string {
+  const title = channel.label === null ? FEED_TITLE : `${FEED_TITLE}: ${channel.label}`;
+  return sample ? `${title} (sample data)` : title;
+}
+
+const descriptionOf = (channel: FeedChannel): string =>
+  channel.slug === null ? FEED_DESCRIPTION : `${FEED_DESCRIPTION} ${channel.description}`;
+
+/**
+ * The Atom 1.0 document (RFC 4287) of the items. `sample` says whether the covered days are the sample,
+ * which an empty feed cannot tell from its items.
+ */
+export function buildAtomFeed(
+  items: readonly FeedItem[],
+  site: FeedSite,
+  updated: string,
+  channel: FeedChannel = MAIN_FEED,
+  sample = items.some((item) => item.sample),
+): string {
+  const self = `${site.baseUrl}/${channel.atomFile}`;
   return [
     '<?xml version="1.0" encoding="utf-8"?>',
     '<feed xmlns="http://www.w3.org/2005/Atom" xml:lang="en">',
-    `  ${element("id", `${site.baseUrl}/feed.xml`)}`,
-    `  ${element("title", sample ? `${FEED_TITLE} (sample data)` : FEED_TITLE, ' type="text"')}`,
-    `  ${element("subtitle", FEED_DESCRIPTION, ' type="text"')}`,
+    `  ${element("id", self)}`,
+    `  ${element("title", feedTitle(channel, sample), ' type="text"')}`,
+    `  ${element("subtitle", descriptionOf(channel), ' type="text"')}`,
     `  ${element("updated", updated)}`,
     `  <author>${element("name", FEED_TITLE)}${element("uri", `${site.baseUrl}/`)}</author>`,
-    `  ${link("self", "application/atom+xml", `${site.baseUrl}/feed.xml`)}`,
+    `  ${link("self", "application/atom+xml", self)}`,
     `  ${link("alternate", "text/html", `${site.baseUrl}/`)}`,
     `  ${element("generator", FEED_TITLE)}`,
     ...items.map(atomEntry),
@@ -183,14 +202,18 @@ export const JsonFeedSchema = z.object({
 export type JsonFeed = z.infer<typeof JsonFeedSchema>;
 
 /** The JSON Feed 1.1 document of the items; `_research_picks` carries the scores for programs. */
-export function buildJsonFeed(items: readonly FeedItem[], site: FeedSite): JsonFeed {
-  const sample = items.some((item) => item.sample);
+export function buildJsonFeed(
+  items: readonly FeedItem[],
+  site: FeedSite,
+  channel: FeedChannel = MAIN_FEED,
+  sample = items.some((item) => item.sample),
+): JsonFeed {
   return {
     version: "https://jsonfeed.org/version/1.1",
-    title: sample ? `${FEED_TITLE} (sample data)` : FEED_TITLE,
+    title: feedTitle(channel, sample),
     home_page_url: `${site.baseUrl}/`,
-    feed_url: `${site.baseUrl}/feed.json`,
-    description: FEED_DESCRIPTION,
+    feed_url: `${site.baseUrl}/${channel.jsonFile}`,
+    description: descriptionOf(channel),
     language: "en",
     authors: [{ name: FEED_TITLE, url: `${site.baseUrl}/` }],
     items: items.map((item) => ({

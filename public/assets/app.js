@@ -122,8 +122,16 @@ function syncPicker() {
   $("day-newer").disabled = index <= 0;
 }
 
+/** Opens or closes the range filter; its values live in the address either way. */
+function setFilterOpen(open) {
+  $("filter-form").hidden = !open;
+  $("filter-toggle").setAttribute("aria-expanded", String(open));
+}
+
 function setMode(mode) {
   const filtered = mode === "filtered";
+  // A filtered address shows the filter that made it, so the reader can see and change it.
+  if (filtered) setFilterOpen(true);
   document.documentElement.dataset.view = mode;
   $("day-meta").hidden = filtered;
   $("filter-clear").hidden = !filtered;
@@ -355,6 +363,8 @@ async function start() {
   $("day-select").addEventListener("change", (event) => navigate(event.target.value));
   $("day-older").addEventListener("click", () => step(1));
   $("day-newer").addEventListener("click", () => step(-1));
+  // A disclosure: focus stays on the button, and the next Tab enters the form right after it.
+  $("filter-toggle").addEventListener("click", () => setFilterOpen($("filter-form").hidden));
   $("filter-form").addEventListener("submit", (event) => {
     event.preventDefault();
     applyFilters(formParams(event.target));

@@ -200,5 +200,20 @@ export function renderGraph(container, day) {
     return;
   }
   const titles = new Map(day.picks.map((pick) => [pick.arxiv_id, pick.title]));
-  replace(container, el("div", { className: "graph-figure" }, drawing(picks)), listOf(picks, titles));
+  const recorded = picks.find((pick) => pick.citations.recorded)?.citations.recorded;
+  replace(
+    container,
+    el(
+      "div",
+      { className: "graph-figure" },
+      recorded
+        ? el("p", {
+            className: "graph-recorded muted",
+            text: `These are ${recorded.note}, recorded ${recorded.recorded_at}; a live run looks them up at the citation index.`,
+          })
+        : null,
+      drawing(picks),
+    ),
+    listOf(picks, titles),
+  );
 }

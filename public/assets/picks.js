@@ -144,6 +144,9 @@ const pickLinks = (label, ids) =>
       )
     : null;
 
+/** `sample figures, recorded 2026-11-21: ...`: what a pick's replayed citation figures are. */
+export const recordedLabel = (recorded) => `${recorded.note}; recorded ${recorded.recorded_at}`;
+
 /** The citation figures of a pick: found (with source and date), missing (with why), or not looked up. */
 export function citationsBlock(citations) {
   if (!citations) {
@@ -174,7 +177,10 @@ export function citationsBlock(citations) {
       ` · ${citations.reference_count} references `,
       el("span", {
         className: "muted",
-        text: `(${SOURCES[citations.source] ?? citations.source}, ${formatTime(citations.fetched_at)})`,
+        // Replayed figures say so: the sample's are written for the demonstration, not looked up.
+        text: citations.recorded
+          ? `(${recordedLabel(citations.recorded)})`
+          : `(${SOURCES[citations.source] ?? citations.source}, ${formatTime(citations.fetched_at)})`,
       }),
     ),
     pickLinks("Cites other picks", citations.cites_picks),

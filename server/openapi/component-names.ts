@@ -10,6 +10,7 @@ import {
   SubmissionAcceptedSchema,
 } from "../../pipeline/domain/api-answers.ts";
 import { CitationsSchema } from "../../pipeline/domain/citations.ts";
+import { JsonFeedSchema } from "../../pipeline/domain/feeds.ts";
 import {
   HttpErrorSchema,
   HttpValidationErrorSchema,
@@ -53,6 +54,7 @@ export const ANSWER_SCHEMA_NAMES: Readonly<Record<string, z.ZodType>> = {
   Rubric: RubricSchema,
   RankerCard: RankerCardSchema,
   Pick: PickSchema,
+  JsonFeed: JsonFeedSchema,
   Scores: ScoresSchema,
   Citations: CitationsSchema,
   TierLimits: TierLimitsSchema,

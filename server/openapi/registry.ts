@@ -3,6 +3,7 @@ import { keyPaths } from "../routes/key-routes.ts";
 import { mcpPaths } from "../routes/mcp-routes.ts";
 import { papersPaths } from "../routes/papers-routes.ts";
 import { readPaths } from "../routes/read-routes.ts";
+import { feedPaths } from "../routes/site-routes.ts";
 import { submissionPaths } from "../routes/submission-routes.ts";
 import { verifyPaths } from "../routes/verify-routes.ts";
 import { webhookPaths } from "../routes/webhook-routes.ts";
@@ -14,6 +15,7 @@ import type { PathDoc } from "./operation.ts";
  */
 export const API_PATHS: readonly PathDoc[] = [
   ...readPaths,
+  ...feedPaths,
   ...keyPaths,
   ...papersPaths,
   ...verifyPaths,

@@ -1,5 +1,6 @@
 import { readdir, stat } from "node:fs/promises";
 import { extname, join } from "node:path";
+import { FEED_CHANNELS } from "../../pipeline/domain/feed-channels.ts";
 import { type PreparedResponse, prepare } from "../http/prepared.ts";
 import { readOptional } from "./read-optional.ts";
 
@@ -22,6 +23,8 @@ const ASSET_TYPES: Readonly<Record<string, string>> = {
 // deployment shows at once; the feeds change once a day and follow the moving snapshot files.
 const CACHE_SITE = "no-cache";
 const CACHE_FEED = "public, max-age=300";
+export const ATOM_TYPE = "application/atom+xml; charset=utf-8";
+export const JSON_FEED_TYPE = "application/feed+json";
 const MAX_ASSET_BYTES = 5 * 1024 * 1024;
 const MAX_ASSET_DEPTH = 4;
 
@@ -56,7 +59,8 @@ async function listAssets(dir: string, urlPrefix: string, depth: number, log: (m
 
 /**
  * The prepared answers of the site under `publicDir`: `/` and `/index.html`, `/assets/**` (known
- * types only), `/feed.xml`, `/feed.json` and `/v1/search-index.json`, each only when the file exists.
+ * types only), every feed (`/feed.xml`, `/feed.json`, `/feed-governance.xml`, ...) and
+ * `/v1/search-index.json`, each only when the file exists.
  */
 export async function loadStaticSite(
   publicDir: string,
@@ -80,8 +84,12 @@ export async function loadStaticSite(
     if (body) site.set(url, withHeaders(prepare(body, CACHE_SITE, type), security));
   }
   const feeds: ReadonlyArray<[string, string]> = [
-    ["/feed.xml", "application/atom+xml; charset=utf-8"],
-    ["/feed.json", "application/feed+json"],
+    ...FEED_CHANNELS.flatMap(
+      (channel): Array<[string, string]> => [
+        [`/${channel.atomFile}`, ATOM_TYPE],
+        [`/${channel.jsonFile}`, JSON_FEED_TYPE],
+      ],
+    ),
     // The archive's search index: a plain file on every host, loaded by the page's search box.
     ["/v1/search-index.json", "application/json"],
   ];

@@ -164,6 +164,11 @@ describe.skipIf(plan.skip)("the picks filters", () => {
   it("puts the form's filters in the address, and Back, Forward and a reload give the same views", async () => {
     const { page } = await open(server.url, "/?date=2026-11-19");
     const dayPicks = await shown(page);
+    // The filter is closed on a one-day view and opens from its one button.
+    expect(await page.isHidden("#filter-form")).toBe(true);
+    expect(await page.getAttribute("#filter-toggle", "aria-expanded")).toBe("false");
+    await page.click("#filter-toggle");
+    expect(await page.getAttribute("#filter-toggle", "aria-expanded")).toBe("true");
     await page.fill("#filter-from", "2026-11-18");
     await page.fill("#filter-to", "2026-11-20");
     await page.selectOption("#filter-axis", "A6");
@@ -203,6 +208,8 @@ describe.skipIf(plan.skip)("the picks filters", () => {
     const { page } = await open(server.url, "/?axis=A10&min=lots&reg=9&from=2026-13-01&group=%3Cb%3E");
     await waitForFiltered(page, "from=2026-11-14&to=2026-11-20");
     const notes = (await page.textContent("#filter-notes")) ?? "";
+    // A filtered address opens the filter, so the reader sees the defaults it fell back to.
+    expect(await page.isVisible("#filter-form")).toBe(true);
     expect(notes).toContain("Ignored axis=A10: expected one of A1 to A9.");
     expect(notes).toContain("Ignored reg=9: expected 1, 2 or 3.");
     expect(notes).toContain("Ignored from=2026-13-01");
@@ -344,7 +351,9 @@ describe.skipIf(plan.skip)("accessibility and weight", () => {
 
   it("moves through the filters and the search with the keyboard alone", async () => {
     const { page } = await open(server.url);
-    await page.focus("#filter-from");
+    // The filter's button opens it from the keyboard; focus stays on the button, and Tab enters the form.
+    await page.focus("#filter-toggle");
+    await page.keyboard.press("Enter");
     const order: string[] = [];
     for (let step = 0; step < 16 && order.at(-1) !== "filter-apply"; step++) {
       const id = await page.evaluate(() => document.activeElement?.id ?? "");
@@ -353,6 +362,7 @@ describe.skipIf(plan.skip)("accessibility and weight", () => {
     }
     // A date field takes a Tab per part (day, month, year) before the next field.
     expect(order).toEqual([
+      "filter-toggle",
       "filter-from",
       "filter-to",
       "filter-axis",

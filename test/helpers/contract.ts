@@ -17,8 +17,6 @@ type Json = Record<string, unknown>;
 export const UNDESCRIBED_ROUTES: readonly string[] = [
   "/",
   "/index.html",
-  "/feed.xml",
-  "/feed.json",
   "/v1/search-index.json",
   "/assets/**",
   "/v1/docs/assets/:file",

@@ -3,13 +3,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { XMLParser } from "fast-xml-parser";
+import { parseAtomFeed, parseFeed, parseJsonFeed } from "feedsmith";
 import { beforeAll, describe, expect, it } from "vitest";
 import { curate } from "../../pipeline/curate.ts";
+import { FEED_CHANNELS, strongestGroups } from "../../pipeline/domain/feed-channels.ts";
 import { JsonFeedSchema } from "../../pipeline/domain/feeds.ts";
+import type { Pick } from "../../pipeline/domain/pick.ts";
 import type { Rubric } from "../../pipeline/domain/rubric.ts";
+import { AXIS_GROUPS, type AxisGroup } from "../../pipeline/domain/score.ts";
 import { DEFAULT_SELECTION } from "../../pipeline/domain/selection.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
-import { siteUrlFromEnv } from "../../pipeline/feeds.ts";
+import { planFeeds, siteUrlFromEnv } from "../../pipeline/feeds.ts";
 import { loadRubric } from "../../pipeline/rubric-file.ts";
 import { createSampleSource, sampleDays } from "../../pipeline/sources/sample-source.ts";
 
@@ -124,5 +128,55 @@ describe("picks curate writes the archive's search index", () => {
       bytes: Buffer.byteLength(content),
       gzip_bytes: gzipSync(content).byteLength,
     });
+  });
+});
+
+describe("picks curate writes a feed per group and for REG FIT 3", () => {
+  const byStrongest = (group: AxisGroup) => (pick: Pick) => strongestGroups(pick).includes(group);
+  const expectations: ReadonlyArray<[string, (pick: Pick) => boolean]> = [
+    ...AXIS_GROUPS.map((group): [string, (pick: Pick) => boolean] => [group, byStrongest(group)]),
+    ["reg-fit-3", (pick: Pick) => pick.scores.reg_fit.score === 3],
+  ];
+
+  it("holds only the picks of its channel in both formats, as an independent parser reads them", async () => {
+    const dirs = await site();
+    for (const date of days) await run(dirs, date, "https://picks.example.org");
+    const published = await Promise.all(
+      days.map((date) => readJson<DailySnapshot>(join(dirs.outDir, "v1", "daily", `${date}.json`))),
+    );
+    const newestFirst = published.sort((a, b) => (a.date < b.date ? 1 : -1));
+    let nonEmpty = 0;
+    for (const [slug, keeps] of expectations) {
+      const expectedIds = newestFirst.flatMap((day) =>
+        day.picks.filter(keeps).map((pick) => `https://arxiv.org/abs/${pick.arxiv_id}#pick-${day.date}`),
+      );
+      if (expectedIds.length > 0) nonEmpty++;
+      const atom = parseAtomFeed(await readFile(join(dirs.outDir, `feed-${slug}.xml`), "utf8"));
+      expect(atom.id).toBe(`https://picks.example.org/feed-${slug}.xml`);
+      expect(atom.title?.value).toMatch(/^Research-Picks: .+ \(sample data\)$/);
+      expect((atom.entries ?? []).map((entry) => entry.id)).toEqual(expectedIds);
+      const json = parseJsonFeed(await readFile(join(dirs.outDir, `feed-${slug}.json`), "utf8"));
+      expect(json.feed_url).toBe(`https://picks.example.org/feed-${slug}.json`);
+      expect((json.items ?? []).map((item) => item.id)).toEqual(expectedIds);
+    }
+    // The sample has picks in more than one channel, so the filter is shown to split, not only to pass.
+    expect(nonEmpty).toBeGreaterThan(1);
+  });
+
+  it("writes a valid feed without entries for a channel with no picks", () => {
+    const planned = planFeeds({ days: [], outDir: "/site", baseUrl: "https://picks.example.org", rubric });
+    expect(planned.map((file) => file.path)).toEqual(
+      FEED_CHANNELS.flatMap((channel) => [`/site/${channel.atomFile}`, `/site/${channel.jsonFile}`]),
+    );
+    for (const file of planned) {
+      const parsed = parseFeed(file.content);
+      const items =
+        parsed.format === "atom"
+          ? parsed.feed.entries
+          : parsed.format === "json"
+            ? parsed.feed.items
+            : ["not a feed format written here"];
+      expect(items ?? [], file.path).toEqual([]);
+    }
   });
 });

@@ -2,6 +2,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FEED_CHANNELS } from "../../../pipeline/domain/feed-channels.ts";
 import { WebhookCreateSchema } from "../../../pipeline/domain/webhook.ts";
 import { generateKey } from "../../../server/access/key-format.ts";
 import { DEFAULT_CONFIG } from "../../../server/config.ts";
@@ -143,6 +144,8 @@ const SNAPSHOT_PATHS = [
   "/v1/daily/2026-11-20",
 ];
 
+const FEED_PATHS = FEED_CHANNELS.flatMap((channel) => [`/${channel.atomFile}`, `/${channel.jsonFile}`]);
+
 const CASES: Case[] = [
   { status: 200, path: "/health" },
   { status: 200, client: "down", path: "/health" },
@@ -151,6 +154,11 @@ const CASES: Case[] = [
     { status: 304, path, conditional: true },
   ]),
   ...SNAPSHOT_PATHS.slice(0, 5).map((path): Case => ({ status: 404, client: "empty", path })),
+  ...FEED_PATHS.flatMap((path): Case[] => [
+    { status: 200, path },
+    { status: 304, path, conditional: true },
+    { status: 404, client: "empty", path },
+  ]),
   { status: 404, path: "/v1/daily/2026-11-21" },
   // Days not held in memory have a per-address rate, 2 here: the GET and HEAD above spent it.
   { status: 429, path: "/v1/daily/2026-11-22" },
@@ -379,7 +387,7 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
     setDown(true);
 
     const { call } = clients.get("main") as { call: Call };
-    for (const path of [...SNAPSHOT_PATHS, "/v1/openapi.json", "/v1/docs"]) {
+    for (const path of [...SNAPSHOT_PATHS, ...FEED_PATHS, "/v1/openapi.json", "/v1/docs"]) {
       world.etags.set(path, (await call(path)).headers.get("etag") ?? "");
     }
   });

@@ -67,6 +67,12 @@ describe("the OpenAPI document", () => {
     const read = "get,head";
     expect(methods).toEqual({
       "/health": read,
+      ...Object.fromEntries(
+        ["", "-substrate", "-governance", "-research", "-reg-fit-3"].flatMap((stem) => [
+          [`/feed${stem}.xml`, read],
+          [`/feed${stem}.json`, read],
+        ]),
+      ),
       "/v1/stats": read,
       "/v1/axes": read,
       "/v1/ranker": read,

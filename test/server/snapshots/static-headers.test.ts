@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FEED_CHANNELS } from "../../../pipeline/domain/feed-channels.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { type Call, clientFor } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
@@ -85,6 +86,17 @@ describe("public/_headers", () => {
     expect(onHost.get("content-security-policy")).toEqual([policy]);
     expect(onHost.get("referrer-policy")).toEqual([served.headers.get("referrer-policy")]);
     expect(served.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+
+  it.each(
+    FEED_CHANNELS.flatMap((channel) => [
+      [`/${channel.atomFile}`, "application/atom+xml"],
+      [`/${channel.jsonFile}`, "application/feed+json"],
+    ]),
+  )("types and caches %s as the server does", async (path, type) => {
+    const onHost = headersFor(rules, path);
+    expect(onHost.get("content-type")).toEqual([type]);
+    expect(onHost.get("cache-control")).toEqual(["public, max-age=300"]);
   });
 
   it("keeps the page's policy off the API files", () => {

@@ -2,6 +2,7 @@ import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FEED_CHANNELS } from "../../../pipeline/domain/feed-channels.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { type Call, clientFor, MODES } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
@@ -43,6 +44,13 @@ describe.each(MODES)("the static site from picks serve (%s)", (mode) => {
     ["/assets/deep/x.css", "assets/deep/x.css", "text/css; charset=utf-8", "no-cache"],
     ["/feed.xml", "feed.xml", "application/atom+xml; charset=utf-8", "public, max-age=300"],
     ["/feed.json", "feed.json", "application/feed+json", "public, max-age=300"],
+    [
+      "/feed-governance.xml",
+      "feed-governance.xml",
+      "application/atom+xml; charset=utf-8",
+      "public, max-age=300",
+    ],
+    ["/feed-reg-fit-3.json", "feed-reg-fit-3.json", "application/feed+json", "public, max-age=300"],
   ])("GET %s sends %s as %s", async (path, file, type, cache) => {
     const response = await call(path, { headers: { "accept-encoding": "identity" } });
     expect(response.status).toBe(200);
@@ -109,6 +117,26 @@ describe("a feed rewritten by picks curate", () => {
       expect(watched.lookup("/feed.json")?.etag).not.toBe(before);
     } finally {
       watched.close();
+    }
+  });
+});
+
+describe("the page's feed links", () => {
+  it("lists every feed as <link rel=alternate> with its type, and in the footer", async () => {
+    const page = await readFile(join(PROJECT_PUBLIC, "index.html"), "utf8");
+    for (const channel of FEED_CHANNELS) {
+      expect(page).toMatch(
+        new RegExp(
+          `<link rel="alternate" type="application/atom\\+xml" title="[^"]+" href="${channel.atomFile}">`,
+        ),
+      );
+      expect(page).toMatch(
+        new RegExp(
+          `<link rel="alternate" type="application/feed\\+json" title="[^"]+" href="${channel.jsonFile}">`,
+        ),
+      );
+      expect(page).toContain(`<a href="${channel.atomFile}">Atom</a>`);
+      expect(page).toContain(`<a href="${channel.jsonFile}">JSON Feed</a>`);
     }
   });
 });
