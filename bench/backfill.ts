@@ -4,6 +4,7 @@
 // scored, ranked and published from pages already read (the run records' start and finish), the
 // process's resident memory over the run, and what the year costs at arXiv's pace of one request
 // every 3 s. Run alone with `node --import tsx bench/backfill.ts [days]`; `npm run bench` calls it.
+// BENCH_NODE_FLAGS passes flags to the backfill's Node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -90,7 +91,8 @@ export async function runBackfillBench(listingDays = 250): Promise<BackfillFigur
   const args = ["backfill", "--from", first, "--to", LAST_DAY, "--no-citations", "--yes", "--json"];
   const dirs = ["--out", join(root, "public"), "--runs", join(root, "runs")];
   const started = performance.now();
-  const child = spawn(process.execPath, [PICKS_BIN, ...args, ...dirs], {
+  const nodeFlags = process.env.BENCH_NODE_FLAGS?.split(" ").filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeFlags, PICKS_BIN, ...args, ...dirs], {
     env,
     stdio: ["ignore", "pipe", "inherit"],
   });
