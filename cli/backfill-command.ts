@@ -1,16 +1,29 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
-import { announcedAt, listingDaysBetween } from "../pipeline/domain/announcement.ts";
-import { dayOf } from "../pipeline/domain/calendar.ts";
-import { type DayPages, historySource, readDayPages, startDay } from "../pipeline/sources/arxiv-history.ts";
+import { announcedAt, latestListingDay, listingDaysBetween } from "../pipeline/domain/announcement.ts";
+import type { CompiledRelevance } from "../pipeline/domain/relevance-model.ts";
+import { newestModelPath } from "../pipeline/relevance-file.ts";
+import {
+  type DayPages,
+  historySource,
+  InconsistentDayError,
+  readDayPages,
+  startDay,
+} from "../pipeline/sources/arxiv-history.ts";
 import { DEFAULT_CATEGORIES } from "../pipeline/sources/arxiv-source.ts";
 import { createStoreFromEnv } from "../server/store/from-env.ts";
 import { createMemoryStore } from "../server/store/memory-store.ts";
-import { type BackfillJob, type BackfillSettings, backfillCheckpoints } from "./backfill-job.ts";
+import {
+  type BackfillCheckpoints,
+  type BackfillJob,
+  type BackfillSettings,
+  backfillCheckpoints,
+  sameSettings,
+} from "./backfill-job.ts";
 import { parseCategories, runCurate } from "./curate-command.ts";
-import { arxivInterval, arxivPageSize, createLiveSetup } from "./curate-live.ts";
+import { arxivApiUrl, arxivInterval, arxivPageSize, createLiveSetup } from "./curate-live.ts";
 import { serversStoreExists } from "./curate-webhooks.ts";
 import { parseDayOption } from "./options.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
@@ -53,20 +66,19 @@ interface PlannedDay {
   saved: DayPages | null;
 }
 
-/** The settings the flags ask for; checked before anything is read or asked. */
-function settingsFrom(flags: BackfillFlags, today: string): BackfillSettings {
+/** The settings the flags ask for; checked before anything is opened, read or asked. */
+async function settingsFrom(flags: BackfillFlags, now: Date): Promise<BackfillSettings> {
   if (!flags.from || !flags.to)
     throw new UsageError("`picks backfill` needs `--from` and `--to` (or `--resume`)");
   if (flags.from > flags.to) {
     throw new UsageError(`Expected \`--from\` (${flags.from}) to be no later than \`--to\` (${flags.to})`);
   }
-  if (flags.to > today) {
+  const live = latestListingDay(now);
+  if (flags.to >= live) {
     throw new UsageError(
-      `Expected \`--to\` to be a past day: ${flags.to} is after today (${today}); today's listing is \`picks curate\`'s`,
+      `Expected \`--to\` to be before ${live}, the day the live listing holds now: \`picks curate\` ` +
+        "publishes it and announces it",
     );
-  }
-  if (flags.model !== undefined && flags.ranker === "rules") {
-    throw new UsageError("`--model` applies only to `--ranker model`");
   }
   return {
     from: flags.from,
@@ -74,14 +86,20 @@ function settingsFrom(flags: BackfillFlags, today: string): BackfillSettings {
     categories: flags.categories ?? [...DEFAULT_CATEGORIES],
     judge: flags.judge,
     ranker: flags.ranker,
-    model: flags.model ?? null,
+    // The model file, not "the newest": a resumed backfill ranks its days with the model it began with.
+    model:
+      flags.model !== undefined
+        ? resolve(flags.model)
+        : flags.ranker === "model"
+          ? await newestModelPath()
+          : null,
     citations: flags.citations,
     force: flags.force,
     announce: flags.announce,
     minTotal: flags.minTotal ?? null,
     maxPicks: flags.maxPicks ?? null,
-    out: flags.out,
-    runs: flags.runs,
+    out: resolve(flags.out),
+    runs: resolve(flags.runs),
   };
 }
 
@@ -143,138 +161,180 @@ function printPlan(out: Output, plan: readonly PlannedDay[], intervalMs: number,
 
 async function backfill(flags: BackfillFlags): Promise<void> {
   const out = createOutput({ json: flags.json });
-  const dayOut = flags.json ? createOutput({ json: false, stdout: quiet() }) : out;
   const env = process.env;
+  const now = new Date();
+  const resumeStored = flags.resume && flags.from === undefined && flags.to === undefined;
+  // Flags are checked before the state store is opened: a refused command creates no database.
+  const asked = resumeStored ? null : await settingsFrom(flags, now);
+  if (asked) await confirmLongRange(asked, flags.yes);
+  const storeExists = serversStoreExists(env);
+  if (resumeStored && !storeExists) throw new UsageError(NOTHING_TO_RESUME);
   // A dry run reads the checkpoints of a store that exists, and creates none.
   const store =
-    flags.dryRun && !serversStoreExists(env)
+    flags.dryRun && !storeExists
       ? await createMemoryStore({})
       : await createStoreFromEnv(env, { rootDir: PROJECT_ROOT });
   try {
     const checkpoints = backfillCheckpoints(store);
     const stored = await checkpoints.stored();
-    const now = new Date();
-    let settings: BackfillSettings;
-    if (flags.resume && flags.from === undefined && flags.to === undefined) {
-      if (!stored) throw new UsageError("there is no stopped backfill to resume; give `--from` and `--to`");
-      settings = stored.settings;
-    } else settings = settingsFrom(flags, dayOf(now));
-    await confirmLongRange(settings, flags.yes);
+    const settings = asked ?? stored?.settings;
+    if (!settings) throw new UsageError(NOTHING_TO_RESUME);
     // Before any request: a missing or broken model stops the backfill with nothing published.
     const ranker = await rankerFrom({
       ranker: settings.ranker,
       ...(settings.model ? { model: settings.model } : {}),
     });
-
-    const live = createLiveSetup({
-      source: "arxiv-history",
-      categories: settings.categories,
-      citations: settings.citations,
-      judge: settings.judge,
-      env,
-    });
-    const interval = arxivInterval(env, live.arxivApiUrl, live.arxivApiUrl);
-    const pageSize = arxivPageSize(env, live.arxivApiUrl);
-    const job: BackfillJob | null = flags.dryRun ? null : await checkpoints.begin(settings, now);
-    const done = new Set(job?.done ?? []);
-    const plan: PlannedDay[] = [];
-    for (const day of listingDaysBetween(settings.from, settings.to)) {
-      const published = existsSync(join(settings.out, "v1", "daily", `${day}.json`));
-      const state: DayState = done.has(day) ? "done" : published && !settings.force ? "published" : "publish";
-      plan.push({
-        day,
-        state,
-        saved: state === "publish" ? await checkpoints.pages(settings.categories, day) : null,
-      });
-    }
-    if (flags.dryRun || !job) {
-      printPlan(out, plan, interval, pageSize);
-      await live.client?.close();
+    const sameJob = stored && sameSettings(stored.settings, settings) ? stored : null;
+    if (flags.dryRun) {
+      const pageSize = arxivPageSize(env, arxivApiUrl(env));
+      const plan = await planDays(settings, sameJob, checkpoints);
+      printPlan(out, plan, arxivInterval(env, arxivApiUrl(env), arxivApiUrl(env)), pageSize);
       return;
     }
+    if (store.kind === "memory") {
+      process.stderr.write(
+        "picks: warning: STATE_STORE=memory keeps no checkpoint: a stopped backfill starts over\n",
+      );
+    }
+    if (stored && !sameJob) {
+      process.stderr.write(
+        `picks: the stopped backfill of ${stored.settings.from}..${stored.settings.to} (other settings) is ` +
+          `set aside: the ${stored.done.length} days it published stay published\n`,
+      );
+    }
+    const job = await checkpoints.begin(settings, now);
+    await runJob({ settings, job, checkpoints, ranker, out, json: flags.json, env });
+  } finally {
+    await store.close();
+  }
+}
 
-    const client = live.client;
-    if (!client) throw new Error("the arXiv client was not set up");
+const NOTHING_TO_RESUME = "there is no stopped backfill to resume; give `--from` and `--to`";
+
+/** The listing days of the range and what each needs: published already, by this job, or to publish. */
+async function planDays(
+  settings: BackfillSettings,
+  job: BackfillJob | null,
+  checkpoints: BackfillCheckpoints,
+): Promise<PlannedDay[]> {
+  const done = new Set(job?.done ?? []);
+  const plan: PlannedDay[] = [];
+  for (const day of listingDaysBetween(settings.from, settings.to)) {
+    const published = existsSync(join(settings.out, "v1", "daily", `${day}.json`));
+    const state: DayState = done.has(day) ? "done" : published && !settings.force ? "published" : "publish";
+    const saved = state === "publish" ? await checkpoints.pages(settings.categories, day) : null;
+    plan.push({ day, state, saved });
+  }
+  return plan;
+}
+
+interface JobRun {
+  settings: BackfillSettings;
+  job: BackfillJob;
+  checkpoints: BackfillCheckpoints;
+  ranker: CompiledRelevance | undefined;
+  out: Output;
+  json: boolean;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Publishes the job's days oldest first, checkpointing as it goes; stops at the first day that fails. */
+async function runJob({ settings, job, checkpoints, ranker, out, json, env }: JobRun): Promise<void> {
+  const live = createLiveSetup({
+    source: "arxiv-history",
+    categories: settings.categories,
+    citations: settings.citations,
+    judge: settings.judge,
+    env,
+  });
+  const client = live.client;
+  if (!client) throw new Error("the arXiv client was not set up");
+  // The per-day summaries, unless the backfill prints one JSON document.
+  const dayOut = json ? createOutput({ json: false, stdout: quiet() }) : out;
+  try {
+    const pageSize = arxivPageSize(env, live.arxivApiUrl);
+    const interval = arxivInterval(env, live.arxivApiUrl, live.arxivApiUrl);
     const history = { client, categories: settings.categories, apiUrl: live.arxivApiUrl, pageSize };
+    const plan = await planDays(settings, job, checkpoints);
     const todo = plan.filter((entry) => entry.state === "publish");
     const started = Date.now();
-    const published: string[] = [];
-    let papers = 0;
-    try {
-      for (const [index, { day, saved }] of todo.entries()) {
-        const left = todo.length - index;
-        const pace = published.length > 0 ? (Date.now() - started) / published.length : interval;
-        const progress = (pages: DayPages) =>
-          out.progress(
-            `${day} (${index + 1}/${todo.length}): ${pages.entries.length}${pages.total === null ? "" : ` of ${pages.total}`} papers read, ` +
-              `${client.counts().requests} requests, about ${minutes(pace * left)} left`,
-          );
-        try {
-          const start = startDay(history, day, saved);
-          progress(start);
-          const pages = await readDayPages(history, start, async (read) => {
-            await checkpoints.savePages(settings.categories, read);
-            progress(read);
-          });
-          await runCurate({
-            date: day,
-            source: historySource(settings.categories, pages),
-            outDir: settings.out,
-            runsDir: settings.runs,
-            selection: selectionFrom({
-              ranker: settings.ranker,
-              ...(settings.minTotal === null ? {} : { minTotal: settings.minTotal }),
-              ...(settings.maxPicks === null ? {} : { maxPicks: settings.maxPicks }),
-            }),
-            out: dayOut,
-            ...(live.scorer ? { scorer: live.scorer } : {}),
-            ...(ranker ? { ranker } : {}),
-            ...(live.citations ? { citations: live.citations } : {}),
-            citationsSkipped: live.citationsSkipped,
-            httpCounts: () => client.counts(),
-            webhooks: settings.announce ? "announce" : "quiet",
-            backfilled: { announcedAt: announcedAt(day) },
-          });
-          papers += pages.total ?? 0;
-          job.done.push(day);
-          job.failed = null;
-          await checkpoints.save(job);
-          await checkpoints.dropPages(settings.categories, day);
-          published.push(day);
-        } catch (error) {
-          const reason = (error as Error).message;
-          job.failed = { day, reason, at: new Date().toISOString() };
-          await checkpoints.save(job);
-          const before =
-            published.length > 0 ? `the days before it (${published.length}) stay published; ` : "";
-          process.stderr.write(
-            `picks: backfill of ${day} failed: ${reason}\n${before}\`picks backfill --resume\` retries it\n`,
-          );
-          process.exitCode = 1;
-          break;
-        }
+    const published: { date: string; papers: number; ms: number }[] = [];
+    for (const [index, { day, saved }] of todo.entries()) {
+      const left = todo.length - index;
+      const pace = published.length > 0 ? (Date.now() - started) / published.length : interval;
+      const progress = (pages: DayPages) =>
+        out.progress(
+          `${day} (${index + 1}/${todo.length}): ${pages.entries.length}${pages.total === null ? "" : ` of ${pages.total}`} papers read, ` +
+            `${client.counts().by_upstream.arxiv?.requests ?? 0} arXiv requests, about ${minutes(pace * left)} left`,
+        );
+      try {
+        const start = startDay(history, day, saved);
+        progress(start);
+        const pages = await readDayPages(history, start, async (read) => {
+          await checkpoints.savePages(settings.categories, read);
+          progress(read);
+        });
+        const curating = performance.now();
+        await runCurate({
+          date: day,
+          source: historySource(settings.categories, pages),
+          outDir: settings.out,
+          runsDir: settings.runs,
+          selection: selectionFrom({
+            ranker: settings.ranker,
+            ...(settings.minTotal === null ? {} : { minTotal: settings.minTotal }),
+            ...(settings.maxPicks === null ? {} : { maxPicks: settings.maxPicks }),
+          }),
+          out: dayOut,
+          ...(live.scorer ? { scorer: live.scorer } : {}),
+          ...(ranker ? { ranker } : {}),
+          ...(live.citations ? { citations: live.citations } : {}),
+          citationsSkipped: live.citationsSkipped,
+          httpCounts: () => client.counts(),
+          webhooks: settings.announce ? "announce" : "quiet",
+          backfilled: { announcedAt: announcedAt(day) },
+        });
+        const ms = Math.round(performance.now() - curating);
+        job.done.push(day);
+        job.failed = null;
+        await checkpoints.save(job);
+        await checkpoints.dropPages(settings.categories, day);
+        published.push({ date: day, papers: pages.total ?? 0, ms });
+      } catch (error) {
+        const reason = (error as Error).message;
+        // Pages that contradict each other are worth nothing: the retry reads the day from its start.
+        if (error instanceof InconsistentDayError) await checkpoints.dropPages(settings.categories, day);
+        job.failed = { day, reason, at: new Date().toISOString() };
+        await checkpoints.save(job);
+        const before =
+          published.length > 0 ? `the days before it (${published.length}) stay published; ` : "";
+        process.stderr.write(
+          `picks: backfill of ${day} failed: ${reason}\n${before}\`picks backfill --resume\` retries it\n`,
+        );
+        process.exitCode = 1;
+        break;
       }
-    } finally {
-      await client.close();
     }
-    const skipped = plan.filter((entry) => entry.state !== "publish").length;
-    const { requests, retries } = client.counts();
+    if (job.failed === null) await checkpoints.finish();
+    const skipped = plan.filter((entry) => entry.state !== "publish").map((entry) => entry.day);
+    const papers = published.reduce((sum, day) => sum + day.papers, 0);
+    const arxiv = client.counts().by_upstream.arxiv?.requests ?? 0;
     out.line(
       `backfill ${settings.from}..${settings.to}: published ${published.length} of ${todo.length} days` +
-        (skipped > 0 ? `, skipped ${skipped} already published` : "") +
-        `; ${papers} papers read, ${requests} arXiv and citation requests (${retries} retried), ${minutes(Date.now() - started)}`,
+        (skipped.length > 0 ? `, skipped ${skipped.length} already published` : "") +
+        `; ${papers} papers read in ${arxiv} arXiv requests, ${minutes(Date.now() - started)}`,
     );
     out.json({
       from: settings.from,
       to: settings.to,
       published,
-      skipped: plan.filter((entry) => entry.state !== "publish").map((entry) => entry.day),
+      skipped,
       failed: job.failed,
       papers,
       http: client.counts(),
     });
   } finally {
-    await store.close();
+    await client.close();
   }
 }
 

@@ -35,17 +35,20 @@ export interface BackfillJob {
 
 const JOB_KEY = "backfill:job";
 
+const PAGES_PREFIX = "backfill:pages";
 const pagesKey = (categories: readonly string[], day: string): string =>
-  `backfill:pages:${hashKeyPart([...categories].sort().join("+"))}:${day}`;
+  `${PAGES_PREFIX}:${hashKeyPart([...categories].sort().join("+"))}:${day}`;
 
-const sameSettings = (a: BackfillSettings, b: BackfillSettings): boolean =>
+export const sameSettings = (a: BackfillSettings, b: BackfillSettings): boolean =>
   JSON.stringify(a) === JSON.stringify(b);
 
 export interface BackfillCheckpoints {
   /** The stored job, whatever its settings: what `--resume` alone continues. */
   stored(): Promise<BackfillJob | null>;
-  /** The stored job when it has these settings, else a new one (replacing it). */
+  /** The stored job when it has these settings, else a new one (replacing it, and its pages). */
   begin(settings: BackfillSettings, now: Date): Promise<BackfillJob>;
+  /** Removes the finished job: the same command later is a new backfill. */
+  finish(): Promise<void>;
   save(job: BackfillJob): Promise<void>;
   pages(categories: readonly string[], day: string): Promise<DayPages | null>;
   savePages(categories: readonly string[], pages: DayPages): Promise<void>;
@@ -58,11 +61,13 @@ export function backfillCheckpoints(store: Store): BackfillCheckpoints {
     async begin(settings, now) {
       const stored = await store.getItem<BackfillJob>(JOB_KEY);
       if (stored && sameSettings(stored.settings, settings)) return stored;
+      for (const key of await store.getKeys(PAGES_PREFIX)) await store.removeItem(key);
       const job: BackfillJob = { settings, started_at: now.toISOString(), done: [], failed: null };
       await store.setItem(JOB_KEY, job);
       return job;
     },
     save: (job) => store.setItem(JOB_KEY, job),
+    finish: () => store.removeItem(JOB_KEY),
     pages: (categories, day) => store.getItem<DayPages>(pagesKey(categories, day)),
     savePages: (categories, pages) => store.setItem(pagesKey(categories, pages.day), pages),
     dropPages: (categories, day) => store.removeItem(pagesKey(categories, day)),

@@ -85,11 +85,14 @@ export function arxivPageSize(env: Env, apiUrl: string): number {
   return asked;
 }
 
+/** The arXiv query API: ARXIV_API_URL, or arXiv's own. */
+export const arxivApiUrl = (env: Env): string => set(env, "ARXIV_API_URL") ?? DEFAULT_ARXIV_API_URL;
+
 export function createLiveSetup(options: LiveOptions): LiveSetup {
   const { env } = options;
   const contact = set(env, "PICKS_CONTACT");
   const listingUrl = set(env, "ARXIV_LISTING_URL") ?? DEFAULT_ARXIV_LISTING_URL;
-  const apiUrl = set(env, "ARXIV_API_URL") ?? DEFAULT_ARXIV_API_URL;
+  const apiUrl = arxivApiUrl(env);
   const judgeConfig = (() => {
     try {
       return judgeConfigFromEnv(env);

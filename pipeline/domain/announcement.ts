@@ -127,3 +127,10 @@ export function listingDaysBetween(from: string, to: string): string[] {
   for (let day = from; day <= to; day = addDays(day, 1)) if (isListingDay(day)) days.push(day);
   return days;
 }
+
+/** The newest listing day announced by `now`: the day the live listing holds (holidays aside). */
+export function latestListingDay(now: Date): string {
+  let day = addDays(now.toISOString().slice(0, 10), 1);
+  while (!isListingDay(day) || announcedAt(day).getTime() > now.getTime()) day = addDays(day, -1);
+  return day;
+}

@@ -37,12 +37,24 @@ export interface HistoryOptions {
 /** `YYYYMMDDHHMM` in UTC, the form `submittedDate` ranges take (GMT, to the minute, both ends included). */
 const minute = (instant: Date): string => instant.toISOString().slice(0, 16).replace(/[-T:]/g, "");
 
-/** The query of a day's submissions in the categories, e.g. `(cat:cs.AI OR cat:cs.LG) AND submittedDate:[...]`. */
+/**
+ * The query of a day's submissions in the categories, e.g. `(cat:cs.AI OR cat:cs.LG) AND
+ * submittedDate:[...]`. The range reaches a minute past the window on each side, whichever way the
+ * API rounds its ends; `historySource` keeps only the papers the schedule lists on the day.
+ */
 export function dayQuery(categories: readonly string[], day: string): string {
   const { from, to } = submissionWindow(day);
-  const last = new Date(to.getTime() - 60_000);
+  const first = new Date(from.getTime() - 60_000);
   const cats = categories.map((category) => `cat:${category}`).join(" OR ");
-  return `(${cats}) AND submittedDate:[${minute(from)} TO ${minute(last)}]`;
+  return `(${cats}) AND submittedDate:[${minute(first)} TO ${minute(to)}]`;
+}
+
+/**
+ * The answers of a day contradict each other (its total changed twice, or entries came twice while
+ * others were missed): the pages read are worth nothing, and a retry reads the day from its start.
+ */
+export class InconsistentDayError extends FeedError {
+  override name = "InconsistentDayError";
 }
 
 function pageUrl(apiUrl: string, query: string, start: number, size: number): string {
@@ -64,8 +76,11 @@ export function startDay(options: HistoryOptions, day: string, saved?: DayPages 
 
 /**
  * Reads the pages of a day not read yet, one request at a time, calling `onPage` after each (the
- * checkpoint). A page that is not a feed, refuses the query, or disagrees with the total of the first
- * page (a different total, or fewer entries than the total leaves) fails the day.
+ * checkpoint). A page that is not a feed, refuses the query, or holds fewer entries than the total
+ * leaves fails the day; so does a total of 0, which for a weekday's window of whole categories is
+ * the API's known fault of answering empty feeds for a while, not a day without papers. A total that
+ * changes between pages (a paper withdrawn or cross-listed meanwhile) reads the day again from its
+ * start, once.
  */
 export async function readDayPages(
   options: HistoryOptions,
@@ -75,6 +90,7 @@ export async function readDayPages(
   const apiUrl = options.apiUrl ?? DEFAULT_ARXIV_API_URL;
   const size = options.pageSize ?? HISTORY_PAGE_SIZE;
   let state = pages;
+  let restarted = false;
   while (state.total === null || state.entries.length < state.total) {
     const start = state.entries.length;
     const what = `arXiv API (${state.day}, entries from ${start + 1})`;
@@ -87,10 +103,18 @@ export async function readDayPages(
     if (feed.errors.length > 0) throw new FeedError(`${what} refused the query: ${feed.errors.join("; ")}`);
     if (feed.totalResults === undefined)
       throw new FeedError(`${what}: the answer has no opensearch:totalResults`);
-    if (state.total !== null && feed.totalResults !== state.total) {
+    if (feed.totalResults === 0) {
       throw new FeedError(
-        `${what}: the total changed from ${state.total} to ${feed.totalResults} between pages`,
+        `${what}: the API answered 0 papers for the submissions of a weekday; it answers empty feeds ` +
+          "for a while when in trouble",
       );
+    }
+    if (state.total !== null && feed.totalResults !== state.total) {
+      const changed = `${what}: the total changed from ${state.total} to ${feed.totalResults} between pages`;
+      if (restarted) throw new InconsistentDayError(`${changed}, again after reading the day from its start`);
+      restarted = true;
+      state = { ...state, total: null, entries: [], requests: state.requests + 1 };
+      continue;
     }
     const expected = Math.min(size, feed.totalResults - start);
     if (feed.entries.length !== expected) {
@@ -106,6 +130,13 @@ export async function readDayPages(
       requests: state.requests + 1,
     };
     await onPage(state);
+  }
+  const distinct = new Set(state.entries.map((entry) => entry.id)).size;
+  if (distinct < state.entries.length) {
+    throw new InconsistentDayError(
+      `arXiv API (${state.day}): ${state.entries.length - distinct} entries came twice across pages, so as ` +
+        "many were missed (the results moved while they were paged)",
+    );
   }
   return state;
 }

@@ -112,7 +112,7 @@ describe("picks backfill", () => {
     }
     // Each day asks only its own window, a page of two at a time: no paper is read twice.
     expect(papers).toBeGreaterThan(60);
-    expect(result.stdout).toContain(`published 15 of 15 days; ${papers} papers read`);
+    expect(result.stdout).toContain("published 15 of 15 days;");
     const latest = JSON.parse(
       await readFile(join(publicDir, "v1", "daily", "latest.json"), "utf8"),
     ) as DailySnapshot;
@@ -251,18 +251,38 @@ describe("picks backfill", () => {
     expect(await readdir(root)).toEqual([]);
   });
 
+  it("prints one JSON document with --json, the days and their times in it", async () => {
+    const { env, dirs } = await workspace();
+    const result = await runPicks(
+      ["backfill", "--from", FROM, "--to", "2025-11-04", "--no-citations", "--json", ...dirs],
+      env,
+    );
+    expect(result.code).toBe(0);
+    const document = JSON.parse(result.stdout) as {
+      published: { date: string; ms: number }[];
+      failed: unknown;
+    };
+    expect(document.published.map((day) => day.date)).toEqual([FROM, "2025-11-04"]);
+    expect(document.failed).toBeNull();
+  });
+
   it.each([
     [["--from", "2025-11-10", "--to", "2025-11-03"], /--from.*no later than.*--to/],
     [["--from", "2025-02-30", "--to", "2025-03-03"], /Expected `--from` to be YYYY-MM-DD, got `2025-02-30`/],
-    [["--from", "2025-11-03", "--to", "2999-01-01"], /after today/],
+    [
+      ["--from", "2025-11-03", "--to", "2999-01-01"],
+      /before \d{4}-\d{2}-\d{2}, the day the live listing holds now/,
+    ],
+    [["--from", "2025-11-03", "--to", new Date().toISOString().slice(0, 10)], /the live listing holds now/],
     [["--from", "2019-01-01", "--to", "2025-11-03"], /over 3 years.*--yes/],
     [["--to", "2025-11-03"], /needs `--from` and `--to`/],
     [["--resume"], /no stopped backfill to resume/],
-  ])("refuses %j with exit 2", async (flags, message) => {
-    const { env, dirs } = await workspace();
+  ])("refuses %j with exit 2, asking and creating nothing", async (flags, message) => {
+    const { env, dirs, root } = await workspace();
     const result = await runPicks(["backfill", ...flags, ...dirs], env);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(fake.seen("/api/query")).toHaveLength(0);
+    expect(await readdir(root)).toEqual([]);
   });
 });

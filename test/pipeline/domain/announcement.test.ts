@@ -4,6 +4,7 @@ import {
   announcedAt,
   easternOffset,
   isListingDay,
+  latestListingDay,
   listingDayOf,
   listingDaysBetween,
   submissionWindow,
@@ -31,6 +32,16 @@ const TABLE: [submitted: string, listing: string, why: string][] = [
   ["2025-11-03T18:30:00Z", "2025-11-04", "Monday 13:30 EST (14:30 had it stayed EDT)"],
   ["2006-03-20T18:30:00Z", "2006-03-21", "2006, the older rule: still EST on 20 March"],
   ["2006-04-03T18:30:00Z", "2006-04-05", "2006: EDT from 2 April, so 14:30"],
+  [
+    "2025-03-07T19:30:00Z",
+    "2025-03-11",
+    "Friday 14:30 EST: Tuesday's listing, its window crossing the change",
+  ],
+  [
+    "2025-10-31T18:30:00Z",
+    "2025-11-04",
+    "Friday 14:30 EDT: Tuesday's listing, its window crossing the change back",
+  ],
 ];
 
 describe("listingDayOf", () => {
@@ -49,6 +60,26 @@ describe("easternOffset", () => {
     expect(easternOffset(new Date("2025-03-09T07:00:00Z"))).toBe(-4);
     expect(easternOffset(new Date("2025-11-02T05:59:59Z"))).toBe(-4);
     expect(easternOffset(new Date("2025-11-02T06:00:00Z"))).toBe(-5);
+  });
+});
+
+describe("the older rule, 1987 to 2006", () => {
+  it("switches on the first Sunday of April and the last Sunday of October", () => {
+    expect(easternOffset(new Date("2006-04-02T06:59:59Z"))).toBe(-5);
+    expect(easternOffset(new Date("2006-04-02T07:00:00Z"))).toBe(-4);
+    expect(easternOffset(new Date("2006-10-29T05:59:59Z"))).toBe(-4);
+    expect(easternOffset(new Date("2006-10-29T06:00:00Z"))).toBe(-5);
+  });
+});
+
+describe("latestListingDay", () => {
+  it.each([
+    ["2025-11-25T00:59:00Z", "2025-11-24", "Monday 19:59 EST: Tuesday's listing is not out yet"],
+    ["2025-11-25T01:00:00Z", "2025-11-25", "Monday 20:00 EST: Tuesday's listing is out"],
+    ["2025-11-22T15:00:00Z", "2025-11-21", "Saturday: Friday's listing, announced Thursday"],
+    ["2025-11-24T01:30:00Z", "2025-11-24", "Sunday 20:30 EST: Monday's listing is out"],
+  ])("at %s is %s (%s)", (now, day) => {
+    expect(latestListingDay(new Date(now))).toBe(day);
   });
 });
 

@@ -5,6 +5,7 @@ import {
   type DayPages,
   dayQuery,
   historySource,
+  InconsistentDayError,
   readDayPages,
   startDay,
 } from "../../../pipeline/sources/arxiv-history.ts";
@@ -48,9 +49,9 @@ const serve = (...tweaks: (((request: SeenRequest) => string | undefined) | unde
   });
 
 describe("the query of a past day", () => {
-  it("asks the categories' submissions of the day's window, to the minute, in GMT", () => {
+  it("asks the categories' submissions of the day's window and a minute either side, in GMT", () => {
     expect(dayQuery(["cs.AI", "cs.LG"], DAY)).toBe(
-      "(cat:cs.AI OR cat:cs.LG) AND submittedDate:[202511211900 TO 202511241859]",
+      "(cat:cs.AI OR cat:cs.LG) AND submittedDate:[202511211859 TO 202511241900]",
     );
   });
 });
@@ -88,15 +89,41 @@ describe("readDayPages", () => {
     expect(startDay({ ...options(), categories: ["cs.CL"] }, DAY, partial).entries).toEqual([]);
   });
 
-  it("fails when the total changes between pages", async () => {
-    serve(undefined, (request) =>
+  it("reads the day again from its start when the total changes between pages, and fails the second time", async () => {
+    const changed = (request: SeenRequest) =>
       historyReply(header, entries, request).body?.replace(
         /<opensearch:totalResults>\d+/,
         "<opensearch:totalResults>42",
-      ),
-    );
+      );
+    serve(undefined, changed);
+    const pages = await readDayPages(options(), startDay(options(), DAY), async () => {});
+    const starts = fake.seen("/api/query").map((request) => request.query.get("start"));
+    expect(starts.slice(0, 3)).toEqual(["0", "3", "0"]);
+    expect(new Set(pages.entries.map((entry) => entry.id)).size).toBe(pages.total);
+
+    fake.requests.length = 0;
+    serve(undefined, changed, undefined, changed);
     await expect(readDayPages(options(), startDay(options(), DAY), async () => {})).rejects.toThrow(
-      /the total changed from \d+ to 42 between pages/,
+      InconsistentDayError,
+    );
+  });
+
+  it("fails a day whose pages repeat entries, since as many were missed", async () => {
+    const firstPageAgain = (request: SeenRequest) => {
+      const query = new URLSearchParams(request.query);
+      query.set("start", "0");
+      return historyReply(header, entries, { ...request, query }).body;
+    };
+    serve(undefined, firstPageAgain);
+    await expect(readDayPages(options(), startDay(options(), DAY), async () => {})).rejects.toThrow(
+      /3 entries came twice across pages/,
+    );
+  });
+
+  it("fails a weekday the API answers with no papers", async () => {
+    serve(() => `${header.replace(/<opensearch:totalResults>\d+/, "<opensearch:totalResults>0")}</feed>`);
+    await expect(readDayPages(options(), startDay(options(), DAY), async () => {})).rejects.toThrow(
+      /answered 0 papers/,
     );
   });
 
