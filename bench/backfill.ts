@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { listingDayOf, listingDaysBetween, submissionWindow } from "../pipeline/domain/announcement.ts";
 import { addDays } from "../pipeline/domain/calendar.ts";
 import { type HistoryEntry, historyEntries, historyReply } from "../test/helpers/fake-arxiv-history.ts";
-import { startFakeUpstream } from "../test/helpers/fake-upstream.ts";
+import { type FakeUpstream, startFakeUpstream } from "../test/helpers/fake-upstream.ts";
 import { PICKS_BIN } from "../test/helpers/processes.ts";
 
 const PAPERS_A_DAY = 300;
@@ -65,20 +65,25 @@ async function rssMb(pid: number): Promise<number> {
   }
 }
 
-export async function runBackfillBench(listingDays = 250): Promise<BackfillFigures> {
+/** The fake arXiv query API answering every listing day with its generated papers. */
+export async function startGeneratedArxiv(): Promise<FakeUpstream> {
   const header = historyEntries(() => new Date(0)).header;
   const generate = generator();
   const fake = await startFakeUpstream();
   fake.route("GET", "/api/query", (request) => {
-    const range = /submittedDate:\[(\d{8})(\d{4})/.exec(request.query.get("search_query") ?? "");
-    const from = range
-      ? new Date(
-          `${range[1]?.replace(/(\d{4})(\d{2})(\d{2})/, "$1-$2-$3")}T${range[2]?.replace(/(\d{2})(\d{2})/, "$1:$2")}:00Z`,
-        )
-      : new Date(0);
+    const range = /submittedDate:\[(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})/.exec(
+      request.query.get("search_query") ?? "",
+    );
+    const [year = 0, month = 1, day = 1, hour = 0, minute = 0] = (range?.slice(1) ?? []).map(Number);
+    const from = Date.UTC(year, month - 1, day, hour, minute);
     // The range starts a minute before the window: the day is the one two minutes in.
-    return historyReply(header, generate(listingDayOf(new Date(from.getTime() + 120_000))), request);
+    return historyReply(header, generate(listingDayOf(new Date(from + 120_000))), request);
   });
+  return fake;
+}
+
+export async function runBackfillBench(listingDays = 250): Promise<BackfillFigures> {
+  const fake = await startGeneratedArxiv();
   let first = LAST_DAY;
   while (listingDaysBetween(first, LAST_DAY).length < listingDays) first = addDays(first, -1);
   const root = await mkdtemp(join(tmpdir(), "picks-backfill-bench-"));
