@@ -55,12 +55,12 @@ async function seedSample(publicDir: string, runsDir: string, out: Output): Prom
   ]);
   const source = createSampleSource();
   // The sample's citation figures are replayed from the recording kept with it, offline: the graph
-  // shows on a fresh clone, and each figure says it was recorded for the demonstration.
+  // shows on a fresh clone, and each figure says it was written for the demonstration.
   const recording = await recorded.readCitationRecording();
   const citations = recorded.recordedCitationLookup(recording);
   out.line(
     `Citation figures: replayed from ${relative(PROJECT_ROOT, recorded.SAMPLE_CITATIONS_FILE)} ` +
-      `(${recording.note}, recorded ${recording.recorded_at}).`,
+      `(${recording.note}, written ${recording.written_at}).`,
   );
   // Ranked as `picks curate` ranks by default: by the shipped relevance model.
   const ranker = await rankerFrom({ ranker: "model" });
@@ -75,6 +75,8 @@ async function seedSample(publicDir: string, runsDir: string, out: Output): Prom
       out,
       citations,
       ...(ranker ? { ranker } : {}),
+      // The firms' views look up their watched papers: the sample's illustrative figures are not theirs.
+      firmViews: false,
     });
   }
 }

@@ -1,7 +1,7 @@
 import {
   type CitationSource,
   type Citations,
-  type CitationsRecorded,
+  type CitationsIllustrative,
   type IndexedPaper,
   linkPapers,
   toCitations,
@@ -19,7 +19,7 @@ export interface CitationLookupOptions {
    * The indexes' answers are replayed from a recording (the sample days): every figure says so, and
    * `now` should give the recording's day, not the run's.
    */
-  recorded?: CitationsRecorded;
+  illustrative?: CitationsIllustrative;
 }
 
 export interface CitationLookupResult {
@@ -86,14 +86,14 @@ export function createCitationLookup(options: CitationLookupOptions): CitationLo
         const paper = found.get(id);
         if (paper) {
           foundBy[paper.source] += 1;
-          citations.set(id, toCitations(paper, at, links.get(id), options.recorded));
+          citations.set(id, toCitations(paper, at, links.get(id), options.illustrative));
         } else {
           const reason = (why.get(id) ?? []).join("; ");
           citations.set(id, {
             status: "missing",
             checked_at: at,
-            reason: options.recorded
-              ? `${reason} (in the recording of ${options.recorded.recorded_at})`
+            reason: options.illustrative
+              ? `${reason} (in the sample's figures written ${options.illustrative.written_at})`
               : reason,
           });
         }

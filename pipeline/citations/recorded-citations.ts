@@ -10,7 +10,7 @@ import { type CitationLookup, createCitationLookup } from "./citation-lookup.ts"
 // papers, written for the demonstration, and replays them to the same Semantic Scholar client and
 // lookup a live run uses: the batch request is built, the answer parsed and checked, the links between
 // picks found and the figures published by the real code. Only the network is replaced, so `npm start`
-// shows the citation graph offline, and every figure carries `recorded` so nobody takes it for a lookup.
+// shows the citation graph offline, and every figure carries `illustrative` so nobody takes it for a lookup.
 
 export const SAMPLE_CITATIONS_FILE = projectPath("data", "sample", "citations", "semantic-scholar.json");
 
@@ -18,7 +18,7 @@ const UPSTREAM = "semantic_scholar";
 
 export const CitationRecordingSchema = z.object({
   about: z.string(),
-  recorded_at: z.iso.date(),
+  written_at: z.iso.date(),
   note: z.string().min(1),
   /** Semantic Scholar's paper object per versionless arXiv id, as `POST /paper/batch` answers it. */
   answers: z.record(z.string(), z.unknown()),
@@ -95,12 +95,12 @@ export async function readCitationRecording(file = SAMPLE_CITATIONS_FILE): Promi
 
 /**
  * The citation lookup of the sample days: the recording replayed through the Semantic Scholar client,
- * every figure dated on the recording's day and marked `recorded`.
+ * every figure dated on the day the answers were written and marked `illustrative`.
  */
 export function recordedCitationLookup(recording: CitationRecording): CitationLookup {
   return createCitationLookup({
     semanticScholar: { client: createReplayClient(recording) },
-    now: () => new Date(`${recording.recorded_at}T00:00:00Z`),
-    recorded: { recorded_at: recording.recorded_at, note: recording.note },
+    now: () => new Date(`${recording.written_at}T00:00:00Z`),
+    illustrative: { written_at: recording.written_at, note: recording.note },
   });
 }

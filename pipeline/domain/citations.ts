@@ -19,14 +19,14 @@ export const LinkedPaperSchema = z.object({
 });
 export type LinkedPaper = z.infer<typeof LinkedPaperSchema>;
 
-/** Figures replayed from answers kept with the project (the sample days), not looked up at the index. */
-export const CitationsRecordedSchema = z
+/** Figures written for the demonstration (the seeded sample days), replayed, never looked up at an index. */
+export const CitationsIllustrativeSchema = z
   .object({
-    recorded_at: z.string().describe("YYYY-MM-DD"),
+    written_at: z.string().describe("YYYY-MM-DD, when the figures were written"),
     note: z.string().min(1),
   })
-  .describe("only for figures replayed from a recording (the seeded sample), not looked up");
-export type CitationsRecorded = z.infer<typeof CitationsRecordedSchema>;
+  .describe("only for illustrative figures written for the sample days, replayed, not looked up");
+export type CitationsIllustrative = z.infer<typeof CitationsIllustrativeSchema>;
 
 export const CitationsFoundSchema = z.object({
   status: z.literal("found"),
@@ -49,7 +49,7 @@ export const CitationsFoundSchema = z.object({
   top_citing: z.array(LinkedPaperSchema).max(MAX_LISTED_PAPERS),
   cites_picks: z.array(z.string()).describe("arXiv ids of other recent picks this paper cites"),
   cited_by_picks: z.array(z.string()).describe("arXiv ids of other recent picks that cite this paper"),
-  recorded: CitationsRecordedSchema.optional(),
+  illustrative: CitationsIllustrativeSchema.optional(),
 });
 export type CitationsFound = z.infer<typeof CitationsFoundSchema>;
 
@@ -150,7 +150,7 @@ export function toCitations(
   paper: IndexedPaper,
   fetchedAt: string,
   links: { cites: string[]; citedBy: string[] } = { cites: [], citedBy: [] },
-  recorded?: CitationsRecorded,
+  illustrative?: CitationsIllustrative,
 ): CitationsFound {
   const ranked = paper.lists === "ranked";
   return {
@@ -165,7 +165,7 @@ export function toCitations(
     top_citing: topPapers(paper.citing, ranked),
     cites_picks: links.cites,
     cited_by_picks: links.citedBy,
-    ...(recorded ? { recorded } : {}),
+    ...(illustrative ? { illustrative } : {}),
   };
 }
 

@@ -200,16 +200,16 @@ export function renderGraph(container, day) {
     return;
   }
   const titles = new Map(day.picks.map((pick) => [pick.arxiv_id, pick.title]));
-  const recorded = picks.find((pick) => pick.citations.recorded)?.citations.recorded;
+  const illustrative = picks.find((pick) => pick.citations.illustrative)?.citations.illustrative;
   replace(
     container,
     el(
       "div",
       { className: "graph-figure" },
-      recorded
+      illustrative
         ? el("p", {
-            className: "graph-recorded muted",
-            text: `These are ${recorded.note}, recorded ${recorded.recorded_at}; a live run looks them up at the citation index.`,
+            className: "graph-illustrative muted",
+            text: `These are ${illustrative.note}, written ${illustrative.written_at}; a live run looks them up at the citation index.`,
           })
         : null,
       drawing(picks),

@@ -144,8 +144,8 @@ const pickLinks = (label, ids) =>
       )
     : null;
 
-/** `sample figures, recorded 2026-11-21: ...`: what a pick's replayed citation figures are. */
-export const recordedLabel = (recorded) => `${recorded.note}; recorded ${recorded.recorded_at}`;
+/** `sample figures written for the demonstration ...; written 2026-11-21`: what a pick's replayed figures are. */
+export const illustrativeLabel = (figures) => `${figures.note}; written ${figures.written_at}`;
 
 /** The citation figures of a pick: found (with source and date), missing (with why), or not looked up. */
 export function citationsBlock(citations) {
@@ -178,8 +178,8 @@ export function citationsBlock(citations) {
       el("span", {
         className: "muted",
         // Replayed figures say so: the sample's are written for the demonstration, not looked up.
-        text: citations.recorded
-          ? `(${recordedLabel(citations.recorded)})`
+        text: citations.illustrative
+          ? `(${illustrativeLabel(citations.illustrative)})`
           : `(${SOURCES[citations.source] ?? citations.source}, ${formatTime(citations.fetched_at)})`,
       }),
     ),

@@ -11,7 +11,7 @@ import { addPage } from "./site-under-test.ts";
 
 // A fresh clone's first start: `picks serve --seed` curates the sample days offline, their citation
 // figures replayed from the recording kept with the sample. The graph must draw, with arcs between
-// picks, and every figure must say it was recorded for the demonstration.
+// picks, and every figure must say it was written for the demonstration.
 
 const plan = browserPlan();
 const DAYS = ["2026-11-18", "2026-11-19", "2026-11-20"];
@@ -47,15 +47,15 @@ afterAll(async () => {
 });
 
 describe.skipIf(plan.skip)("the sample seeded on a fresh start", () => {
-  it("gives every pick citation figures from the recording, marked as recorded on its day", async () => {
+  it("gives every pick citation figures from the recording, marked as illustrative with the day they were written", async () => {
     const recording = await readCitationRecording();
     const picks = days.flatMap((day) => day.picks);
     expect(picks.length).toBeGreaterThan(0);
     for (const pick of picks) {
       expect(pick.citations?.status, pick.arxiv_id).toBe("found");
       if (pick.citations?.status !== "found") continue;
-      expect(pick.citations.recorded).toEqual({ recorded_at: recording.recorded_at, note: recording.note });
-      expect(pick.citations.fetched_at.slice(0, 10)).toBe(recording.recorded_at);
+      expect(pick.citations.illustrative).toEqual({ written_at: recording.written_at, note: recording.note });
+      expect(pick.citations.fetched_at.slice(0, 10)).toBe(recording.written_at);
     }
     // Links between picks of one day, so the arcs of the graph have something to draw.
     const latest = days.at(-1) as DailySnapshot;
@@ -80,11 +80,11 @@ describe.skipIf(plan.skip)("the sample seeded on a fresh start", () => {
       expect(await page.locator("#graph-body svg .edge-pick").count()).toBeGreaterThan(0);
       const recording = await readCitationRecording();
       await expect
-        .poll(() => page.locator("#graph-body .graph-recorded").textContent())
-        .toContain(`recorded ${recording.recorded_at}`);
+        .poll(() => page.locator("#graph-body .graph-illustrative").textContent())
+        .toContain(`written ${recording.written_at}`);
       const figures = (await page.locator("#pick-list .cite-figures").first().textContent()) ?? "";
       expect(figures).toContain(`sample figures`);
-      expect(figures).toContain(`recorded ${recording.recorded_at}`);
+      expect(figures).toContain(`written ${recording.written_at}`);
       await page.locator("#citations").screenshot({ path: join(ARTIFACTS, "seeded-sample-graph.png") });
       expect(problems).toEqual([]);
     } finally {

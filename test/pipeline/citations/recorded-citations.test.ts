@@ -27,7 +27,7 @@ const paper = (id: string, references: string[] = []) => ({
 
 const RECORDING: CitationRecording = {
   about: "test",
-  recorded_at: "2026-11-21",
+  written_at: "2026-11-21",
   note: "sample figures written for the test",
   answers: { "2401.00001": paper("2401.00001", ["2401.00002"]), "2401.00002": paper("2401.00002") },
 };
@@ -57,7 +57,7 @@ describe("the replay of a citation recording", () => {
     ).rejects.toBeInstanceOf(HttpError);
   });
 
-  it("publishes figures through the real lookup, dated on the recording's day and marked recorded", async () => {
+  it("publishes figures through the real lookup, dated on the day they were written and marked illustrative", async () => {
     const result = await recordedCitationLookup(RECORDING).lookup(["2401.00001", "2401.00002", "2401.55555"]);
     const first = result.citations.get("2401.00001");
     expect(first).toMatchObject({
@@ -66,12 +66,12 @@ describe("the replay of a citation recording", () => {
       fetched_at: "2026-11-21T00:00:00.000Z",
       citation_count: 7,
       cites_picks: ["2401.00002"],
-      recorded: { recorded_at: "2026-11-21", note: "sample figures written for the test" },
+      illustrative: { written_at: "2026-11-21", note: "sample figures written for the test" },
     });
     expect(result.citations.get("2401.00002")).toMatchObject({ cited_by_picks: ["2401.00001"] });
     const missing = result.citations.get("2401.55555");
     expect(missing?.status).toBe("missing");
-    expect(missing?.status === "missing" && missing.reason).toContain("in the recording of 2026-11-21");
+    expect(missing?.status === "missing" && missing.reason).toContain("in the sample's figures written 2026-11-21");
   });
 
   it("reads the sample's recording, whose every answer the Semantic Scholar client accepts", async () => {
