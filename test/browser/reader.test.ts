@@ -326,6 +326,9 @@ describe.skipIf(plan.skip)("accessibility and weight", () => {
       ["reader-dark", { dark: true }],
     ] as const) {
       const { page } = await open(server.url, `/?date=${CITED_DAY}`, options);
+      // The range filter is folded away on load: opened, its fields are checked too.
+      await page.click("#filter-toggle");
+      await page.waitForSelector("#filter-from", { state: "visible" });
       for (const section of ["#citations", "#figures", "#leaderboard"]) {
         await page.locator(section).scrollIntoViewIfNeeded();
       }
