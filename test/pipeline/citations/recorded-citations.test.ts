@@ -71,7 +71,9 @@ describe("the replay of a citation recording", () => {
     expect(result.citations.get("2401.00002")).toMatchObject({ cited_by_picks: ["2401.00001"] });
     const missing = result.citations.get("2401.55555");
     expect(missing?.status).toBe("missing");
-    expect(missing?.status === "missing" && missing.reason).toContain("in the sample's figures written 2026-11-21");
+    expect(missing?.status === "missing" && missing.reason).toContain(
+      "in the sample's figures written 2026-11-21",
+    );
   });
 
   it("reads the sample's recording, whose every answer the Semantic Scholar client accepts", async () => {
