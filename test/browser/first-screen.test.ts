@@ -1,12 +1,11 @@
-import { mkdtemp, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { PICKS_BIN, type Started, startProcess } from "../helpers/processes.ts";
+import type { Started } from "../helpers/processes.ts";
 import { ARTIFACTS, browserPlan, launchChromium } from "./chromium.ts";
-import { addPage } from "./site-under-test.ts";
+import { startSeededSite } from "./site-under-test.ts";
 
 // The first screen of the page `npm start` serves (`picks serve --seed`): readers come for the picks,
 // so a phone shows the first pick's title and total without scrolling and a desktop the first two
@@ -33,16 +32,7 @@ let problems: string[] = [];
 
 beforeAll(async () => {
   if (plan.skip) return;
-  const root = await mkdtemp(join(tmpdir(), "picks-first-screen-"));
-  const publicDir = join(root, "public");
-  await addPage(publicDir);
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(S2_|OPENALEX_|LLM_|ARXIV_)/.test(name)),
-  );
-  server = await startProcess(
-    [PICKS_BIN, "serve", "--seed", "--port", "0", "--public", publicDir, "--runs", join(root, "runs")],
-    { ...env, STATE_DIR: join(root, "state"), REDIS_URL: "", WORKER: "off" },
-  );
+  ({ server } = await startSeededSite("picks-first-screen-"));
   browser = await launchChromium();
 }, 120_000);
 afterAll(async () => {

@@ -1,13 +1,12 @@
-import { mkdtemp, readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readCitationRecording } from "../../pipeline/citations/recorded-citations.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
-import { PICKS_BIN, type Started, startProcess } from "../helpers/processes.ts";
+import type { Started } from "../helpers/processes.ts";
 import { ARTIFACTS, browserPlan, launchChromium } from "./chromium.ts";
-import { addPage } from "./site-under-test.ts";
+import { startSeededSite } from "./site-under-test.ts";
 
 // A fresh clone's first start: `picks serve --seed` curates the sample days offline, their citation
 // figures replayed from the recording kept with the sample. The graph must draw, with arcs between
@@ -22,17 +21,9 @@ let days: DailySnapshot[];
 
 beforeAll(async () => {
   if (plan.skip) return;
-  const root = await mkdtemp(join(tmpdir(), "picks-seeded-"));
-  const publicDir = join(root, "public");
-  await addPage(publicDir);
-  // Nothing of the developer's environment may point the seed at a citation index.
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(S2_|OPENALEX_|LLM_|ARXIV_)/.test(name)),
-  );
-  server = await startProcess(
-    [PICKS_BIN, "serve", "--seed", "--port", "0", "--public", publicDir, "--runs", join(root, "runs")],
-    { ...env, STATE_DIR: join(root, "state"), REDIS_URL: "", WORKER: "off" },
-  );
+  const seeded = await startSeededSite("picks-seeded-");
+  server = seeded.server;
+  const { publicDir } = seeded;
   days = await Promise.all(
     DAYS.map(
       async (date) =>

@@ -1,10 +1,12 @@
-import { cp, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CitationsFound } from "../../pipeline/domain/citations.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
+import { PICKS_BIN, type Started, startProcess } from "../helpers/processes.ts";
 import { publishSampleDays } from "../helpers/published.ts";
 
 const PROJECT_PUBLIC = fileURLToPath(new URL("../../public", import.meta.url));
@@ -51,6 +53,24 @@ export async function addPage(publicDir: string): Promise<void> {
  * A site as `picks serve` would have it: the three sample days published, the page and its assets
  * copied beside them, and citation figures on the first pick of `citedDay`.
  */
+/**
+ * What `npm start` serves on a fresh clone: `picks serve --seed` curating the sample days in a new
+ * folder, offline (nothing of the developer's environment points it at an upstream).
+ */
+export async function startSeededSite(prefix: string): Promise<{ server: Started; publicDir: string }> {
+  const root = await mkdtemp(join(tmpdir(), prefix));
+  const publicDir = join(root, "public");
+  await addPage(publicDir);
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(S2_|OPENALEX_|LLM_|ARXIV_)/.test(name)),
+  );
+  const server = await startProcess(
+    [PICKS_BIN, "serve", "--seed", "--port", "0", "--public", publicDir, "--runs", join(root, "runs")],
+    { ...env, STATE_DIR: join(root, "state"), REDIS_URL: "", WORKER: "off" },
+  );
+  return { server, publicDir };
+}
+
 export async function publishSite(citedDay: string): Promise<{ publicDir: string; days: DailySnapshot[] }> {
   const { publicDir } = await publishSampleDays();
   await addPage(publicDir);
