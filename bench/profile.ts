@@ -98,7 +98,10 @@ async function main(): Promise<void> {
     const [file] = (await readdir(profiles)).filter((name) => name.endsWith(".cpuprofile"));
     if (!file) throw new Error("Expected a .cpuprofile from the server");
     const { functions, places } = selfTimes(JSON.parse(await readFile(join(profiles, file), "utf8")));
-    const percent = (share: number) => `${(share * 100).toFixed(1).padStart(5)}%`;
+    // A share of the busy samples times the CPU a request cost: roughly µs of each request.
+    const perRequest = measured.cpuUsPerRequest ?? 0;
+    const percent = (share: number) =>
+      `${(share * 100).toFixed(1).padStart(5)}% ~${(share * perRequest).toFixed(1).padStart(5)} µs`;
     console.log("\nself time by file or package (share of busy samples, start-up included):");
     for (const { name, share } of places) console.log(`  ${percent(share)}  ${name}`);
     console.log("\nself time by function:");

@@ -102,7 +102,10 @@ export function registerServe(program: Command): void {
       const submissions = { settings: submissionSettingsFromEnv(process.env), score };
       const webhooks = { settings: webhookSettingsFromEnv(process.env) };
       const siteUrl = siteUrlFromEnv(process.env);
-      const store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
+      const store = await createStoreFromEnv(process.env, {
+        rootDir: PROJECT_ROOT,
+        checkpointOffThread: true,
+      });
       if (flags.workers > 1 && !isClusterWorker()) {
         // The primary opened the store only to fail early, once, on a bad one; the workers share it.
         const kind = store.kind;

@@ -12,6 +12,7 @@ import {
   toJson,
 } from "./keys.ts";
 import { createWriteBatcher } from "./sqlite-batch.ts";
+import { checkpointOffThread } from "./sqlite-checkpoints.ts";
 import { openDatabase, type SqliteDatabase } from "./sqlite-database.ts";
 import { createSqliteDriver } from "./sqlite-driver.ts";
 import { createSqliteQueue, prepareQueueStatements } from "./sqlite-queue.ts";
@@ -30,6 +31,8 @@ export interface SqliteStoreOptions {
   sweepIntervalMs?: number;
   /** Fills a new database (the import of an older state folder). */
   onCreate?: (db: SqliteDatabase) => void;
+  /** WAL checkpoints on a worker thread rather than in a commit (a server's; see sqlite-checkpoints.ts). */
+  checkpointOffThread?: boolean;
 }
 
 // A row past its expiry is absent: counting starts again at `amount` with the new expiry. Every
@@ -63,6 +66,10 @@ const SET_IF_ABSENT = `
 export function createSqliteStore(options: SqliteStoreOptions): Store {
   const clock = options.clock ?? Date.now;
   const db = openDatabase({ path: options.path, fsync: options.fsync, onCreate: options.onCreate });
+  const checkpointer =
+    options.checkpointOffThread && options.path !== ":memory:"
+      ? checkpointOffThread(db, { path: options.path, fsync: options.fsync })
+      : undefined;
   const storage = createStorage({ driver: createSqliteDriver({ db, clock }) });
   const sql = {
     consume: db
@@ -190,6 +197,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       closed = true;
       clearInterval(timer);
       batcher.flush();
+      await checkpointer?.stop();
       db.close();
     },
   };
