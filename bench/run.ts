@@ -27,6 +27,7 @@ import {
   type TracedServer,
 } from "./traced-server.ts";
 import { runVerifyBench } from "./verify.ts";
+import { runWebhookFanoutBench } from "./webhook-fanout.ts";
 
 const run = promisify(execFile);
 const BARE = fileURLToPath(new URL("./bare-server.mjs", import.meta.url));
@@ -293,6 +294,9 @@ try {
     }
   }
   if (wanted("memory")) await memoryAfterLoad();
+  if (wanted("webhooks")) {
+    for (const line of await runWebhookFanoutBench()) console.log(line);
+  }
   if (wanted("history")) {
     for (const line of historyLines(await runHistoryBench(root, seconds))) console.log(line);
   }
