@@ -13,7 +13,7 @@ import {
 } from "../../pipeline/domain/papers-query.ts";
 import { PickSchema } from "../../pipeline/domain/pick.ts";
 import { TIERS, type TierName } from "../../pipeline/domain/tiers.ts";
-import { authorize, quotaHeaders, spendOrRefuse } from "../access/keyed.ts";
+import { authorize, authorizeKey, quotaHeaders, spendOrRefuse } from "../access/keyed.ts";
 import { type BoundedCache, createBoundedCache } from "../bounded-cache.ts";
 import type { AppContext } from "../context.ts";
 import { detail, jsonText } from "../http/answers.ts";
@@ -126,24 +126,50 @@ function listAnswer(index: PapersIndex, tier: TierName, query: PapersQuery): Buf
   );
 }
 
+/** A 200 of GET /v1/papers: its bytes and the quota's headers. */
+export interface PapersListAnswer {
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+/**
+ * GET /v1/papers from the key header's value and the query string: the route and the keyed fast path
+ * (server/http/keyed-fast-path.ts) both answer through it. Every refusal is a Response; a 200 is its
+ * parts, which the fast path writes straight to the socket.
+ */
+export async function answerPapersList(
+  context: AppContext,
+  key: string | null,
+  params: URLSearchParams,
+): Promise<Response | PapersListAnswer> {
+  const record = await authorizeKey(context, key, params);
+  if (record instanceof Response) return record;
+  const query = validateQuery(PapersQuerySchema, params, { lowered: LOWERED_FILTERS });
+  if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
+  const spent = await spendOrRefuse(context, record);
+  if (spent instanceof Response) return spent;
+  await context.snapshots.ready();
+  const index = papersIndex(context.snapshots.days());
+  const answers = answersOf(index);
+  // The answer depends on the tier (its caps and its name in the body) and the query, nothing
+  // else; the quota is spent and the RateLimit headers are the key's whatever the cache holds.
+  const cacheKey = `${record.tier}|${JSON.stringify(query.value)}`;
+  const body = answers.get(cacheKey) ?? answers.set(cacheKey, listAnswer(index, record.tier, query.value));
+  return { body, headers: spent.headers };
+}
+
 /** The keyed queries over the published picks, answered from memory. */
 export function registerPapersRoutes(app: H3, context: AppContext): void {
   route(app, "/v1/papers", {
     GET: async (event) => {
-      const record = await authorize(event, context);
-      if (record instanceof Response) return record;
-      const query = validateQuery(PapersQuerySchema, event.url.searchParams, { lowered: LOWERED_FILTERS });
-      if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
-      const spent = await spendOrRefuse(context, record);
-      if (spent instanceof Response) return spent;
-      await context.snapshots.ready();
-      const index = papersIndex(context.snapshots.days());
-      const answers = answersOf(index);
-      // The answer depends on the tier (its caps and its name in the body) and the query, nothing
-      // else; the quota is spent and the RateLimit headers are the key's whatever the cache holds.
-      const key = `${record.tier}|${JSON.stringify(query.value)}`;
-      const body = answers.get(key) ?? answers.set(key, listAnswer(index, record.tier, query.value));
-      return jsonText({ status: 200, body }, spent.headers);
+      const answer = await answerPapersList(
+        context,
+        event.req.headers.get("x-api-key"),
+        event.url.searchParams,
+      );
+      return answer instanceof Response
+        ? answer
+        : jsonText({ status: 200, body: answer.body }, answer.headers);
     },
   });
 
