@@ -1,43 +1,57 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { PRIVATE_CACHE_CONTROL } from "../access/keyed.ts";
+import { HTTPError } from "h3";
+import { NodeRequest, sendNodeResponse } from "srvx/node";
+import { keepPrivate, PRIVATE_CACHE_CONTROL } from "../access/keyed.ts";
 import type { AppContext } from "../context.ts";
+import { answerMcpPost, refusedOrigin } from "../routes/mcp-routes.ts";
 import { answerPapersList } from "../routes/papers-routes.ts";
 import { JSON_TYPE } from "./answers.ts";
 import { errorAnswer } from "./error-answer.ts";
 
+// The two keyed requests that clients repeat at volume, answered before the router through the same
+// functions as the app's routes, so with the same bytes, headers and refusals. What they skip is the
+// h3 layer around those functions: the router, the event, the onResponse hook and, for the list of
+// papers, the Request, Headers and Response objects themselves (`npm run profile -- papers|mcp`).
+
 const PAPERS = "/v1/papers";
+const MCP = "/mcp";
 
-/**
- * True for `GET /v1/papers` written plainly (no trailing slash, no escapes or dot segments in the
- * path, no fragment): the one keyed request clients repeat at volume. Anything else goes to the app.
- */
-export function isPapersList(req: IncomingMessage): boolean {
-  if (req.method !== "GET") return false;
-  const url = req.url ?? "";
-  return (url === PAPERS || url.startsWith(`${PAPERS}?`)) && !url.includes("#");
-}
+/** The path and query of a request target; a fragment, dot segments or a trailing slash miss. */
+const plainly = (url: string, path: string): boolean =>
+  (url === path || url.startsWith(`${path}?`)) && !url.includes("#");
 
-/**
- * Answers `GET /v1/papers` before the router, through the same function as the app's route
- * (`answerPapersList`), so with the same bytes, headers and refusals. What it skips is the h3 layer
- * around them: the Request and Headers objects built per request, the router, the onResponse hook
- * that reads and rewrites cache-control, and the Response's conversion back to node:http, about a
- * quarter of the CPU of a keyed request (`npm run profile -- papers`).
- */
+const queryOf = (url: string): URLSearchParams => {
+  const at = url.indexOf("?");
+  return new URLSearchParams(at === -1 ? "" : url.slice(at + 1));
+};
+
+/** What a request that threw gets, as the app's onError would answer it. */
+const failed = (context: AppContext, error: unknown): Promise<Response> =>
+  errorAnswer(
+    context,
+    error instanceof HTTPError ? error : { status: 500, message: "Internal Server Error", cause: error },
+  );
+
+/** True for `GET /v1/papers` written plainly. */
+export const isPapersList = (req: IncomingMessage): boolean =>
+  req.method === "GET" && plainly(req.url ?? "", PAPERS);
+
+/** True for `POST /mcp` written plainly. */
+export const isMcpPost = (req: IncomingMessage): boolean =>
+  req.method === "POST" && plainly(req.url ?? "", MCP);
+
+/** `GET /v1/papers` through `answerPapersList`; a 200 is written from its bytes, with no Response. */
 export async function servePapersFast(
   context: AppContext,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const url = req.url ?? PAPERS;
-  const queryAt = url.indexOf("?");
-  const params = new URLSearchParams(queryAt === -1 ? "" : url.slice(queryAt + 1));
   const key = req.headers["x-api-key"];
   let answer: Awaited<ReturnType<typeof answerPapersList>>;
   try {
-    answer = await answerPapersList(context, typeof key === "string" ? key : null, params);
+    answer = await answerPapersList(context, typeof key === "string" ? key : null, queryOf(req.url ?? ""));
   } catch (error) {
-    answer = await errorAnswer(context, { status: 500, message: "Internal Server Error", cause: error });
+    answer = await failed(context, error);
   }
   if (answer instanceof Response) return writeResponse(res, answer);
   res.writeHead(200, {
@@ -58,4 +72,23 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
   headers["content-length"] = body.byteLength;
   res.writeHead(response.status, headers);
   res.end(body);
+}
+
+/** `POST /mcp` through `answerMcpPost`, over srvx's lazy Request on the Node request. */
+export async function serveMcpFast(
+  context: AppContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const request = new NodeRequest({ req, res }) as unknown as Request;
+  let response: Response;
+  try {
+    response =
+      refusedOrigin(request, context.config.mcpAllowedOrigins) ??
+      (await answerMcpPost(context, request, queryOf(req.url ?? "")));
+  } catch (error) {
+    response = await failed(context, error);
+  }
+  keepPrivate(response);
+  await sendNodeResponse(res, response);
 }
