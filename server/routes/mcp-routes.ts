@@ -150,6 +150,8 @@ function hostedFor(context: AppContext): HostedMcp {
 }
 
 const realm = 'Bearer realm="research-picks"';
+// Shared: a decoder without `stream` keeps no state between calls.
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * One POST /mcp, its origin already allowed: the route and the fast path both answer through it.
@@ -189,7 +191,7 @@ export async function answerMcpPost(
   if (!read.ok) return jsonRpcError(413, -32000, `Payload Too Large: at most ${MCP_BODY_MAX_BYTES} bytes`);
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(read.bytes);
+    text = UTF8.decode(read.bytes);
   } catch {
     return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
   }
