@@ -108,22 +108,45 @@ function answersOf(index: PapersIndex): BoundedCache<string, Buffer> {
   return answers;
 }
 
-/** The bytes of a list answer: kept as bytes, so a repeated answer is not encoded again. */
+// Each list item's JSON, made the first time an answer holds it and kept as long as the index holds
+// the item (so bounded by the index, and gone with its generation). A new query over the full history
+// (5,000 items, 2.5 MB) spent 20-28 ms in JSON.stringify; from kept items it is a concatenation.
+const itemBytes = new WeakMap<object, Buffer>();
+const COMMA = Buffer.from(",");
+const CLOSE = Buffer.from("]}");
+
+function encodedItem(item: object): Buffer {
+  let bytes = itemBytes.get(item);
+  if (bytes === undefined) {
+    bytes = Buffer.from(JSON.stringify(item));
+    itemBytes.set(item, bytes);
+  }
+  return bytes;
+}
+
+/**
+ * The bytes of a list answer: kept as bytes, so a repeated answer is not encoded again. The same
+ * bytes as JSON.stringify of `{tier, applied, total, returned, papers}`, the items from their kept JSON.
+ */
 function listAnswer(index: PapersIndex, tier: TierName, query: PapersQuery): Buffer {
   const limits = TIERS[tier];
   const page = queryPapers(index.days, query, {
     historyDays: limits.history_days,
     maxLimit: limits.max_limit,
   });
-  return Buffer.from(
-    JSON.stringify({
-      tier,
-      applied: page.applied,
-      total: page.total,
-      returned: page.picks.length,
-      papers: page.picks,
-    }),
-  );
+  const head = JSON.stringify({
+    tier,
+    applied: page.applied,
+    total: page.total,
+    returned: page.picks.length,
+  });
+  const parts: Buffer[] = [Buffer.from(`${head.slice(0, -1)},"papers":[`)];
+  page.picks.forEach((item, at) => {
+    if (at > 0) parts.push(COMMA);
+    parts.push(encodedItem(item));
+  });
+  parts.push(CLOSE);
+  return Buffer.concat(parts);
 }
 
 /** A 200 of GET /v1/papers: its bytes and the quota's headers. */
