@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
+import type { WorkQueue } from "../server/store/types.ts";
 import { PROJECT_ROOT } from "./paths.ts";
 
 /** What the serving thread holds of the delivery thread. */
@@ -54,4 +55,66 @@ export function startDeliveryThread(): Promise<DeliveryThread> {
       });
     });
   });
+}
+
+/** How long the thread stays with nothing queued or in flight before it is stopped. */
+const IDLE_STOP_MS = 30_000;
+
+/**
+ * The delivery thread, started when there is something to deliver and stopped after IDLE_STOP_MS
+ * with nothing queued: a thread is a second V8 heap and a second copy of the program's code, about
+ * 40 MB of resident memory that a server without webhooks to send should not carry. This thread
+ * looks at the queue's size every `pollIntervalMs` (one read), and is woken at once by what this
+ * process queues (`onQueued`) or announces (`wake`).
+ */
+export function deliverOnDemand(options: {
+  queue: WorkQueue;
+  pollIntervalMs: number;
+  onQueued: (listener: () => void) => () => void;
+  log: (message: string) => void;
+  idleStopMs?: number;
+}): DeliveryThread {
+  const idleStopMs = options.idleStopMs ?? IDLE_STOP_MS;
+  let thread: Promise<DeliveryThread | undefined> | undefined;
+  let busyAt = Date.now();
+  let stopping = false;
+  const running = (): Promise<DeliveryThread | undefined> => {
+    thread ??= startDeliveryThread().catch((error: unknown) => {
+      options.log(`[webhooks] the delivery thread did not start: ${(error as Error).stack ?? error}`);
+      thread = undefined;
+      return undefined;
+    });
+    return thread;
+  };
+  const wake = (): void => {
+    if (stopping) return;
+    busyAt = Date.now();
+    void running().then((started) => started?.wake());
+  };
+  const look = async (): Promise<void> => {
+    const { pending, inFlight } = await options.queue.size();
+    if (pending + inFlight > 0) {
+      busyAt = Date.now();
+      if (!thread) wake();
+    } else if (thread && Date.now() - busyAt > idleStopMs) {
+      const idle = thread;
+      thread = undefined;
+      await (await idle)?.stop();
+    }
+  };
+  const timer = setInterval(() => {
+    look().catch((error: unknown) => options.log(`[webhooks] queue size: ${(error as Error).message}`));
+  }, options.pollIntervalMs);
+  timer.unref();
+  const unsubscribe = options.onQueued(wake);
+  void look().catch(() => {});
+  return {
+    wake,
+    stop: async () => {
+      stopping = true;
+      clearInterval(timer);
+      unsubscribe();
+      await (await thread)?.stop();
+    },
+  };
 }

@@ -9,14 +9,15 @@ import { type AppContext, createContext } from "../server/context.ts";
 import { listen } from "../server/http/listen.ts";
 import { createSnapshotCache } from "../server/snapshots/snapshot-cache.ts";
 import { createStoreFromEnv } from "../server/store/from-env.ts";
-import type { StoreKind } from "../server/store/types.ts";
+import type { Store } from "../server/store/types.ts";
 import { rulesScorer } from "../server/submissions/submission-service.ts";
 import { submissionSettingsFromEnv } from "../server/submissions/submission-settings.ts";
 import { createSemanticChecker } from "../server/verify/semantic.ts";
 import { semanticConfigFromEnv } from "../server/verify/semantic-config.ts";
 import { watchPublishedDays } from "../server/webhooks/daily-announcer.ts";
-import { webhookSettingsFromEnv } from "../server/webhooks/webhook-settings.ts";
-import { startDeliveryThread } from "./delivery-thread.ts";
+import { WEBHOOK_QUEUE } from "../server/webhooks/webhook-records.ts";
+import { type WebhookSettings, webhookSettingsFromEnv } from "../server/webhooks/webhook-settings.ts";
+import { deliverOnDemand } from "./delivery-thread.ts";
 import { parseIntOption, parsePortOption } from "./options.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR, PROJECT_ROOT } from "./paths.ts";
@@ -73,24 +74,22 @@ async function seedSample(publicDir: string, runsDir: string, out: Output): Prom
 
 /**
  * The webhook deliveries of this server: on a thread of their own when the store is shared (SQLite,
- * Redis), so a fan-out does not take the serving thread's time; in this thread on a memory store,
- * which another thread cannot see.
+ * Redis), started when there is something to deliver, so a fan-out does not take the serving
+ * thread's time; in this thread on a memory store, which another thread cannot see.
  */
 async function startDeliveries(
   context: AppContext,
-  kind: StoreKind,
+  store: Store,
+  settings: WebhookSettings,
+  log: (message: string) => void,
 ): Promise<{ wake(): void; stop(): Promise<void> }> {
-  if (kind === "memory") return startDeliveryWorker(context.webhooks);
-  const thread = await startDeliveryThread();
-  // What this thread queues (a test event, a retry asked for over the API) is sent at once.
-  const unsubscribe = context.webhooks.onQueued(() => thread.wake());
-  return {
-    wake: thread.wake,
-    stop: async () => {
-      unsubscribe();
-      await thread.stop();
-    },
-  };
+  if (store.kind === "memory") return startDeliveryWorker(context.webhooks);
+  return deliverOnDemand({
+    queue: store.queue(WEBHOOK_QUEUE),
+    pollIntervalMs: settings.pollIntervalMs,
+    onQueued: context.webhooks.onQueued,
+    log,
+  });
 }
 
 export function registerServe(program: Command): void {
@@ -167,7 +166,9 @@ export function registerServe(program: Command): void {
       const worker =
         withWorker && serverIndex() === 1 ? await startSubmissionWorker(context.submissions) : null;
       const deliveries =
-        withWorker && serverIndex() === 1 ? await startDeliveries(context, store.kind) : null;
+        withWorker && serverIndex() === 1
+          ? await startDeliveries(context, store, webhooks.settings, log)
+          : null;
       // Every server announces the days it sees appear; the events' ids make each one sent once.
       const announcer = watchPublishedDays(
         { store, now: context.now, siteUrl, log, wake: () => deliveries?.wake() },

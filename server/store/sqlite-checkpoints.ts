@@ -46,6 +46,8 @@ export function checkpointOffThread(
   const module = createRequire(import.meta.url).resolve("better-sqlite3");
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
+    // It holds one connection and a timer: the smallest heap V8 takes keeps its memory to a few MB.
+    resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 },
     workerData: {
       module,
       path: options.path,
