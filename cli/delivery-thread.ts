@@ -23,7 +23,7 @@ export const THREAD_STOP = "stop";
  * store writes per attempt) took two thirds of keyed throughput while it was delivered; on a thread
  * of its own, at a lower scheduling priority, it takes what the serving thread leaves.
  */
-export function startDeliveryThread(): Promise<DeliveryThread> {
+export function startDeliveryThread(onExit: () => void = () => {}): Promise<DeliveryThread> {
   const worker = new Worker(join(PROJECT_ROOT, "bin", "picks.js"), {
     argv: ["worker", "--deliveries-thread"],
     stdout: false,
@@ -42,6 +42,7 @@ export function startDeliveryThread(): Promise<DeliveryThread> {
       worker.on("error", (error) =>
         process.stderr.write(`[webhooks] delivery thread: ${error.stack ?? error}\n`),
       );
+      worker.once("exit", onExit);
       let stopped: Promise<void> | undefined;
       resolve({
         wake: () => worker.postMessage(THREAD_WAKE),
@@ -79,12 +80,17 @@ export function deliverOnDemand(options: {
   let busyAt = Date.now();
   let stopping = false;
   const running = (): Promise<DeliveryThread | undefined> => {
-    thread ??= startDeliveryThread().catch((error: unknown) => {
+    if (thread) return thread;
+    // A thread that ends on its own (a crash) is started again by the next wake or look.
+    const started: Promise<DeliveryThread | undefined> = startDeliveryThread(() => {
+      if (thread === started) thread = undefined;
+    }).catch((error: unknown) => {
       options.log(`[webhooks] the delivery thread did not start: ${(error as Error).stack ?? error}`);
-      thread = undefined;
+      if (thread === started) thread = undefined;
       return undefined;
     });
-    return thread;
+    thread = started;
+    return started;
   };
   const wake = (): void => {
     if (stopping) return;

@@ -73,10 +73,17 @@ export async function listen(
       : mcp
         ? serveMcpFast(context, req, res)
         : handler(req, res);
-    void Promise.resolve(answered).finally(() => {
-      inFlight -= 1;
-      if (inFlight === 0) drained?.();
-    });
+    void Promise.resolve(answered)
+      .catch((error: unknown) => {
+        // The fast paths answer their own failures; this is a socket that failed under the answer.
+        context.log(`answer not sent: ${(error as Error)?.stack ?? error}`);
+        if (!res.headersSent) res.writeHead(500).end();
+        else res.destroy();
+      })
+      .finally(() => {
+        inFlight -= 1;
+        if (inFlight === 0) drained?.();
+      });
   });
   // Set again: older Node versions take it only as a property.
   server.keepAliveTimeout = keepAliveTimeoutMs;
