@@ -12,7 +12,7 @@ import {
   toJson,
 } from "./keys.ts";
 import { createWriteBatcher } from "./sqlite-batch.ts";
-import { checkpointOffThread } from "./sqlite-checkpoints.ts";
+import { type Checkpointer, checkpointOffThread } from "./sqlite-checkpoints.ts";
 import { openDatabase, type SqliteDatabase } from "./sqlite-database.ts";
 import { createSqliteDriver } from "./sqlite-driver.ts";
 import { createSqliteQueue, prepareQueueStatements } from "./sqlite-queue.ts";
@@ -66,10 +66,10 @@ const SET_IF_ABSENT = `
 export function createSqliteStore(options: SqliteStoreOptions): Store {
   const clock = options.clock ?? Date.now;
   const db = openDatabase({ path: options.path, fsync: options.fsync, onCreate: options.onCreate });
-  const checkpointer =
-    options.checkpointOffThread && options.path !== ":memory:"
-      ? checkpointOffThread(db, { path: options.path, fsync: options.fsync })
-      : undefined;
+  // Started with the first counted write, so a server that writes nothing (only static files served)
+  // carries no second thread; until then SQLite checkpoints as usual.
+  let checkpointer: Checkpointer | undefined;
+  const offThread = options.checkpointOffThread === true && options.path !== ":memory:";
   const storage = createStorage({ driver: createSqliteDriver({ db, clock }) });
   const sql = {
     consume: db
@@ -98,7 +98,12 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     },
   );
   const batcher = createWriteBatcher(db);
-  const write = batcher.write;
+  const write = <T>(work: () => T): Promise<T> => {
+    if (offThread && checkpointer === undefined) {
+      checkpointer = checkpointOffThread(db, { path: options.path, fsync: options.fsync });
+    }
+    return batcher.write(work);
+  };
   let closed = false;
   const open = (): void => {
     if (closed) throw new Error(`The ${options.kind ?? "sqlite"} store is closed`);
