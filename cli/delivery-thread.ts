@@ -42,15 +42,21 @@ export function startDeliveryThread(onExit: () => void = () => {}): Promise<Deli
       worker.on("error", (error) =>
         process.stderr.write(`[webhooks] delivery thread: ${error.stack ?? error}\n`),
       );
-      worker.once("exit", onExit);
+      let ended = false;
+      worker.once("exit", () => {
+        ended = true;
+        onExit();
+      });
       let stopped: Promise<void> | undefined;
       resolve({
         wake: () => worker.postMessage(THREAD_WAKE),
         stop: () => {
-          stopped ??= new Promise<void>((done) => {
-            worker.once("exit", () => done());
-            worker.postMessage(THREAD_STOP);
-          });
+          stopped ??= ended
+            ? Promise.resolve()
+            : new Promise<void>((done) => {
+                worker.once("exit", () => done());
+                worker.postMessage(THREAD_STOP);
+              });
           return stopped;
         },
       });

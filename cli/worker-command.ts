@@ -123,7 +123,8 @@ async function runDeliveryThread(): Promise<void> {
     void (async () => {
       await deliveries.stop();
       await store.close();
-      port.close();
+      // Ends this thread only; idle keep-alive sockets to receivers would otherwise hold it open.
+      process.exit(0);
     })();
   });
   port.postMessage(THREAD_READY);
