@@ -70,13 +70,16 @@ export function createWriteBatcher(db: SqliteDatabase): WriteBatcher {
       for (const pending of writes) pending.reject(error);
     }
   };
-  // Without waiting for the lock: busy_timeout 0 for this one BEGIN IMMEDIATE.
+  // Without waiting for the lock: busy_timeout 0 for this one BEGIN IMMEDIATE. Prepared once: db.pragma()
+  // prepares its statement on every call, which cost about 1 µs of every keyed request.
+  const noWait = db.prepare("PRAGMA busy_timeout = 0");
+  const wait = db.prepare(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
   const commitWithoutWaiting = (writes: Pending[]) => {
-    db.pragma("busy_timeout = 0");
+    noWait.get();
     try {
       return commit.immediate(writes);
     } finally {
-      db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      wait.get();
     }
   };
   const tryAgain = (): void => {
