@@ -14,15 +14,16 @@ export interface TracedServer extends Started {
 }
 
 // Node 20: "[pid:0x..]   1234 ms: Scavenge 10.2 (12.3) -> 9.8 (13.3) MB, 1.23 / 0.00 ms  (...)".
-const GC_LINE = /\d+ ms: (Scavenge|Mark-Compact|Mark-sweep|Minor Mark-Compact)[^,]*, ([\d.]+) \/ [\d.]+ ms/;
+const GC_LINE =
+  /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: (Scavenge|Mark-Compact|Mark-sweep|Minor Mark-Compact)[^,]*, ([\d.]+) \/ [\d.]+ ms/;
 
-/** Parses one --trace-gc line; undefined for any other output. */
-export function parseGcLine(line: string): GcPause | undefined {
+/** Parses one --trace-gc line (with the isolate it names); undefined for any other output. */
+export function parseGcLine(line: string): (GcPause & { isolate: string }) | undefined {
   const found = GC_LINE.exec(line);
   if (!found) return undefined;
-  const name = found[1] as string;
+  const name = found[2] as string;
   const kind = name === "Scavenge" ? "scavenge" : name.startsWith("Mark") ? "mark-compact" : "other";
-  return { kind, ms: Number(found[2]) };
+  return { kind, ms: Number(found[3]), isolate: found[1] as string };
 }
 
 /** Starts `picks serve` traced; `cpuProfileDir` also writes a .cpuprofile there when it stops. */
@@ -39,6 +40,7 @@ export function startTracedServer(
     { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] },
   );
   let pauses: GcPause[] = [];
+  let mainIsolate: string | undefined;
   let partial = "";
   return new Promise((resolve, reject) => {
     let resolved = false;
@@ -46,8 +48,11 @@ export function startTracedServer(
       const lines = (partial + chunk.toString()).split("\n");
       partial = lines.pop() ?? "";
       for (const line of lines) {
+        // Only the serving thread's isolate, the first to collect (while the program loads): a worker
+        // thread's pauses (checkpoints, deliveries) do not stop the serving thread.
         const pause = parseGcLine(line);
-        if (pause) pauses.push(pause);
+        if (pause) mainIsolate ??= pause.isolate;
+        if (pause && pause.isolate === mainIsolate) pauses.push({ kind: pause.kind, ms: pause.ms });
         const url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
         if (url && !resolved) {
           resolved = true;
