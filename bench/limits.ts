@@ -13,11 +13,11 @@ import { encodedEtag } from "../server/http/encoding.ts";
 import { etagOf } from "../server/http/prepared.ts";
 import { PICKS_BIN, startProcess } from "../test/helpers/processes.ts";
 import { publishYear } from "../test/server/mcp/year-site.ts";
+import { cpuMsOf } from "./process-cpu.ts";
 
 const LAST = "2026-11-20";
 const YEAR = 365;
 const REQUESTS = Number(process.env.BENCH_LIMITS_REQUESTS ?? 2000);
-const TICK_MS = 10;
 
 export interface LimitFigure {
   name: string;
@@ -25,12 +25,6 @@ export interface LimitFigure {
   cpuMs: number;
   requests: number;
   statuses: string;
-}
-
-async function cpuMsOf(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]?.split(" ") ?? [];
-  // Fields 14 and 15 of stat (utime, stime), counted after the command name.
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
 async function measure(

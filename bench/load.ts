@@ -4,14 +4,22 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import autocannon from "autocannon";
+import { cpuMsOf } from "./process-cpu.ts";
 
 const run = promisify(execFile);
 
 export interface LoadResult {
   rps: number;
+  /** Latency percentiles in ms. */
+  p50: number;
   p99: number;
+  p999: number;
+  /** Requests completed in the measured window. */
+  requests: number;
   errors: number;
   non2xx: number;
+  /** The server's CPU (user + system) per request in µs, when its pid was given. */
+  cpuUsPerRequest?: number;
 }
 
 export interface LoadOptions {
@@ -20,6 +28,8 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   method?: string;
   body?: string;
+  /** The server's process, whose CPU time per request the result then carries. */
+  serverPid?: number;
 }
 
 const has = (command: string): boolean => {
@@ -54,6 +64,15 @@ export async function load(url: string, options: LoadOptions = {}): Promise<Load
   return PINNED ? loadWithWrk(url, options) : loadWithAutocannon(url, options);
 }
 
+/** Adds the server's CPU per request over `measured`, which must be the measured window alone. */
+async function withCpu(pid: number | undefined, measured: () => Promise<LoadResult>): Promise<LoadResult> {
+  if (pid === undefined) return measured();
+  const before = await cpuMsOf(pid);
+  const result = await measured();
+  const cpuMs = (await cpuMsOf(pid)) - before;
+  return result.requests > 0 ? { ...result, cpuUsPerRequest: (cpuMs * 1000) / result.requests } : result;
+}
+
 async function loadWithAutocannon(url: string, options: LoadOptions): Promise<LoadResult> {
   const base = {
     url,
@@ -63,47 +82,67 @@ async function loadWithAutocannon(url: string, options: LoadOptions): Promise<Lo
     body: options.body,
   };
   await autocannon({ ...base, duration: 1 });
-  const result = await autocannon({ ...base, duration: options.seconds ?? 6 });
-  return {
-    rps: result.requests.average,
-    p99: result.latency.p99,
-    errors: result.errors + result.timeouts,
-    non2xx: result.non2xx,
-  };
+  return withCpu(options.serverPid, async () => {
+    const result = await autocannon({ ...base, duration: options.seconds ?? 6 });
+    return {
+      rps: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      p999: result.latency.p99_9,
+      requests: result.requests.total,
+      errors: result.errors + result.timeouts,
+      non2xx: result.non2xx,
+    };
+  });
 }
 
 async function loadWithWrk(url: string, options: LoadOptions): Promise<LoadResult> {
   const args = ["-c", CLIENT_CORE, "wrk", "-t1", `-c${options.connections ?? 50}`, "--latency"];
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push("-H", `${name}: ${value}`);
-  if (options.method && options.method !== "GET") args.push("-s", await requestScript(options));
+  args.push("-s", await requestScript(options));
   await run("taskset", [...args, "-d1s", url]);
-  const { stdout } = await run("taskset", [...args, `-d${options.seconds ?? 6}s`, url]);
-  return parseWrk(stdout);
+  return withCpu(options.serverPid, async () => {
+    const { stdout } = await run("taskset", [...args, `-d${options.seconds ?? 6}s`, url]);
+    return parseWrk(stdout);
+  });
 }
 
-/** wrk sends a body only from a Lua script. */
+// wrk's --latency report stops at the 99th percentile; its done() hook reads any percentile (in µs).
+const PERCENTILES = `
+done = function(summary, latency, requests)
+  io.write(string.format("percentiles-us %d %d %d\\n", latency:percentile(50), latency:percentile(99), latency:percentile(99.9)))
+end
+`;
+
+/** wrk sends a body only from a Lua script; the script also prints p50, p99 and p99.9. */
 async function requestScript(options: LoadOptions): Promise<string> {
   const file = join(await mkdtemp(join(tmpdir(), "rp-wrk-")), "request.lua");
   const headers = Object.entries(options.headers ?? {})
     .map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}\n`)
     .join("");
-  await writeFile(
-    file,
-    `wrk.method = ${JSON.stringify(options.method)}\nwrk.body = ${JSON.stringify(options.body ?? "")}\n${headers}`,
-  );
+  const request =
+    options.method && options.method !== "GET"
+      ? `wrk.method = ${JSON.stringify(options.method)}\nwrk.body = ${JSON.stringify(options.body ?? "")}\n${headers}`
+      : "";
+  await writeFile(file, `${request}${PERCENTILES}`);
   return file;
 }
 
-/** The figures of wrk's report: requests/s, the 99th percentile, socket errors and non-2xx answers. */
+/** The figures of wrk's report: requests/s, percentiles, socket errors and non-2xx answers. */
 export function parseWrk(report: string): LoadResult {
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(report)?.[1]);
-  const p99 = /\s99%\s+([\d.]+)(us|ms|s)\b/.exec(report);
-  const scale = { us: 0.001, ms: 1, s: 1000 } as const;
+  const percentiles = /percentiles-us (\d+) (\d+) (\d+)/.exec(report);
   const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(report);
-  if (!Number.isFinite(rps) || !p99) throw new Error(`Expected a wrk report, got: ${report.slice(0, 300)}`);
+  if (!Number.isFinite(rps) || !percentiles) {
+    throw new Error(`Expected a wrk report, got: ${report.slice(0, 300)}`);
+  }
+  const ms = (index: number) => Number(percentiles[index]) / 1000;
   return {
     rps,
-    p99: Number(p99[1]) * scale[p99[2] as keyof typeof scale],
+    p50: ms(1),
+    p99: ms(2),
+    p999: ms(3),
+    requests: Number(/(\d+) requests in/.exec(report)?.[1] ?? 0),
     errors: errors ? errors.slice(1).reduce((sum, count) => sum + Number(count), 0) : 0,
     non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(report)?.[1] ?? 0),
   };

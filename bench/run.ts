@@ -1,6 +1,7 @@
 // `npm run bench`: every throughput figure is printed as a ratio to a bare node:http baseline
 // measured in the same run, because absolute numbers on these small shared machines drift.
-// BENCH_SECONDS sets the length of each load (default 6 s); BENCH_ONLY=snapshot,papers,... picks sections.
+// BENCH_SECONDS sets the length of each load (default 6 s); BENCH_ONLY=cpu,snapshot,papers,... picks
+// sections (cpu: curate, ranker, scorer and checks in process; the tail section follows the loads).
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -18,7 +19,16 @@ import { runMcpBench } from "./mcp.ts";
 import { rankerLines, runRankerBench } from "./ranker.ts";
 import { runScorerBench } from "./scorer.ts";
 import { runSourcesBench } from "./sources.ts";
+import { MCP_PAPERS_CALL, VERIFY_BODY } from "./targets.ts";
+import {
+  describeGc,
+  type GcFigures,
+  gcFigures,
+  startTracedServer,
+  type TracedServer,
+} from "./traced-server.ts";
 import { runVerifyBench } from "./verify.ts";
+import { runWebhookFanoutBench } from "./webhook-fanout.ts";
 
 const run = promisify(execFile);
 const BARE = fileURLToPath(new URL("./bare-server.mjs", import.meta.url));
@@ -29,15 +39,28 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 6);
 const only = process.env.BENCH_ONLY?.split(",");
 const wanted = (section: string) => only === undefined || only.includes(section);
 
+interface TailRow {
+  name: string;
+  measured: LoadResult;
+  baseline: LoadResult;
+  gc?: GcFigures;
+}
+/** Every compared load, for the `tail` section printed at the end. */
+const tailRows: TailRow[] = [];
+
+const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
+
 /**
  * Measures `url` on a running server against a bare node:http server sending the same bytes that
  * url answers with, measured right before it: the ratio is what the service costs over the bytes.
+ * A traced server also gives the GC pauses of the measured load.
  */
 async function compare(
   name: string,
   url: string,
   options: { method?: string; body?: string; headers?: Record<string, string> },
   target: string,
+  server?: TracedServer,
 ): Promise<LoadResult> {
   const answer = await fetch(url, {
     method: options.method ?? "GET",
@@ -48,21 +71,48 @@ async function compare(
   const file = join(root, `baseline-${name.replace(/\W+/g, "-")}.json`);
   await writeFile(file, bytes);
   const baseline = await baselineFor(file);
-  const measured = await load(url, { seconds, ...options });
+  server?.takePauses();
+  const measured = await load(url, { seconds, ...options, serverPid: server?.child.pid });
+  const gc = server ? gcFigures(server.takePauses(), measured.requests) : undefined;
+  tailRows.push({ name, measured, baseline, ...(gc ? { gc } : {}) });
   console.log(
     `${name}: ${Math.round(measured.rps)} req/s = ${(measured.rps / baseline.rps).toFixed(2)} of the bare baseline ` +
-      `(${Math.round(baseline.rps)} req/s for the same ${bytes.byteLength} bytes), p99 ${measured.p99} ms ` +
-      `(baseline ${baseline.p99} ms), errors ${measured.errors}, non-2xx ${measured.non2xx}  (target ${target})`,
+      `(${Math.round(baseline.rps)} req/s for the same ${bytes.byteLength} bytes), p99 ${ms(measured.p99)} ` +
+      `= ${(measured.p99 / baseline.p99).toFixed(1)} x the baseline's ${ms(baseline.p99)}, ` +
+      `errors ${measured.errors}, non-2xx ${measured.non2xx}  (target ${target})`,
   );
+  if (measured.cpuUsPerRequest !== undefined && baseline.cpuUsPerRequest !== undefined) {
+    console.log(
+      `  server CPU per request ${measured.cpuUsPerRequest.toFixed(0)} µs against the baseline's ` +
+        `${baseline.cpuUsPerRequest.toFixed(0)} µs: ${(baseline.cpuUsPerRequest / measured.cpuUsPerRequest).toFixed(2)} ` +
+        "of bare by CPU (steadier than req/s on a shared machine)",
+    );
+  }
   return measured;
+}
+
+/** The `tail` section: latency percentiles beside the bare baseline's, and the GC pauses of each load. */
+function printTail(): void {
+  if (tailRows.length === 0) return;
+  console.log(
+    "\ntail (p99 target: at most 2 x the bare baseline's p99 for latest, keyed papers and MCP tools/call):",
+  );
+  for (const { name, measured, baseline, gc } of tailRows) {
+    console.log(
+      `  ${name}: p50 ${ms(measured.p50)}, p99 ${ms(measured.p99)}, p99.9 ${ms(measured.p999)}; ` +
+        `bare p50 ${ms(baseline.p50)}, p99 ${ms(baseline.p99)}, p99.9 ${ms(baseline.p999)}; ` +
+        `p99 = ${(measured.p99 / baseline.p99).toFixed(1)} x bare's`,
+    );
+    if (gc) console.log(`    ${describeGc(gc)}`);
+  }
 }
 
 const picks = (args: string[], env: Record<string, string> = {}) =>
   run(process.execPath, [PICKS_BIN, ...args], { env: { ...process.env, ...env } });
 
-async function curateWallTime(root: string): Promise<number> {
+async function curateWallTime(root: string, runs: number): Promise<number> {
   const times: number[] = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < runs; i++) {
     const started = performance.now();
     await picks([
       "curate",
@@ -82,7 +132,7 @@ async function baselineFor(file: string): Promise<LoadResult> {
   const bare = await startProcess([BARE, file]);
   pinServer(bare.child.pid);
   try {
-    return await load(bare.url, { seconds });
+    return await load(bare.url, { seconds, serverPid: bare.child.pid });
   } finally {
     await bare.stop();
   }
@@ -98,10 +148,16 @@ async function enterpriseKey(env: Record<string, string>): Promise<string> {
 
 async function papersLoad(env: Record<string, string>, name: string, target: string): Promise<LoadResult> {
   const key = await enterpriseKey(env);
-  const server = await startPicksServer(publicDir, env);
+  const server = await startTracedServer(publicDir, env);
   pinServer(server.child.pid);
   try {
-    return await compare(name, `${server.url}/v1/papers?days=7`, { headers: { "x-api-key": key } }, target);
+    return await compare(
+      name,
+      `${server.url}/v1/papers?days=7`,
+      { headers: { "x-api-key": key } },
+      target,
+      server,
+    );
   } finally {
     await server.stop();
   }
@@ -137,33 +193,43 @@ const root = await mkdtemp(join(tmpdir(), "picks-bench-"));
 const publicDir = join(root, "public");
 console.log(`Load generator: ${LOAD_CLIENT}; the bare baseline's own req/s is printed beside each ratio.`);
 try {
-  const wall = await curateWallTime(root);
-  console.log(
-    `curate --source file: (250 candidates), best of 3, Node start included: ${(wall / 1000).toFixed(2)} s  (target < 1.5 s)`,
-  );
-  for (const line of rankerLines(await runRankerBench())) console.log(line);
-  for (const figure of runScorerBench()) {
+  // The curated day is the site every server section serves; with BENCH_ONLY leaving out `cpu`,
+  // it is curated once and the in-process figures (curate, ranker, scorer, checks) are skipped.
+  const wall = await curateWallTime(root, wanted("cpu") ? 3 : 1);
+  if (wanted("cpu")) {
     console.log(
-      `scoring ${figure.candidates} candidates: ${Math.round(figure.perSecond)} candidates/s  (target >= 20,000/s, linear)`,
+      `curate --source file: (250 candidates), best of 3, Node start included: ${(wall / 1000).toFixed(2)} s  (target < 1.5 s)`,
+    );
+    for (const line of rankerLines(await runRankerBench())) console.log(line);
+    for (const figure of runScorerBench()) {
+      console.log(
+        `scoring ${figure.candidates} candidates: ${Math.round(figure.perSecond)} candidates/s  (target >= 20,000/s, linear)`,
+      );
+    }
+    const verifyTimes = runVerifyBench();
+    console.log(
+      `verify checks on the worst adversarial 10,000-character body: median ${verifyTimes.worstMedianMs.toFixed(2)} ms ` +
+        `(${verifyTimes.worstBody})  (target < 5 ms)`,
     );
   }
-  const verifyTimes = runVerifyBench();
-  console.log(
-    `verify checks on the worst adversarial 10,000-character body: median ${verifyTimes.worstMedianMs.toFixed(2)} ms ` +
-      `(${verifyTimes.worstBody})  (target < 5 ms)`,
-  );
 
   if (wanted("snapshot")) {
-    const server = await startPicksServer(publicDir, { STATE_DIR: join(root, "state-snapshot") });
+    const server = await startTracedServer(publicDir, { STATE_DIR: join(root, "state-snapshot") });
     pinServer(server.child.pid);
-    await compare("GET /v1/daily/latest", `${server.url}/v1/daily/latest`, {}, ">= 0.70, p99 < 20 ms");
+    await compare(
+      "GET /v1/daily/latest",
+      `${server.url}/v1/daily/latest`,
+      {},
+      ">= 0.70, p99 <= 2 x bare's",
+      server,
+    );
     await server.stop();
   }
   if (wanted("papers")) {
     const onSqlite = await papersLoad(
       { STATE_DIR: join(root, "state-papers") },
       "GET /v1/papers?days=7, enterprise key, SQLite",
-      ">= 0.35, p99 < 20 ms",
+      ">= 0.60, p99 <= 2 x bare's",
     );
     if (redisSkipReason() === null) {
       const redis = await startRedis();
@@ -182,34 +248,24 @@ try {
   }
   if (wanted("verify")) {
     const env = { STATE_DIR: join(root, "state-verify"), VERIFY_RATE_LIMIT: "100000000" };
-    const server = await startPicksServer(publicDir, env);
+    const server = await startTracedServer(publicDir, env);
     pinServer(server.child.pid);
-    const body = JSON.stringify({
-      subject: "Quarterly evaluation notes",
-      body: "The evaluation covered the holdout split and the audit log. ".repeat(170).slice(0, 10_000),
-      recipient: "priya.raman@northwind-labs.com",
-      options: { llm_check: false },
-    });
     const headers = { "content-type": "application/json" };
     await compare(
       "POST /v1/verify, 10,000-character body",
       `${server.url}/v1/verify`,
-      { method: "POST", body, headers },
+      { method: "POST", body: VERIFY_BODY, headers },
       ">= 0.20, p99 < 30 ms",
+      server,
     );
     await server.stop();
   }
   if (wanted("mcp-http")) {
     const env = { STATE_DIR: join(root, "state-mcp-http") };
     const key = await enterpriseKey(env);
-    const server = await startPicksServer(publicDir, env);
+    const server = await startTracedServer(publicDir, env);
     pinServer(server.child.pid);
-    const body = JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name: "labs_papers", arguments: { days: 7, compact: true } },
-    });
+    const body = MCP_PAPERS_CALL;
     const headers = {
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
@@ -220,7 +276,8 @@ try {
       "POST /mcp tools/call labs_papers (days 7, compact), enterprise key, SQLite",
       `${server.url}/mcp`,
       { method: "POST", body, headers },
-      ">= 0.25",
+      ">= 0.35, p99 <= 2 x bare's",
+      server,
     );
     await server.stop();
   }
@@ -238,6 +295,9 @@ try {
     }
   }
   if (wanted("memory")) await memoryAfterLoad();
+  if (wanted("webhooks")) {
+    for (const line of await runWebhookFanoutBench()) console.log(line);
+  }
   if (wanted("history")) {
     for (const line of historyLines(await runHistoryBench(root, seconds))) console.log(line);
   }
@@ -268,6 +328,7 @@ try {
   if (wanted("backfill")) {
     for (const line of backfillLines(await runBackfillBench(250))) console.log(line);
   }
+  printTail();
 } finally {
   await rm(root, { recursive: true, force: true });
 }

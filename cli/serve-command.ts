@@ -5,16 +5,19 @@ import { RANKED_SELECTION } from "../pipeline/domain/selection.ts";
 import { siteUrlFromEnv } from "../pipeline/feeds.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
 import { configFromEnv } from "../server/config.ts";
-import { createContext } from "../server/context.ts";
+import { type AppContext, createContext } from "../server/context.ts";
 import { listen } from "../server/http/listen.ts";
 import { createSnapshotCache } from "../server/snapshots/snapshot-cache.ts";
 import { createStoreFromEnv } from "../server/store/from-env.ts";
+import type { Store } from "../server/store/types.ts";
 import { rulesScorer } from "../server/submissions/submission-service.ts";
 import { submissionSettingsFromEnv } from "../server/submissions/submission-settings.ts";
 import { createSemanticChecker } from "../server/verify/semantic.ts";
 import { semanticConfigFromEnv } from "../server/verify/semantic-config.ts";
 import { watchPublishedDays } from "../server/webhooks/daily-announcer.ts";
-import { webhookSettingsFromEnv } from "../server/webhooks/webhook-settings.ts";
+import { WEBHOOK_QUEUE } from "../server/webhooks/webhook-records.ts";
+import { type WebhookSettings, webhookSettingsFromEnv } from "../server/webhooks/webhook-settings.ts";
+import { deliverOnDemand } from "./delivery-thread.ts";
 import { parseIntOption, parsePortOption } from "./options.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR, PROJECT_ROOT } from "./paths.ts";
@@ -81,6 +84,26 @@ async function seedSample(publicDir: string, runsDir: string, out: Output): Prom
   }
 }
 
+/**
+ * The webhook deliveries of this server: on a thread of their own when the store is shared (SQLite,
+ * Redis), started when there is something to deliver, so a fan-out does not take the serving
+ * thread's time; in this thread on a memory store, which another thread cannot see.
+ */
+async function startDeliveries(
+  context: AppContext,
+  store: Store,
+  settings: WebhookSettings,
+  log: (message: string) => void,
+): Promise<{ wake(): void; stop(): Promise<void> }> {
+  if (store.kind === "memory") return startDeliveryWorker(context.webhooks);
+  return deliverOnDemand({
+    queue: store.queue(WEBHOOK_QUEUE),
+    pollIntervalMs: settings.pollIntervalMs,
+    onQueued: context.webhooks.onQueued,
+    log,
+  });
+}
+
 export function registerServe(program: Command): void {
   program
     .command("serve")
@@ -114,7 +137,10 @@ export function registerServe(program: Command): void {
       const submissions = { settings: submissionSettingsFromEnv(process.env), score };
       const webhooks = { settings: webhookSettingsFromEnv(process.env) };
       const siteUrl = siteUrlFromEnv(process.env);
-      const store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
+      const store = await createStoreFromEnv(process.env, {
+        rootDir: PROJECT_ROOT,
+        checkpointOffThread: true,
+      });
       if (flags.workers > 1 && !isClusterWorker()) {
         // The primary opened the store only to fail early, once, on a bad one; the workers share it.
         const kind = store.kind;
@@ -152,7 +178,9 @@ export function registerServe(program: Command): void {
       const worker =
         withWorker && serverIndex() === 1 ? await startSubmissionWorker(context.submissions) : null;
       const deliveries =
-        withWorker && serverIndex() === 1 ? await startDeliveryWorker(context.webhooks) : null;
+        withWorker && serverIndex() === 1
+          ? await startDeliveries(context, store, webhooks.settings, log)
+          : null;
       // Every server announces the days it sees appear; the events' ids make each one sent once.
       const announcer = watchPublishedDays(
         { store, now: context.now, siteUrl, log, wake: () => deliveries?.wake() },

@@ -1,4 +1,6 @@
-import type { Command } from "commander";
+import { setPriority } from "node:os";
+import { isMainThread, parentPort } from "node:worker_threads";
+import { type Command, Option } from "commander";
 import type { Candidate } from "../pipeline/domain/candidate.ts";
 import type { Rubric } from "../pipeline/domain/rubric.ts";
 import type { Scores } from "../pipeline/domain/score.ts";
@@ -18,11 +20,15 @@ import { createSubmissionWorker, type SubmissionWorker } from "../server/submiss
 import { createDeliveryWorker, type DeliveryWorker } from "../server/webhooks/delivery-worker.ts";
 import { createWebhookService, type WebhookService } from "../server/webhooks/webhook-service.ts";
 import { webhookSettingsFromEnv } from "../server/webhooks/webhook-settings.ts";
+import { THREAD_READY, THREAD_STOP, THREAD_WAKE } from "./delivery-thread.ts";
 import { createOutput, UsageError } from "./output.ts";
 import { PROJECT_ROOT } from "./paths.ts";
 import { VERSION } from "./version.ts";
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
+
+// Nice 10: a CFS weight of 110 against the serving thread's 1024, about a tenth of a busy core.
+const DELIVERY_THREAD_NICE = 10;
 
 /**
  * The scorer of submissions over `rubric`: the language-model judge when LLM_BASE_URL and LLM_MODEL
@@ -90,13 +96,49 @@ export function inServerWorker(flag: boolean, env: NodeJS.ProcessEnv): boolean {
   return flag && value !== "off";
 }
 
+/**
+ * The thread side of delivery-thread.ts: only the webhook deliveries, woken and stopped by the
+ * serving thread's messages. Its scheduling priority is lowered (on Linux, for this thread alone),
+ * so under load the serving thread comes first and deliveries use what it leaves.
+ */
+async function runDeliveryThread(): Promise<void> {
+  if (isMainThread || !parentPort) {
+    throw new UsageError("Expected --deliveries-thread only on the thread `picks serve` starts");
+  }
+  const port = parentPort;
+  try {
+    setPriority(DELIVERY_THREAD_NICE);
+  } catch {
+    // Not allowed here (some containers): the thread still runs, at the default priority.
+  }
+  const store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
+  const webhooks = createWebhookService(
+    { store, now: Date.now, log },
+    { settings: webhookSettingsFromEnv(process.env) },
+  );
+  const deliveries = await startDeliveryWorker(webhooks);
+  port.on("message", (message) => {
+    if (message === THREAD_WAKE) deliveries.wake();
+    if (message !== THREAD_STOP) return;
+    void (async () => {
+      await deliveries.stop();
+      await store.close();
+      // Ends this thread only; idle keep-alive sockets to receivers would otherwise hold it open.
+      process.exit(0);
+    })();
+  });
+  port.postMessage(THREAD_READY);
+}
+
 export function registerWorker(program: Command): void {
   program
     .command("worker")
     .description(
       "score queued agent-runtime submissions and deliver webhooks in a separate process (shares the store)",
     )
-    .action(async () => {
+    .addOption(new Option("--deliveries-thread").hideHelp())
+    .action(async (flags: { deliveriesThread?: boolean }) => {
+      if (flags.deliveriesThread) return runDeliveryThread();
       const out = createOutput({ json: false });
       const settings = submissionSettingsFromEnv(process.env);
       const webhookSettings = webhookSettingsFromEnv(process.env);

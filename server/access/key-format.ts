@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 import { crc32 } from "node:zlib";
 
 // Keys look like `rp_labs_<30 random base62 chars><6 checksum chars>`: about 178 random bits, and a
@@ -48,7 +48,8 @@ export function isWellFormedKey(key: string, prefix = DEFAULT_KEY_PREFIX): boole
 
 /** The stored form of a key. Keys carry ~178 random bits, so a fast hash is enough: nothing to brute-force. */
 export function hashKey(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
+  // The one-shot form: no Hash object per keyed request.
+  return hash("sha256", key, "hex");
 }
 
 /** The public handle of a key for operators (`picks keys list`, revoke): derived from the hash, never secret. */

@@ -29,6 +29,9 @@ export const KEYED_ROUTES = [
   "/mcp",
 ] as const;
 
+/** The cache-control of every keyed answer but an event stream (see keepPrivate). */
+export const PRIVATE_CACHE_CONTROL = "private, no-store";
+
 /**
  * Marks a keyed answer for the key holder only. The key travels in a header (X-API-Key, Authorization
  * bearer) that shared caches are not bound to key on, so without this a proxy could keep one key's
@@ -36,7 +39,7 @@ export const KEYED_ROUTES = [
  */
 export function keepPrivate(response: Response): void {
   const transform = response.headers.get("cache-control")?.includes("no-transform") ? ", no-transform" : "";
-  response.headers.set("cache-control", `private, no-store${transform}`);
+  response.headers.set("cache-control", `${PRIVATE_CACHE_CONTROL}${transform}`);
 }
 
 // Keys in URLs end up in access logs, proxies and browser history: refuse them outright.
@@ -47,15 +50,23 @@ export const keyInQuery = (query: URLSearchParams): boolean =>
   QUERY_KEY_NAMES.some((name) => query.has(name));
 
 /** The caller's key record, or the 401 that tells them how to get one. */
-export async function authorize(event: H3Event, context: AppContext): Promise<KeyRecord | Response> {
-  const query = event.url.searchParams;
-  if (!event.req.headers.has("x-api-key") && keyInQuery(query)) {
+export function authorize(event: H3Event, context: AppContext): Promise<KeyRecord | Response> {
+  return authorizeKey(context, event.req.headers.get("x-api-key"), event.url.searchParams);
+}
+
+/** `authorize` from the X-API-Key header's value (null when absent) and the query string. */
+export async function authorizeKey(
+  context: Pick<AppContext, "keys">,
+  key: string | null,
+  query: URLSearchParams,
+): Promise<KeyRecord | Response> {
+  if (key === null && keyInQuery(query)) {
     return detail(
       401,
       "API keys are not accepted in the query string, where they leak into logs; send the key in the X-API-Key header.",
     );
   }
-  const result = await context.keys.authenticate(event.req.headers.get("x-api-key"));
+  const result = await context.keys.authenticate(key);
   return result.ok ? result.record : detail(401, authFailure(result.why));
 }
 

@@ -11,7 +11,8 @@ import { registerSiteRoutes } from "../routes/site-routes.ts";
 import { registerSubmissionRoutes } from "../routes/submission-routes.ts";
 import { registerVerifyRoutes } from "../routes/verify-routes.ts";
 import { registerWebhookRoutes } from "../routes/webhook-routes.ts";
-import { detail, notFound } from "./answers.ts";
+import { notFound } from "./answers.ts";
+import { errorAnswer } from "./error-answer.ts";
 
 /**
  * Builds the HTTP app without listening. Every route answers FastAPI's shapes; anything unexpected
@@ -23,19 +24,7 @@ export function createApp(context: AppContext): H3 {
     allowMalformedURL: true,
     // onError below logs what deserves it; h3's own console output would duplicate it.
     silent: true,
-    async onError(error: HTTPError) {
-      const status = Math.min(error.status, 500);
-      if (status < 500) return detail(status, error.message);
-      // A failure while the store is down is the store's, not a bug: the keyed endpoints answer 503
-      // and the static ones keep working (they never touch the store).
-      if (!(await context.store.ping().catch(() => false))) {
-        return detail(503, "The key and usage store is unreachable; try again shortly.", {
-          "retry-after": "5",
-        });
-      }
-      context.log(`unhandled error: ${(error.cause as Error)?.stack ?? error.message}`);
-      return detail(500, "Internal Server Error");
-    },
+    onError: (error: HTTPError) => errorAnswer(context, error),
   });
   const privately = onResponse((response) => keepPrivate(response));
   for (const keyed of KEYED_ROUTES) app.use(keyed, privately);

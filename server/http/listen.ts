@@ -4,6 +4,7 @@ import { toNodeHandler } from "h3/node";
 import type { AppContext } from "../context.ts";
 import { createApp } from "./app.ts";
 import { serveSnapshotFast } from "./fast-path.ts";
+import { isMcpPost, isPapersList, serveMcpFast, servePapersFast } from "./keyed-fast-path.ts";
 
 export interface RunningServer {
   server: Server;
@@ -33,7 +34,8 @@ function closeAfterRefusedBody(req: IncomingMessage, socket: Socket): void {
 }
 
 /**
- * Starts the app on a real port: the snapshot fast path first, then the h3 app. The client timeouts
+ * Starts the app on a real port: the snapshot fast path first, the keyed `GET /v1/papers` and
+ * `POST /mcp` ones next, then the h3 app. The client timeouts
  * come from the context's config (docs/operations.md, "Timeouts").
  */
 export async function listen(
@@ -54,18 +56,34 @@ export async function listen(
   };
   const server = createServer(limits, (req, res) => {
     if (serveSnapshotFast(context.snapshots, req, res)) return;
-    // Node detaches the socket from both when the answer is done; keep it for the 413 case.
-    const socket = req.socket;
-    res.once("finish", () => {
-      if (res.statusCode === 413 && !req.complete) closeAfterRefusedBody(req, socket);
-    });
+    const papers = isPapersList(req);
+    const mcp = !papers && isMcpPost(req);
+    if (!papers) {
+      // Node detaches the socket from both when the answer is done; keep it for the 413 case.
+      const socket = req.socket;
+      res.once("finish", () => {
+        if (res.statusCode === 413 && !req.complete) closeAfterRefusedBody(req, socket);
+      });
+    }
     // Counted until the handler settles, not until the socket closes: a handler may still be
     // awaiting the store after its client went away.
     inFlight += 1;
-    void Promise.resolve(handler(req, res)).finally(() => {
-      inFlight -= 1;
-      if (inFlight === 0) drained?.();
-    });
+    const answered = papers
+      ? servePapersFast(context, req, res)
+      : mcp
+        ? serveMcpFast(context, req, res)
+        : handler(req, res);
+    void Promise.resolve(answered)
+      .catch((error: unknown) => {
+        // The fast paths answer their own failures; this is a socket that failed under the answer.
+        context.log(`answer not sent: ${(error as Error)?.stack ?? error}`);
+        if (!res.headersSent) res.writeHead(500).end();
+        else res.destroy();
+      })
+      .finally(() => {
+        inFlight -= 1;
+        if (inFlight === 0) drained?.();
+      });
   });
   // Set again: older Node versions take it only as a property.
   server.keepAliveTimeout = keepAliveTimeoutMs;

@@ -32,6 +32,16 @@ export type AnswerForm = "json" | "sse";
  * @example acceptedForm("text/event-stream") // "sse"
  */
 export function acceptedForm(accept: string | null): AnswerForm | undefined {
+  // Clients send the same Accept on every request: the last one's form is kept.
+  if (accept === lastAccept.accept) return lastAccept.form;
+  const form = formOf(accept);
+  lastAccept = { accept, form };
+  return form;
+}
+
+let lastAccept: { accept: string | null; form: AnswerForm | undefined } = { accept: null, form: "json" };
+
+function formOf(accept: string | null): AnswerForm | undefined {
   if (accept === null || accept.trim() === "") return "json";
   let json = false;
   let sse = false;

@@ -1,5 +1,5 @@
 import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
-import type { H3, H3Event } from "h3";
+import type { H3 } from "h3";
 import { z } from "zod";
 import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
 import { TIERS } from "../../pipeline/domain/tiers.ts";
@@ -9,7 +9,7 @@ import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { detail, methodNotAllowed, notFound } from "../http/answers.ts";
 import type { RouteMethods } from "../http/route-table.ts";
-import { acceptedForm, createHostedMcp, jsonRpcError } from "../mcp/hosted-mcp.ts";
+import { acceptedForm, createHostedMcp, type HostedMcp, jsonRpcError } from "../mcp/hosted-mcp.ts";
 import { createHostedSnapshots } from "../mcp/hosted-snapshots.ts";
 import type { PathDoc } from "../openapi/operation.ts";
 import { perKeyText, quotaText } from "../openapi/rate-limits.ts";
@@ -109,8 +109,8 @@ export const mcpPaths: readonly PathDoc[] = [
   },
 ];
 
-function keyOf(event: H3Event): string | null {
-  const headers = event.req.headers;
+function keyOf(request: Request): string | null {
+  const headers = request.headers;
   const key = headers.get("x-api-key");
   if (key !== null) return key;
   const match = /^\s*bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "");
@@ -121,8 +121,9 @@ function unauthorized(message: string, challenge: string): Response {
   return detail(401, message, { "www-authenticate": challenge });
 }
 
-function refusedOrigin(event: H3Event, allowed: readonly string[]): Response | undefined {
-  const origin = event.req.headers.get("origin");
+/** The 403 of a browser origin that may not call /mcp; undefined when allowed. */
+export function refusedOrigin(request: Request, allowed: readonly string[]): Response | undefined {
+  const origin = request.headers.get("origin");
   if (origin === null || allowed.includes(origin.toLowerCase())) return undefined;
   return detail(
     403,
@@ -131,97 +132,119 @@ function refusedOrigin(event: H3Event, allowed: readonly string[]): Response | u
   );
 }
 
+// One hosted server per context: the app's route and the fast path (server/http/keyed-fast-path.ts)
+// share its answer caches.
+const hostedByContext = new WeakMap<AppContext, HostedMcp>();
+
+function hostedFor(context: AppContext): HostedMcp {
+  let hosted = hostedByContext.get(context);
+  if (!hosted) {
+    hosted = createHostedMcp({
+      snapshots: createHostedSnapshots(context.snapshots),
+      version: context.version,
+      log: context.log,
+    });
+    hostedByContext.set(context, hosted);
+  }
+  return hosted;
+}
+
+const realm = 'Bearer realm="research-picks"';
+// Shared: a decoder without `stream` keeps no state between calls.
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * One POST /mcp, its origin already allowed: the route and the fast path both answer through it.
+ * `query` is the request's query string, read apart so that the fast path need not parse the URL.
+ */
+export async function answerMcpPost(
+  context: AppContext,
+  request: Request,
+  query: URLSearchParams,
+): Promise<Response> {
+  const hosted = hostedFor(context);
+  if (keyInQuery(query)) {
+    return unauthorized(
+      "API keys are not accepted in the query string, where they leak into logs; send the key in the X-API-Key header.",
+      `${realm}, error="invalid_request"`,
+    );
+  }
+  const auth = await context.keys.authenticate(keyOf(request));
+  if (!auth.ok) {
+    const challenge = auth.why === "missing" ? realm : `${realm}, error="invalid_token"`;
+    return unauthorized(authFailure(auth.why, HOW_TO_GET_A_KEY), challenge);
+  }
+  const record = auth.record;
+  const form = acceptedForm(request.headers.get("accept"));
+  if (form === undefined) {
+    return jsonRpcError(
+      406,
+      -32000,
+      "Not Acceptable: Client must accept application/json or text/event-stream",
+    );
+  }
+  // Refused before anything is read or spent, as the transport would refuse it after.
+  if (!isJsonContentType(request.headers.get("content-type"))) {
+    return jsonRpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
+  }
+  const read = await readBodyLimited(request, MCP_BODY_MAX_BYTES);
+  if (!read.ok) return jsonRpcError(413, -32000, `Payload Too Large: at most ${MCP_BODY_MAX_BYTES} bytes`);
+  let text: string;
+  try {
+    text = UTF8.decode(read.bytes);
+  } catch {
+    return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
+  }
+  if (nestingDepthExceeds(text, MAX_JSON_DEPTH)) {
+    return jsonRpcError(
+      400,
+      -32602,
+      `Invalid params: JSON nested deeper than ${MAX_JSON_DEPTH} levels; tool arguments are flat`,
+    );
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
+  }
+  // JSON-RPC calls an empty batch invalid; the transport would take it as nothing to answer.
+  if (Array.isArray(body) && body.length === 0)
+    return jsonRpcError(400, -32600, "Invalid Request: empty batch");
+  const plan = hosted.plan(body, request.headers.get("mcp-protocol-version"));
+  const headers: Record<string, string>[] = [];
+  if (plan.freeMessages > 0) {
+    const rate = context.config.mcpFreeRate;
+    const free = await limitByKey(context, rate, record.id, plan.freeMessages);
+    if (!free.allowed) return rateRefusal(free, "MCP messages that spend no quota", rate);
+    headers.push(free.headers);
+  }
+  if (plan.toolCalls > 0) {
+    const answer = await spendOrRefuse(context, record, plan.toolCalls);
+    if (answer instanceof Response) return answer;
+    headers.push(answer.headers);
+  }
+  const limits = TIERS[record.tier];
+  const response = await hosted.answer(request, body, {
+    access: { tier: record.tier, historyDays: limits.history_days, maxLimit: limits.max_limit },
+    form,
+  });
+  for (const [name, value] of Object.entries(mergedRateHeaders(...headers)))
+    response.headers.set(name, value);
+  return response;
+}
+
 /** The hosted MCP server: the tools of `picks mcp` over Streamable HTTP, keyed and counted. */
 export function registerMcpRoutes(app: H3, context: AppContext): void {
-  const hosted = createHostedMcp({
-    snapshots: createHostedSnapshots(context.snapshots),
-    version: context.version,
-    log: context.log,
-  });
-  const realm = 'Bearer realm="research-picks"';
-
-  const post = async (event: H3Event): Promise<Response> => {
-    const request = event.req;
-    const query = event.url.searchParams;
-    if (keyInQuery(query)) {
-      return unauthorized(
-        "API keys are not accepted in the query string, where they leak into logs; send the key in the X-API-Key header.",
-        `${realm}, error="invalid_request"`,
-      );
-    }
-    const auth = await context.keys.authenticate(keyOf(event));
-    if (!auth.ok) {
-      const challenge = auth.why === "missing" ? realm : `${realm}, error="invalid_token"`;
-      return unauthorized(authFailure(auth.why, HOW_TO_GET_A_KEY), challenge);
-    }
-    const record = auth.record;
-    const form = acceptedForm(request.headers.get("accept"));
-    if (form === undefined) {
-      return jsonRpcError(
-        406,
-        -32000,
-        "Not Acceptable: Client must accept application/json or text/event-stream",
-      );
-    }
-    // Refused before anything is read or spent, as the transport would refuse it after.
-    if (!isJsonContentType(request.headers.get("content-type"))) {
-      return jsonRpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
-    }
-    const read = await readBodyLimited(request, MCP_BODY_MAX_BYTES);
-    if (!read.ok) return jsonRpcError(413, -32000, `Payload Too Large: at most ${MCP_BODY_MAX_BYTES} bytes`);
-    let text: string;
-    try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(read.bytes);
-    } catch {
-      return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
-    }
-    if (nestingDepthExceeds(text, MAX_JSON_DEPTH)) {
-      return jsonRpcError(
-        400,
-        -32602,
-        `Invalid params: JSON nested deeper than ${MAX_JSON_DEPTH} levels; tool arguments are flat`,
-      );
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
-    }
-    // JSON-RPC calls an empty batch invalid; the transport would take it as nothing to answer.
-    if (Array.isArray(body) && body.length === 0)
-      return jsonRpcError(400, -32600, "Invalid Request: empty batch");
-    const plan = hosted.plan(body, request.headers.get("mcp-protocol-version"));
-    const headers: Record<string, string>[] = [];
-    if (plan.freeMessages > 0) {
-      const rate = context.config.mcpFreeRate;
-      const free = await limitByKey(context, rate, record.id, plan.freeMessages);
-      if (!free.allowed) return rateRefusal(free, "MCP messages that spend no quota", rate);
-      headers.push(free.headers);
-    }
-    if (plan.toolCalls > 0) {
-      const answer = await spendOrRefuse(context, record, plan.toolCalls);
-      if (answer instanceof Response) return answer;
-      headers.push(answer.headers);
-    }
-    const limits = TIERS[record.tier];
-    const response = await hosted.answer(request, body, {
-      access: { tier: record.tier, historyDays: limits.history_days, maxLimit: limits.max_limit },
-      form,
-    });
-    for (const [name, value] of Object.entries(mergedRateHeaders(...headers)))
-      response.headers.set(name, value);
-    return response;
-  };
-
+  hostedFor(context);
   app.all(
     "/mcp",
     async (event) => {
       if (event.url.pathname !== "/mcp") return notFound();
-      const refused = refusedOrigin(event, context.config.mcpAllowedOrigins);
+      const refused = refusedOrigin(event.req, context.config.mcpAllowedOrigins);
       if (refused) return refused;
       if (event.req.method !== "POST") return methodNotAllowed(["POST"]);
-      return post(event);
+      return answerMcpPost(context, event.req, event.url.searchParams);
     },
     { meta: { methods: ["POST"] } satisfies RouteMethods },
   );

@@ -13,7 +13,7 @@ import {
 } from "../../pipeline/domain/papers-query.ts";
 import { PickSchema } from "../../pipeline/domain/pick.ts";
 import { TIERS, type TierName } from "../../pipeline/domain/tiers.ts";
-import { authorize, quotaHeaders, spendOrRefuse } from "../access/keyed.ts";
+import { authorize, authorizeKey, quotaHeaders, spendOrRefuse } from "../access/keyed.ts";
 import { type BoundedCache, createBoundedCache } from "../bounded-cache.ts";
 import type { AppContext } from "../context.ts";
 import { detail, jsonText } from "../http/answers.ts";
@@ -108,42 +108,91 @@ function answersOf(index: PapersIndex): BoundedCache<string, Buffer> {
   return answers;
 }
 
-/** The bytes of a list answer: kept as bytes, so a repeated answer is not encoded again. */
+// Each list item's JSON, made the first time an answer holds it and kept as long as the index holds
+// the item (so bounded by the index, and gone with its generation). A new query over the full history
+// (5,000 items, 2.5 MB) spent 20-28 ms in JSON.stringify; from kept items it is a concatenation.
+const itemBytes = new WeakMap<object, Buffer>();
+const COMMA = Buffer.from(",");
+const CLOSE = Buffer.from("]}");
+
+function encodedItem(item: object): Buffer {
+  let bytes = itemBytes.get(item);
+  if (bytes === undefined) {
+    bytes = Buffer.from(JSON.stringify(item));
+    itemBytes.set(item, bytes);
+  }
+  return bytes;
+}
+
+/**
+ * The bytes of a list answer: kept as bytes, so a repeated answer is not encoded again. The same
+ * bytes as JSON.stringify of `{tier, applied, total, returned, papers}`, the items from their kept JSON.
+ */
 function listAnswer(index: PapersIndex, tier: TierName, query: PapersQuery): Buffer {
   const limits = TIERS[tier];
   const page = queryPapers(index.days, query, {
     historyDays: limits.history_days,
     maxLimit: limits.max_limit,
   });
-  return Buffer.from(
-    JSON.stringify({
-      tier,
-      applied: page.applied,
-      total: page.total,
-      returned: page.picks.length,
-      papers: page.picks,
-    }),
-  );
+  const head = JSON.stringify({
+    tier,
+    applied: page.applied,
+    total: page.total,
+    returned: page.picks.length,
+  });
+  const parts: Buffer[] = [Buffer.from(`${head.slice(0, -1)},"papers":[`)];
+  page.picks.forEach((item, at) => {
+    if (at > 0) parts.push(COMMA);
+    parts.push(encodedItem(item));
+  });
+  parts.push(CLOSE);
+  return Buffer.concat(parts);
+}
+
+/** A 200 of GET /v1/papers: its bytes and the quota's headers. */
+export interface PapersListAnswer {
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+/**
+ * GET /v1/papers from the key header's value and the query string: the route and the keyed fast path
+ * (server/http/keyed-fast-path.ts) both answer through it. Every refusal is a Response; a 200 is its
+ * parts, which the fast path writes straight to the socket.
+ */
+export async function answerPapersList(
+  context: AppContext,
+  key: string | null,
+  params: URLSearchParams,
+): Promise<Response | PapersListAnswer> {
+  const record = await authorizeKey(context, key, params);
+  if (record instanceof Response) return record;
+  const query = validateQuery(PapersQuerySchema, params, { lowered: LOWERED_FILTERS });
+  if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
+  const spent = await spendOrRefuse(context, record);
+  if (spent instanceof Response) return spent;
+  await context.snapshots.ready();
+  const index = papersIndex(context.snapshots.days());
+  const answers = answersOf(index);
+  // The answer depends on the tier (its caps and its name in the body) and the query, nothing
+  // else; the quota is spent and the RateLimit headers are the key's whatever the cache holds.
+  const cacheKey = `${record.tier}|${JSON.stringify(query.value)}`;
+  const body = answers.get(cacheKey) ?? answers.set(cacheKey, listAnswer(index, record.tier, query.value));
+  return { body, headers: spent.headers };
 }
 
 /** The keyed queries over the published picks, answered from memory. */
 export function registerPapersRoutes(app: H3, context: AppContext): void {
   route(app, "/v1/papers", {
     GET: async (event) => {
-      const record = await authorize(event, context);
-      if (record instanceof Response) return record;
-      const query = validateQuery(PapersQuerySchema, event.url.searchParams, { lowered: LOWERED_FILTERS });
-      if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
-      const spent = await spendOrRefuse(context, record);
-      if (spent instanceof Response) return spent;
-      await context.snapshots.ready();
-      const index = papersIndex(context.snapshots.days());
-      const answers = answersOf(index);
-      // The answer depends on the tier (its caps and its name in the body) and the query, nothing
-      // else; the quota is spent and the RateLimit headers are the key's whatever the cache holds.
-      const key = `${record.tier}|${JSON.stringify(query.value)}`;
-      const body = answers.get(key) ?? answers.set(key, listAnswer(index, record.tier, query.value));
-      return jsonText({ status: 200, body }, spent.headers);
+      const answer = await answerPapersList(
+        context,
+        event.req.headers.get("x-api-key"),
+        event.url.searchParams,
+      );
+      return answer instanceof Response
+        ? answer
+        : jsonText({ status: 200, body: answer.body }, answer.headers);
     },
   });
 

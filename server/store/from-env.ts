@@ -23,6 +23,8 @@ export interface StoreFromEnvOptions {
   clock?: () => number;
   /** Where the import of an older state folder is reported; default stderr. */
   log?: (line: string) => void;
+  /** SQLite: WAL checkpoints on a worker thread, off the thread that answers requests. */
+  checkpointOffThread?: boolean;
 }
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -48,6 +50,7 @@ export async function createStoreFromEnv(env: StoreEnv, options: StoreFromEnvOpt
         path: join(dir, DATABASE_NAME),
         clock,
         fsync: ["1", "true"].includes(env.STATE_FSYNC?.trim() ?? ""),
+        checkpointOffThread: options.checkpointOffThread,
         // A folder of the file store that came before: copied once, when the database is created.
         onCreate(db) {
           const imported = importFileStore(db, dir, clock());

@@ -12,6 +12,7 @@ import {
   toJson,
 } from "./keys.ts";
 import { createWriteBatcher } from "./sqlite-batch.ts";
+import { type Checkpointer, checkpointOffThread } from "./sqlite-checkpoints.ts";
 import { openDatabase, type SqliteDatabase } from "./sqlite-database.ts";
 import { createSqliteDriver } from "./sqlite-driver.ts";
 import { createSqliteQueue, prepareQueueStatements } from "./sqlite-queue.ts";
@@ -30,6 +31,8 @@ export interface SqliteStoreOptions {
   sweepIntervalMs?: number;
   /** Fills a new database (the import of an older state folder). */
   onCreate?: (db: SqliteDatabase) => void;
+  /** WAL checkpoints on a worker thread rather than in a commit (a server's; see sqlite-checkpoints.ts). */
+  checkpointOffThread?: boolean;
 }
 
 // A row past its expiry is absent: counting starts again at `amount` with the new expiry. Every
@@ -63,6 +66,10 @@ const SET_IF_ABSENT = `
 export function createSqliteStore(options: SqliteStoreOptions): Store {
   const clock = options.clock ?? Date.now;
   const db = openDatabase({ path: options.path, fsync: options.fsync, onCreate: options.onCreate });
+  // Started with the first counted write, so a server that writes nothing (only static files served)
+  // carries no second thread; until then SQLite checkpoints as usual.
+  let checkpointer: Checkpointer | undefined;
+  const offThread = options.checkpointOffThread === true && options.path !== ":memory:";
   const storage = createStorage({ driver: createSqliteDriver({ db, clock }) });
   const sql = {
     consume: db
@@ -91,7 +98,12 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     },
   );
   const batcher = createWriteBatcher(db);
-  const write = batcher.write;
+  const write = <T>(work: () => T): Promise<T> => {
+    if (offThread && checkpointer === undefined) {
+      checkpointer = checkpointOffThread(db, { path: options.path, fsync: options.fsync });
+    }
+    return batcher.write(work);
+  };
   let closed = false;
   const open = (): void => {
     if (closed) throw new Error(`The ${options.kind ?? "sqlite"} store is closed`);
@@ -190,6 +202,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       closed = true;
       clearInterval(timer);
       batcher.flush();
+      await checkpointer?.stop();
       db.close();
     },
   };

@@ -51,6 +51,15 @@ describe.each(MODES)("keyed picks queries (%s)", (mode) => {
 
   const get = (path: string, key: string) => call(path, { headers: { "x-api-key": key } });
 
+  // Regression: the list is written from each item's kept JSON; its bytes stay JSON.stringify's.
+  it("answers the bytes JSON.stringify would write, for a first query and one sharing its items", async () => {
+    for (const path of ["/v1/papers?days=30&limit=50", "/v1/papers?days=30&limit=50&min_reg_fit=2"]) {
+      const text = await (await get(path, enterprise)).text();
+      expect(text).toBe(JSON.stringify(JSON.parse(text)));
+      expect((JSON.parse(text) as PapersAnswer).papers.length).toBeGreaterThan(0);
+    }
+  });
+
   it("lists the sample days' picks newest first, in rank order, as compact items", async () => {
     const response = await get("/v1/papers", free);
     expect(response.status).toBe(200);

@@ -1,0 +1,116 @@
+// A `picks serve` process run with V8's --trace-gc (and, for profiles, --cpu-prof), so a bench can
+// report the garbage collector's pauses during a load beside the load's latency percentiles.
+import { spawn } from "node:child_process";
+import { PICKS_BIN, type Started } from "../test/helpers/processes.ts";
+
+export interface GcPause {
+  kind: "scavenge" | "mark-compact" | "other";
+  ms: number;
+}
+
+export interface TracedServer extends Started {
+  /** The pauses seen since the last call (the warm-up, a previous load), then cleared. */
+  takePauses(): GcPause[];
+}
+
+// Node 20: "[pid:0x..]   1234 ms: Scavenge 10.2 (12.3) -> 9.8 (13.3) MB, 1.23 / 0.00 ms  (...)".
+const GC_LINE =
+  /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: (Scavenge|Mark-Compact|Mark-sweep|Minor Mark-Compact)[^,]*, ([\d.]+) \/ [\d.]+ ms/;
+
+/** Parses one --trace-gc line (with the isolate it names); undefined for any other output. */
+export function parseGcLine(line: string): (GcPause & { isolate: string }) | undefined {
+  const found = GC_LINE.exec(line);
+  if (!found) return undefined;
+  const name = found[2] as string;
+  const kind = name === "Scavenge" ? "scavenge" : name.startsWith("Mark") ? "mark-compact" : "other";
+  return { kind, ms: Number(found[3]), isolate: found[1] as string };
+}
+
+/** Starts `picks serve` traced; `cpuProfileDir` also writes a .cpuprofile there when it stops. */
+export function startTracedServer(
+  publicDir: string,
+  env: Record<string, string>,
+  options: { cpuProfileDir?: string } = {},
+): Promise<TracedServer> {
+  const flags = ["--trace-gc"];
+  if (options.cpuProfileDir) flags.push("--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`);
+  const child = spawn(
+    process.execPath,
+    [...flags, PICKS_BIN, "serve", "--port", "0", "--public", publicDir],
+    { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let pauses: GcPause[] = [];
+  let mainIsolate: string | undefined;
+  let partial = "";
+  return new Promise((resolve, reject) => {
+    let resolved = false;
+    child.stdout?.on("data", (chunk: Buffer) => {
+      const lines = (partial + chunk.toString()).split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) {
+        // Only the serving thread's isolate, the first to collect (while the program loads): a worker
+        // thread's pauses (checkpoints, deliveries) do not stop the serving thread.
+        const pause = parseGcLine(line);
+        if (pause) mainIsolate ??= pause.isolate;
+        if (pause && pause.isolate === mainIsolate) pauses.push({ kind: pause.kind, ms: pause.ms });
+        const url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
+        if (url && !resolved) {
+          resolved = true;
+          resolve({
+            url,
+            child,
+            takePauses: () => {
+              const taken = pauses;
+              pauses = [];
+              return taken;
+            },
+            stop: () =>
+              new Promise((done) => {
+                child.once("exit", () => done());
+                child.kill("SIGTERM");
+                setTimeout(() => child.kill("SIGKILL"), 5000).unref();
+              }),
+          });
+        }
+      }
+    });
+    child.once("exit", (code) => {
+      if (!resolved) reject(new Error(`picks serve exited with ${code}`));
+    });
+  });
+}
+
+export interface GcFigures {
+  scavenges: number;
+  markCompacts: number;
+  /** Pauses per 1,000 requests of the load. */
+  per1000: number;
+  /** Milliseconds of pause per 1,000 requests. */
+  msPer1000: number;
+  p50Ms: number;
+  maxMs: number;
+}
+
+/** Sums the pauses of one load of `requests` requests. */
+export function gcFigures(pauses: GcPause[], requests: number): GcFigures {
+  const times = pauses.map((pause) => pause.ms).sort((a, b) => a - b);
+  const total = times.reduce((sum, ms) => sum + ms, 0);
+  const perThousand = requests > 0 ? 1000 / requests : 0;
+  return {
+    scavenges: pauses.filter((pause) => pause.kind === "scavenge").length,
+    markCompacts: pauses.filter((pause) => pause.kind === "mark-compact").length,
+    per1000: pauses.length * perThousand,
+    msPer1000: total * perThousand,
+    p50Ms: times[Math.floor(times.length / 2)] ?? 0,
+    maxMs: times.at(-1) ?? 0,
+  };
+}
+
+/** One line of GC figures for a report. */
+export function describeGc(gc: GcFigures): string {
+  return (
+    `GC ${gc.scavenges} scavenges + ${gc.markCompacts} mark-compacts, ${gc.per1000.toFixed(2)} pauses and ` +
+    `${gc.msPer1000.toFixed(2)} ms of pause per 1,000 requests, median pause ${gc.p50Ms.toFixed(2)} ms, ` +
+    `longest ${gc.maxMs.toFixed(2)} ms`
+  );
+}

@@ -1,0 +1,22 @@
+import type { AppContext } from "../context.ts";
+import { detail } from "./answers.ts";
+
+/**
+ * What a request that failed unexpectedly gets, for the app's `onError` and the keyed fast path. A
+ * failure while the store is down is the store's, not a bug: the keyed endpoints answer 503 and the
+ * static ones keep working (they never touch the store). Anything else is logged and a bare 500.
+ */
+export async function errorAnswer(
+  context: Pick<AppContext, "store" | "log">,
+  failure: { status: number; message: string; cause?: unknown },
+): Promise<Response> {
+  const status = Math.min(failure.status, 500);
+  if (status < 500) return detail(status, failure.message);
+  if (!(await context.store.ping().catch(() => false))) {
+    return detail(503, "The key and usage store is unreachable; try again shortly.", {
+      "retry-after": "5",
+    });
+  }
+  context.log(`unhandled error: ${(failure.cause as Error)?.stack ?? failure.message}`);
+  return detail(500, "Internal Server Error");
+}
