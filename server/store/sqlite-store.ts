@@ -202,7 +202,9 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       closed = true;
       clearInterval(timer);
       batcher.flush();
-      await checkpointer?.stop();
+      // Without a checkpoint thread the file is closed before close() returns, as a caller that does
+      // not wait for it (and a second connection opened next) has always found it.
+      if (checkpointer) await checkpointer.stop();
       db.close();
     },
   };
