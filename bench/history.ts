@@ -1,15 +1,17 @@
 // The `history` section of `npm run bench`: one server over ten years of published days (3,650 days,
 // about 22,000 picks, 145 MB of day files, from the project's year generator with its picks index).
+
 import { execFile } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { PICKS_BIN, startPicksServer, startProcess } from "../test/helpers/processes.ts";
+import { startPicksServer, startProcess } from "../test/helpers/processes.ts";
 import { publishYear } from "../test/server/mcp/year-site.ts";
+import { enterpriseKey } from "./keys.ts";
 import { type LoadResult, load, pinServer } from "./load.ts";
 
-const run = promisify(execFile);
+const _run = promisify(execFile);
 const BARE = fileURLToPath(new URL("./bare-server.mjs", import.meta.url));
 const LAST = "2026-11-20";
 const FULL = "/v1/papers?days=3650&limit=5000";
@@ -59,23 +61,7 @@ export async function runHistoryBench(root: string, seconds: number): Promise<Hi
   const publicDir = join(root, "history", "public");
   await publishYear({ publicDir, days: 3650, lastDate: LAST });
   const env = { STATE_DIR: join(root, "state-history") };
-  const { stdout } = await run(
-    process.execPath,
-    [
-      PICKS_BIN,
-      "keys",
-      "issue",
-      "--tier",
-      "enterprise",
-      "--email",
-      "h@example.org",
-      "--label",
-      "history",
-      "--json",
-    ],
-    { env: { ...process.env, ...env } },
-  );
-  const key = (JSON.parse(stdout) as { key: string }).key;
+  const key = await enterpriseKey(env, "history");
   const keyed = { headers: { "x-api-key": key } };
   const latestFile = join(publicDir, "v1", "daily", "latest.json");
   const { startMs, bareStartMs } = await startTimes(publicDir, env, latestFile);

@@ -3,18 +3,19 @@
 // by file or package, and the GC pauses per 1,000 requests.
 //
 //   npm run profile -- papers|mcp|latest|verify [seconds]      (PROFILE_KEEP=1 keeps the .cpuprofile)
+
 import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { PICKS_BIN } from "../test/helpers/processes.ts";
 import { publishSampleDays } from "../test/helpers/published.ts";
+import { enterpriseKey } from "./keys.ts";
 import { LOAD_CLIENT, load, pinServer } from "./load.ts";
 import { TARGETS, type TargetName } from "./targets.ts";
 import { describeGc, gcFigures, startTracedServer } from "./traced-server.ts";
 
-const run = promisify(execFile);
+const _run = promisify(execFile);
 
 interface ProfileNode {
   id: number;
@@ -63,23 +64,7 @@ async function main(): Promise<void> {
   try {
     const { publicDir } = await publishSampleDays();
     const env = { STATE_DIR: join(root, "state"), VERIFY_RATE_LIMIT: "100000000" };
-    const { stdout } = await run(
-      process.execPath,
-      [
-        PICKS_BIN,
-        "keys",
-        "issue",
-        "--tier",
-        "enterprise",
-        "--email",
-        "p@example.org",
-        "--label",
-        "profile",
-        "--json",
-      ],
-      { env: { ...process.env, ...env } },
-    );
-    const key = (JSON.parse(stdout) as { key: string }).key;
+    const key = await enterpriseKey(env, "profile");
     const profiles = join(root, "profiles");
     const server = await startTracedServer(publicDir, env, { cpuProfileDir: profiles });
     pinServer(server.child.pid);

@@ -13,6 +13,7 @@ import { redisSkipReason, startRedis } from "../test/helpers/redis.ts";
 import { publishYear } from "../test/server/mcp/year-site.ts";
 import { backfillLines, runBackfillBench } from "./backfill.ts";
 import { historyLines, runHistoryBench } from "./history.ts";
+import { enterpriseKey } from "./keys.ts";
 import { limitLines, runLimitsBench } from "./limits.ts";
 import { LOAD_CLIENT, type LoadResult, load, pinServer } from "./load.ts";
 import { runMcpBench } from "./mcp.ts";
@@ -136,14 +137,6 @@ async function baselineFor(file: string): Promise<LoadResult> {
   } finally {
     await bare.stop();
   }
-}
-
-async function enterpriseKey(env: Record<string, string>): Promise<string> {
-  const { stdout } = await picks(
-    ["keys", "issue", "--tier", "enterprise", "--email", "b@example.org", "--label", "bench", "--json"],
-    env,
-  );
-  return (JSON.parse(stdout) as { key: string }).key;
 }
 
 async function papersLoad(env: Record<string, string>, name: string, target: string): Promise<LoadResult> {
