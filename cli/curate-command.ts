@@ -96,7 +96,14 @@ export function printSummary(out: Output, result: CurateResult): void {
     );
   }
   const { citations, scoring, http } = record;
-  if (citations.status === "done") {
+  const illustrative = snapshot.picks.some(
+    (pick) => pick.citations?.status === "found" && pick.citations.illustrative !== undefined,
+  );
+  if (citations.status === "done" && illustrative) {
+    out.line(
+      `  citations: the sample's illustrative figures for ${citations.papers} papers, replayed, not looked up`,
+    );
+  } else if (citations.status === "done") {
     out.line(
       `  citations: ${citations.found_semantic_scholar} from Semantic Scholar, ${citations.found_openalex} from ` +
         `OpenAlex, ${citations.missing} missing, of ${citations.papers} papers` +
