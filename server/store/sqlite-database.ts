@@ -68,26 +68,48 @@ export function openDatabase(options: OpenDatabaseOptions): SqliteDatabase {
   }
   try {
     assertOurs(db, path);
-    if (!inMemory) db.pragma("journal_mode = WAL");
+    if (!inMemory) retryWhileBusy(() => db.pragma("journal_mode = WAL"));
     db.pragma(`synchronous = ${options.fsync ? "FULL" : "NORMAL"}`);
-    db.transaction(() => {
-      // Read again under the write lock: another process may have created the schema meanwhile.
-      const version = db.pragma("user_version", { simple: true });
-      if (version === 1) {
-        db.exec(MIGRATE_1_TO_2);
-        db.pragma(`user_version = ${SCHEMA_VERSION}`);
-      }
-      if (version !== 0) return;
-      db.exec(SCHEMA);
-      db.pragma(`application_id = ${APPLICATION_ID}`);
-      db.pragma(`user_version = ${SCHEMA_VERSION}`);
-      options.onCreate?.(db);
-    }).immediate();
+    retryWhileBusy(() =>
+      db
+        .transaction(() => {
+          // Read again under the write lock: another process may have created the schema meanwhile.
+          const version = db.pragma("user_version", { simple: true });
+          if (version === 1) {
+            db.exec(MIGRATE_1_TO_2);
+            db.pragma(`user_version = ${SCHEMA_VERSION}`);
+          }
+          if (version !== 0) return;
+          db.exec(SCHEMA);
+          db.pragma(`application_id = ${APPLICATION_ID}`);
+          db.pragma(`user_version = ${SCHEMA_VERSION}`);
+          options.onCreate?.(db);
+        })
+        .immediate(),
+    );
     return db;
   } catch (error) {
     db.close();
     if (error instanceof StateDatabaseError) throw error;
     throw new Error(`Expected to open the state database ${path}: ${reason(error)}`, { cause: error });
+  }
+}
+
+/**
+ * Runs `work` again while SQLite answers SQLITE_BUSY, up to about 5 s. Two processes opening a new
+ * file at once can deadlock on its locks (one turning it to WAL while the other commits the schema,
+ * still in rollback mode); SQLite then answers one of them "database is locked" at once, without
+ * waiting in the busy handler, so the wait is here. Only at open, so a synchronous sleep is fine.
+ */
+function retryWhileBusy<T>(work: () => T): T {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return work();
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "SQLITE_BUSY" || attempt >= 250) throw error;
+      Atomics.wait(pause, 0, 0, 20);
+    }
   }
 }
 
