@@ -29,15 +29,25 @@ function hashedAddress(address: string, secret: string): string {
  * calls per window. The window opens with the address's first call and lasts `windowSeconds` (a key
  * per 24 hours means 24 hours after the first one). The count is exact under concurrency: it is the store's atomic consume.
  */
-export async function limitByIp(
+export function limitByIp(
   context: AppContext,
   event: H3Event,
   name: string,
   limit: number,
   windowSeconds: number,
 ): Promise<IpLimitResult> {
-  const { trustProxy, ipv6Prefix } = context.config;
-  const ip = hashedAddress(limitAddress(requestIp(event, trustProxy), ipv6Prefix), context.ipSecret);
+  return limitAddressCalls(context, requestIp(event, context.config.trustProxy), name, limit, windowSeconds);
+}
+
+/** `limitByIp` for a client address already resolved (`clientIp`), as the fast paths have it. */
+export async function limitAddressCalls(
+  context: AppContext,
+  clientAddress: string,
+  name: string,
+  limit: number,
+  windowSeconds: number,
+): Promise<IpLimitResult> {
+  const ip = hashedAddress(limitAddress(clientAddress, context.config.ipv6Prefix), context.ipSecret);
   const now = context.now();
   const opensNow = now + windowSeconds * 1000;
   const endsKey = `iplimit-ends:${name}:${ip}`;

@@ -1,12 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HTTPError } from "h3";
 import { NodeRequest, sendNodeResponse } from "srvx/node";
 import { keepPrivate, PRIVATE_CACHE_CONTROL } from "../access/keyed.ts";
 import type { AppContext } from "../context.ts";
 import { answerMcpPost, refusedOrigin } from "../routes/mcp-routes.ts";
 import { answerPapersList } from "../routes/papers-routes.ts";
 import { JSON_TYPE } from "./answers.ts";
-import { errorAnswer } from "./error-answer.ts";
+import { failedAnswer, plainly, writeResponse } from "./node-answer.ts";
 
 // The two keyed requests that clients repeat at volume, answered before the router through the same
 // functions as the app's routes, so with the same bytes, headers and refusals. What they skip is the
@@ -16,21 +15,10 @@ import { errorAnswer } from "./error-answer.ts";
 const PAPERS = "/v1/papers";
 const MCP = "/mcp";
 
-/** The path and query of a request target; a fragment, dot segments or a trailing slash miss. */
-const plainly = (url: string, path: string): boolean =>
-  (url === path || url.startsWith(`${path}?`)) && !url.includes("#");
-
 const queryOf = (url: string): URLSearchParams => {
   const at = url.indexOf("?");
   return new URLSearchParams(at === -1 ? "" : url.slice(at + 1));
 };
-
-/** What a request that threw gets, as the app's onError would answer it. */
-const failed = (context: AppContext, error: unknown): Promise<Response> =>
-  errorAnswer(
-    context,
-    error instanceof HTTPError ? error : { status: 500, message: "Internal Server Error", cause: error },
-  );
 
 /** True for `GET /v1/papers` written plainly. */
 export const isPapersList = (req: IncomingMessage): boolean =>
@@ -51,9 +39,13 @@ export async function servePapersFast(
   try {
     answer = await answerPapersList(context, typeof key === "string" ? key : null, queryOf(req.url ?? ""));
   } catch (error) {
-    answer = await failed(context, error);
+    answer = await failedAnswer(context, error);
   }
-  if (answer instanceof Response) return writeResponse(res, answer);
+  if (answer instanceof Response) {
+    // A refusal (401, 422, 429, 503): rare enough to go through its Response as the app sends it.
+    keepPrivate(answer);
+    return writeResponse(res, answer);
+  }
   res.writeHead(200, {
     "cache-control": PRIVATE_CACHE_CONTROL,
     "content-type": JSON_TYPE,
@@ -61,17 +53,6 @@ export async function servePapersFast(
     "content-length": answer.body.byteLength,
   });
   res.end(answer.body);
-}
-
-/** A refusal (401, 422, 429, 503), rare enough to go through its Response as the app would send it. */
-async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
-  const body = Buffer.from(await response.arrayBuffer());
-  const headers: Record<string, string | number> = { "cache-control": PRIVATE_CACHE_CONTROL };
-  for (const [name, value] of response.headers) headers[name] = value;
-  headers["cache-control"] = PRIVATE_CACHE_CONTROL;
-  headers["content-length"] = body.byteLength;
-  res.writeHead(response.status, headers);
-  res.end(body);
 }
 
 /** `POST /mcp` through `answerMcpPost`, over srvx's lazy Request on the Node request. */
@@ -87,7 +68,7 @@ export async function serveMcpFast(
       refusedOrigin(request, context.config.mcpAllowedOrigins) ??
       (await answerMcpPost(context, request, queryOf(req.url ?? "")));
   } catch (error) {
-    response = await failed(context, error);
+    response = await failedAnswer(context, error);
   }
   keepPrivate(response);
   await sendNodeResponse(res, response);

@@ -5,6 +5,7 @@ import type { AppContext } from "../context.ts";
 import { createApp } from "./app.ts";
 import { serveSnapshotFast } from "./fast-path.ts";
 import { isMcpPost, isPapersList, serveMcpFast, servePapersFast } from "./keyed-fast-path.ts";
+import { isVerifyPost, serveVerifyFast } from "./verify-fast-path.ts";
 
 export interface RunningServer {
   server: Server;
@@ -35,7 +36,7 @@ function closeAfterRefusedBody(req: IncomingMessage, socket: Socket): void {
 
 /**
  * Starts the app on a real port: the snapshot fast path first, the keyed `GET /v1/papers` and
- * `POST /mcp` ones next, then the h3 app. The client timeouts
+ * `POST /mcp` ones and the playground's `POST /v1/verify` next, then the h3 app. The client timeouts
  * come from the context's config (docs/operations.md, "Timeouts").
  */
 export async function listen(
@@ -58,6 +59,7 @@ export async function listen(
     if (serveSnapshotFast(context.snapshots, req, res)) return;
     const papers = isPapersList(req);
     const mcp = !papers && isMcpPost(req);
+    const verify = !papers && !mcp && isVerifyPost(req);
     if (!papers) {
       // Node detaches the socket from both when the answer is done; keep it for the 413 case.
       const socket = req.socket;
@@ -72,7 +74,9 @@ export async function listen(
       ? servePapersFast(context, req, res)
       : mcp
         ? serveMcpFast(context, req, res)
-        : handler(req, res);
+        : verify
+          ? serveVerifyFast(context, req, res)
+          : handler(req, res);
     void Promise.resolve(answered)
       .catch((error: unknown) => {
         // The fast paths answer their own failures; this is a socket that failed under the answer.

@@ -1,14 +1,17 @@
 import type { H3 } from "h3";
 import { VerifyRequestSchema, VerifyResultSchema } from "../../pipeline/domain/verify-request.ts";
-import { limitByIp } from "../access/ip-limit.ts";
+import { limitAddressCalls } from "../access/ip-limit.ts";
+import { requestIp } from "../access/request-ip.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
-import { detail, json, jsonText } from "../http/answers.ts";
+import { jsonText } from "../http/answers.ts";
 import { route } from "../http/route-table.ts";
 import { payloadTooLarge } from "../openapi/common-responses.ts";
 import type { PathDoc } from "../openapi/operation.ts";
 import { perAddressText } from "../openapi/rate-limits.ts";
-import { validateRequest } from "../validation/request.ts";
+import { detailBody, validationErrorBody } from "../validation/errors.ts";
+import { type BodyResult, parseJsonBody } from "../validation/json-body.ts";
+import { validateBody } from "../validation/request.ts";
 import { verifyMessage } from "../verify/verify-message.ts";
 
 const HOUR = 3600;
@@ -50,31 +53,51 @@ export const verifyPaths: readonly PathDoc[] = [
   },
 ];
 
+/** An answer as status, JSON text and headers: the route and the fast path send it the same. */
+export interface VerifyAnswer {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * `POST /v1/verify` once its body is read: validation (422), the client address's limit (429), then the
+ * checks. The route and the fast path (../http/verify-fast-path.ts) both answer through it.
+ */
+export async function answerVerify(
+  context: AppContext,
+  body: BodyResult,
+  clientAddress: string,
+): Promise<VerifyAnswer> {
+  if (!body.ok) return body;
+  const request = validateBody(VerifyRequestSchema, body.value, body.exact);
+  if (!request.ok) return { status: 422, body: validationErrorBody(request.issues) };
+  const limit = await limitAddressCalls(context, clientAddress, "verify", context.config.verifyLimit, HOUR);
+  if (!limit.allowed) {
+    return {
+      status: 429,
+      body: detailBody(
+        `Rate limit: ${context.config.verifyLimit} verifications per hour per client address; ` +
+          `try again after ${new Date(limit.resetsAt).toISOString()}.`,
+      ),
+      headers: limit.headers,
+    };
+  }
+  const result = await verifyMessage(request.value, {
+    now: new Date(context.now()),
+    semantic: context.semantic,
+    log: context.log,
+  });
+  return { status: 200, body: JSON.stringify(result), headers: limit.headers };
+}
+
 /** POST /v1/verify: the free pre-send check, limited per client address. */
 export function registerVerifyRoutes(app: H3, context: AppContext): void {
   route(app, "/v1/verify", {
     POST: async (event) => {
-      const request = await validateRequest(
-        event.req,
-        { body: VerifyRequestSchema },
-        { url: event.url, maxBytes: VERIFY_BODY_MAX_BYTES },
-      );
-      if (!request.ok) return jsonText(request);
-      const limit = await limitByIp(context, event, "verify", context.config.verifyLimit, HOUR);
-      if (!limit.allowed) {
-        return detail(
-          429,
-          `Rate limit: ${context.config.verifyLimit} verifications per hour per client address; ` +
-            `try again after ${new Date(limit.resetsAt).toISOString()}.`,
-          limit.headers,
-        );
-      }
-      const result = await verifyMessage(request.value.body, {
-        now: new Date(context.now()),
-        semantic: context.semantic,
-        log: context.log,
-      });
-      return json(200, result, limit.headers);
+      const body = await parseJsonBody(event.req, { maxBytes: VERIFY_BODY_MAX_BYTES });
+      const answer = await answerVerify(context, body, requestIp(event, context.config.trustProxy));
+      return jsonText(answer, answer.headers);
     },
   });
 }

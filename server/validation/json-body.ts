@@ -84,12 +84,17 @@ export async function parseJsonBody(request: Request, options: BodyOptions = {})
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BODY_BYTES;
   const read = await readBodyLimited(request, maxBytes);
   if (!read.ok) return tooLarge(maxBytes);
-  if (read.bytes.byteLength === 0) return { ok: true, value: undefined };
-  if (!isJsonContentType(request.headers.get("content-type"))) {
-    const text = decodeRawBytes(read.bytes);
+  return parseBodyBytes(read.bytes, request.headers.get("content-type"));
+}
+
+/** A body already read, parsed as `parseJsonBody` does under its Content-Type. */
+export function parseBodyBytes(bytes: Uint8Array, contentType: string | null | undefined): BodyResult {
+  if (bytes.byteLength === 0) return { ok: true, value: undefined };
+  if (!isJsonContentType(contentType ?? null)) {
+    const text = decodeRawBytes(bytes);
     return text === undefined ? PARSE_ERROR : { ok: true, value: text };
   }
-  const text = decodeJsonBytes(read.bytes);
+  const text = decodeJsonBytes(bytes);
   if (text === undefined) return PARSE_ERROR;
   const parsed = parsePythonJson(text);
   if (parsed.ok) {

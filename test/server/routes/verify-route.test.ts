@@ -1,4 +1,8 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { toNodeHandler } from "h3/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../../server/http/app.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { type Call, clientFor, MODES, postJson } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
@@ -221,5 +225,70 @@ describe("redlist terms", () => {
         ],
       }),
     );
+  });
+});
+
+describe("the fast path before the router", () => {
+  // Headers that depend on the connection, not the answer.
+  const CONNECTION = new Set(["date", "connection", "keep-alive", "transfer-encoding"]);
+  const answerOf = async (response: Response) => ({
+    status: response.status,
+    headers: [...response.headers].filter(([name]) => !CONNECTION.has(name)),
+    body: await response.text(),
+  });
+
+  it.each([
+    ["a plain message", postJson(good)],
+    [
+      "a message with findings",
+      postJson({ ...good, body: "Hi {{name}}, key sk-ABCDEF0123456789abcdef0123 ok" }),
+    ],
+    ["a refused field", postJson({ ...good, recipient: 5 })],
+    ["invalid JSON", postJson('{"subject": ')],
+    ["JSON that is not an object", postJson("[1, 2]")],
+    ["no body", { method: "POST" }],
+    ["a body that is not JSON", { method: "POST", headers: { "content-type": "text/plain" }, body: "hello" }],
+    [
+      "bytes that are not UTF-8",
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: new Uint8Array([0x7b, 0xff, 0x7d]),
+      },
+    ],
+    ["a body over the cap", postJson({ ...good, body: "x".repeat(70_000) })],
+    [
+      "a body sent in chunks, without a length",
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: new Blob([JSON.stringify(good)]).stream(),
+        duplex: "half",
+      } as RequestInit,
+    ],
+  ])("answers %s with the route's status, headers and bytes", async (_name, init) => {
+    const now = () => Date.parse("2026-11-18T10:00:00Z");
+    // Both on a real port: the app alone (as `picks serve` would without its fast path) and `listen`.
+    const context = await testContext(snapshots, { config: { verifyLimit: 1000 }, now });
+    const routed = await testContext(snapshots, { config: { verifyLimit: 1000 }, now });
+    const fast = await clientFor("real port", context);
+    const app = createApp(routed);
+    const server = createServer(toNodeHandler(app));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const body = init.body instanceof ReadableStream ? undefined : init.body;
+      const again =
+        init.body instanceof ReadableStream
+          ? { ...init, body: new Blob([JSON.stringify(good)]).stream() }
+          : { ...init, body };
+      const expected = await answerOf(
+        await fetch(`http://127.0.0.1:${port}/v1/verify`, again as RequestInit),
+      );
+      expect(await answerOf(await fast.call("/v1/verify", init))).toEqual(expected);
+    } finally {
+      server.close();
+      await fast.close();
+    }
   });
 });
