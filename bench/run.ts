@@ -51,10 +51,23 @@ const tailRows: TailRow[] = [];
 
 const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 
+/** How many (bare, service) pairs each compared load runs; their medians are the figures to quote. */
+const pairs = Math.max(1, Number(process.env.BENCH_PAIRS ?? 1));
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
 /**
  * Measures `url` on a running server against a bare node:http server sending the same bytes that
  * url answers with, measured right before it: the ratio is what the service costs over the bytes.
- * A traced server also gives the GC pauses of the measured load.
+ * A traced server also gives the GC pauses of the measured load. With BENCH_PAIRS=n the pair runs
+ * n times, one after the other, and the medians follow: one pair on a shared machine can land on
+ * another program's burst.
  */
 async function compare(
   name: string,
@@ -71,25 +84,38 @@ async function compare(
   const bytes = Buffer.from(await answer.arrayBuffer());
   const file = join(root, `baseline-${name.replace(/\W+/g, "-")}.json`);
   await writeFile(file, bytes);
-  const baseline = await baselineFor(file);
-  server?.takePauses();
-  const measured = await load(url, { seconds, ...options, serverPid: server?.child.pid });
-  const gc = server ? gcFigures(server.takePauses(), measured.requests) : undefined;
-  tailRows.push({ name, measured, baseline, ...(gc ? { gc } : {}) });
-  console.log(
-    `${name}: ${Math.round(measured.rps)} req/s = ${(measured.rps / baseline.rps).toFixed(2)} of the bare baseline ` +
-      `(${Math.round(baseline.rps)} req/s for the same ${bytes.byteLength} bytes), p99 ${ms(measured.p99)} ` +
-      `= ${(measured.p99 / baseline.p99).toFixed(1)} x the baseline's ${ms(baseline.p99)}, ` +
-      `errors ${measured.errors}, non-2xx ${measured.non2xx}  (target ${target})`,
-  );
-  if (measured.cpuUsPerRequest !== undefined && baseline.cpuUsPerRequest !== undefined) {
+  const runs: Array<{ measured: LoadResult; baseline: LoadResult }> = [];
+  for (let pair = 1; pair <= pairs; pair++) {
+    const baseline = await baselineFor(file);
+    server?.takePauses();
+    const measured = await load(url, { seconds, ...options, serverPid: server?.child.pid });
+    const gc = server ? gcFigures(server.takePauses(), measured.requests) : undefined;
+    const label = pairs > 1 ? `${name} [pair ${pair} of ${pairs}]` : name;
+    tailRows.push({ name: label, measured, baseline, ...(gc ? { gc } : {}) });
+    runs.push({ measured, baseline });
     console.log(
-      `  server CPU per request ${measured.cpuUsPerRequest.toFixed(0)} µs against the baseline's ` +
-        `${baseline.cpuUsPerRequest.toFixed(0)} µs: ${(baseline.cpuUsPerRequest / measured.cpuUsPerRequest).toFixed(2)} ` +
-        "of bare by CPU (steadier than req/s on a shared machine)",
+      `${label}: ${Math.round(measured.rps)} req/s = ${(measured.rps / baseline.rps).toFixed(2)} of the bare baseline ` +
+        `(${Math.round(baseline.rps)} req/s for the same ${bytes.byteLength} bytes), p99 ${ms(measured.p99)} ` +
+        `= ${(measured.p99 / baseline.p99).toFixed(1)} x the baseline's ${ms(baseline.p99)}, ` +
+        `errors ${measured.errors}, non-2xx ${measured.non2xx}  (target ${target})`,
+    );
+    if (measured.cpuUsPerRequest !== undefined && baseline.cpuUsPerRequest !== undefined) {
+      console.log(
+        `  server CPU per request ${measured.cpuUsPerRequest.toFixed(0)} µs against the baseline's ` +
+          `${baseline.cpuUsPerRequest.toFixed(0)} µs: ${(baseline.cpuUsPerRequest / measured.cpuUsPerRequest).toFixed(2)} ` +
+          "of bare by CPU (steadier than req/s on a shared machine)",
+      );
+    }
+  }
+  if (pairs > 1) {
+    const of = (pick: (run: (typeof runs)[number]) => number) => median(runs.map(pick)).toFixed(2);
+    console.log(
+      `  median of ${pairs} pairs: ${of((run) => run.measured.rps / run.baseline.rps)} of bare by req/s, ` +
+        `${of((run) => (run.baseline.cpuUsPerRequest ?? Number.NaN) / (run.measured.cpuUsPerRequest ?? Number.NaN))} by CPU, ` +
+        `p99 ${of((run) => run.measured.p99 / run.baseline.p99)} x bare's  (target ${target})`,
     );
   }
-  return measured;
+  return (runs[runs.length >> 1] as (typeof runs)[number]).measured;
 }
 
 /** The `tail` section: latency percentiles beside the bare baseline's, and the GC pauses of each load. */
