@@ -32,6 +32,8 @@ export async function serveVerifyFast(
     const address = clientIp(req.socket.remoteAddress, forwardedFor, context.config.trustProxy);
     writeJson(res, await answerVerify(context, body, address));
   } catch (error) {
+    // A client gone before its body ended has no one to answer, and nothing went wrong here.
+    if (!req.complete && req.destroyed) return;
     await writeResponse(res, await failedAnswer(context, error));
   }
 }

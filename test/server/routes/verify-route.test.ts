@@ -1,5 +1,5 @@
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { toNodeHandler } from "h3/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../../server/http/app.ts";
@@ -289,6 +289,30 @@ describe("the fast path before the router", () => {
     } finally {
       server.close();
       await fast.close();
+    }
+  });
+});
+
+describe("a client gone before its body ended", () => {
+  it("is not answered and logs nothing; the server answers the next client", async () => {
+    const context = await testContext(snapshots, { config: { verifyLimit: 1000 } });
+    const logged: string[] = [];
+    Object.assign(context, { log: (message: string) => logged.push(message) });
+    const { call, close, url } = await clientFor("real port", context);
+    try {
+      const { port } = new URL(url as string);
+      const socket = connect(Number(port), "127.0.0.1");
+      await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+      socket.write(
+        "POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{",
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(logged).toEqual([]);
+      expect((await call("/v1/verify", postJson(good))).status).toBe(200);
+    } finally {
+      await close();
     }
   });
 });
