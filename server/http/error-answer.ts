@@ -12,6 +12,12 @@ export async function errorAnswer(
 ): Promise<Response> {
   const status = Math.min(failure.status, 500);
   if (status < 500) return detail(status, failure.message);
+  // Node's own error for a client that closed the connection before its body ended: nobody is left
+  // to answer, and nothing went wrong here.
+  const cause = failure.cause as { code?: string; message?: string } | undefined;
+  if (cause?.code === "ECONNRESET" && cause.message === "aborted") {
+    return detail(400, "The client closed the request before its body ended");
+  }
   if (!(await context.store.ping().catch(() => false))) {
     return detail(503, "The key and usage store is unreachable; try again shortly.", {
       "retry-after": "5",

@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { NodeRequest, sendNodeResponse } from "srvx/node";
+import { NodeRequest } from "srvx/node";
 import { keepPrivate, PRIVATE_CACHE_CONTROL } from "../access/keyed.ts";
 import type { AppContext } from "../context.ts";
 import { answerMcpPost, refusedOrigin } from "../routes/mcp-routes.ts";
 import { answerPapersList } from "../routes/papers-routes.ts";
 import { JSON_TYPE } from "./answers.ts";
-import { failedAnswer, plainly, writeResponse } from "./node-answer.ts";
+import { failedAnswer, plainly, sendResponse, writeResponse } from "./node-answer.ts";
 
 // The two keyed requests that clients repeat at volume, answered before the router through the same
 // functions as the app's routes, so with the same bytes, headers and refusals. What they skip is the
@@ -71,5 +71,5 @@ export async function serveMcpFast(
     response = await failedAnswer(context, error);
   }
   keepPrivate(response);
-  await sendNodeResponse(res, response);
+  await sendResponse(res, response, context.log);
 }

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { toNodeHandler } from "h3/node";
 import type { AppContext } from "../context.ts";
 import { createApp } from "./app.ts";
 import { serveSnapshotFast } from "./fast-path.ts";
 import { isMcpPost, isPapersList, serveMcpFast, servePapersFast } from "./keyed-fast-path.ts";
+import { nodeHandler } from "./node-answer.ts";
 import { isVerifyPost, serveVerifyFast } from "./verify-fast-path.ts";
 
 export interface RunningServer {
@@ -43,7 +43,8 @@ export async function listen(
   context: AppContext,
   options: { port: number; host: string },
 ): Promise<RunningServer> {
-  const handler = toNodeHandler(createApp(context));
+  const app = createApp(context);
+  const handler = nodeHandler((request) => app.fetch(request), context.log);
   let inFlight = 0;
   let drained: (() => void) | undefined;
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = context.config;

@@ -1,7 +1,8 @@
 // What the fast paths share: they answer on Node's request and response, before the router, and must
 // still answer exactly as the app would.
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { HTTPError } from "h3";
+import { NodeRequest, sendNodeResponse } from "srvx/node";
 import type { AppContext } from "../context.ts";
 import { JSON_TYPE } from "./answers.ts";
 import { errorAnswer } from "./error-answer.ts";
@@ -39,4 +40,44 @@ export function writeJson(
     "content-length": body.byteLength,
   });
   res.end(body);
+}
+
+/**
+ * Sends a Response through srvx, settled when it is written or when the connection closes first.
+ * srvx waits for the callback of Node's `end`, which Node never calls once the connection is gone: a
+ * client that left mid-request kept its request "in flight" for good, and a graceful stop then waited
+ * out its whole deadline.
+ */
+export function sendResponse(
+  res: ServerResponse,
+  response: Response,
+  log: (message: string) => void,
+): Promise<void> {
+  if (res.destroyed) {
+    // Nobody to send it to: a stream behind it (an MCP event stream) is told to stop.
+    response.body?.cancel().catch(() => {});
+    return Promise.resolve();
+  }
+  let onClose: (() => void) | undefined;
+  const closed = new Promise<void>((resolve) => {
+    onClose = resolve;
+    res.once("close", resolve);
+  });
+  const sent = sendNodeResponse(res, response).catch((error: unknown) => {
+    log(`answer not sent: ${(error as Error)?.stack ?? error}`);
+    if (!res.headersSent) res.writeHead(500).end();
+    else res.destroy();
+  });
+  return Promise.race([sent, closed]).finally(() => res.off("close", onClose as () => void));
+}
+
+/** A web handler (the h3 app's `fetch`) on Node's request and response. */
+export function nodeHandler(
+  fetch: (request: Request) => Response | Promise<Response>,
+  log: (message: string) => void,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return async (req, res) => {
+    const response = await fetch(new NodeRequest({ req, res }) as unknown as Request);
+    await sendResponse(res, response, log);
+  };
 }
