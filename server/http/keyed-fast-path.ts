@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { NodeRequest } from "srvx/node";
 import { keepPrivate, PRIVATE_CACHE_CONTROL } from "../access/keyed.ts";
 import type { AppContext } from "../context.ts";
-import { answerMcpPost, refusedOrigin } from "../routes/mcp-routes.ts";
+import { answerMcpPost, type McpParts, refusedOrigin } from "../routes/mcp-routes.ts";
 import { answerPapersList } from "../routes/papers-routes.ts";
 import { JSON_TYPE } from "./answers.ts";
 import { failedAnswer, plainly, sendResponse, writeResponse } from "./node-answer.ts";
@@ -55,21 +55,38 @@ export async function servePapersFast(
   res.end(answer.body);
 }
 
-/** `POST /mcp` through `answerMcpPost`, over srvx's lazy Request on the Node request. */
+/**
+ * `POST /mcp` through `answerMcpPost`, over srvx's lazy Request on the Node request. A kept tool
+ * answer comes as parts, written corked so that they leave in one write, with no Response.
+ */
 export async function serveMcpFast(
   context: AppContext,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
   const request = new NodeRequest({ req, res }) as unknown as Request;
-  let response: Response;
+  let answer: Response | McpParts;
   try {
-    response =
+    answer =
       refusedOrigin(request, context.config.mcpAllowedOrigins) ??
       (await answerMcpPost(context, request, queryOf(req.url ?? "")));
   } catch (error) {
-    response = await failedAnswer(context, error);
+    answer = await failedAnswer(context, error);
   }
-  keepPrivate(response);
-  await sendResponse(res, response, context.log);
+  if (answer instanceof Response) {
+    keepPrivate(answer);
+    return sendResponse(res, answer, context.log);
+  }
+  let length = 0;
+  for (const part of answer.parts) length += part.byteLength;
+  res.writeHead(200, {
+    ...answer.headers,
+    "content-type": JSON_TYPE,
+    "cache-control": PRIVATE_CACHE_CONTROL,
+    "content-length": length,
+  });
+  res.cork();
+  for (const part of answer.parts) res.write(part);
+  res.end();
+  res.uncork();
 }

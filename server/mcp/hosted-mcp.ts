@@ -177,12 +177,20 @@ function plainToolsList(body: unknown): { id: string | number } | undefined {
 export interface HostedMcp {
   /** What the body will cost: tool calls that run (quota) and other messages (the free rate). */
   plan(body: unknown, protocolVersion: string | null): CallPlan;
-  /** Answers one POST /mcp whose body is already read and parsed, as the caller's tier allows. */
+  /**
+   * Answers one POST /mcp whose body is already read and parsed, as the caller's tier allows: a
+   * Response, or a 200 JSON answer as the parts of its bytes.
+   */
   answer(
     request: Request,
     body: unknown,
     caller: { access: ToolAccess; form: AnswerForm },
-  ): Promise<Response>;
+  ): Promise<Response | JsonParts>;
+}
+
+/** A 200 `application/json` answer whose bytes are these parts, one after the other. */
+export interface JsonParts {
+  parts: readonly Buffer[];
 }
 
 /**
@@ -251,11 +259,10 @@ export function createHostedMcp(options: {
     }
     return listed;
   };
-  const withId = (head: Buffer, id: string | number) =>
-    new FastResponse(Buffer.concat([head, Buffer.from(`${JSON.stringify(id)}}`)]), {
-      status: 200,
-      headers: { "content-type": "application/json" },
-    });
+  // The kept head and the id are sent as two parts, so a 35 KB answer is not copied for its id.
+  const withId = (head: Buffer, id: string | number): JsonParts => ({
+    parts: [head, Buffer.from(`${JSON.stringify(id)}}`)],
+  });
 
   const fastAnswer = async (call: NonNullable<ReturnType<typeof plainToolCall>>, access: ToolAccess) => {
     const tool = toolsFor(access).get(call.name);

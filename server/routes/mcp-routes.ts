@@ -1,5 +1,6 @@
 import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
 import type { H3 } from "h3";
+import { FastResponse } from "srvx";
 import { z } from "zod";
 import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
 import { TIERS } from "../../pipeline/domain/tiers.ts";
@@ -7,9 +8,15 @@ import { limitByKey, mergedRateHeaders, rateRefusal } from "../access/key-limit.
 import { authFailure, keyInQuery, spendOrRefuse } from "../access/keyed.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
-import { detail, methodNotAllowed, notFound } from "../http/answers.ts";
+import { detail, JSON_TYPE, methodNotAllowed, notFound } from "../http/answers.ts";
 import type { RouteMethods } from "../http/route-table.ts";
-import { acceptedForm, createHostedMcp, type HostedMcp, jsonRpcError } from "../mcp/hosted-mcp.ts";
+import {
+  acceptedForm,
+  createHostedMcp,
+  type HostedMcp,
+  type JsonParts,
+  jsonRpcError,
+} from "../mcp/hosted-mcp.ts";
 import { createHostedSnapshots } from "../mcp/hosted-snapshots.ts";
 import type { PathDoc } from "../openapi/operation.ts";
 import { perKeyText, quotaText } from "../openapi/rate-limits.ts";
@@ -161,7 +168,7 @@ export async function answerMcpPost(
   context: AppContext,
   request: Request,
   query: URLSearchParams,
-): Promise<Response> {
+): Promise<Response | McpParts> {
   const hosted = hostedFor(context);
   if (keyInQuery(query)) {
     return unauthorized(
@@ -225,14 +232,24 @@ export async function answerMcpPost(
     headers.push(answer.headers);
   }
   const limits = TIERS[record.tier];
-  const response = await hosted.answer(request, body, {
+  const answer = await hosted.answer(request, body, {
     access: { tier: record.tier, historyDays: limits.history_days, maxLimit: limits.max_limit },
     form,
   });
-  for (const [name, value] of Object.entries(mergedRateHeaders(...headers)))
-    response.headers.set(name, value);
-  return response;
+  const rateHeaders = mergedRateHeaders(...headers);
+  if (!(answer instanceof Response)) return { ...answer, headers: rateHeaders };
+  for (const [name, value] of Object.entries(rateHeaders)) answer.headers.set(name, value);
+  return answer;
 }
+
+/** A 200 JSON answer in parts (hosted-mcp.ts), with the rate headers of what it spent. */
+export interface McpParts extends JsonParts {
+  headers: Record<string, string>;
+}
+
+/** An answer in parts as one Response, for the app's route. */
+export const partsResponse = ({ parts, headers }: McpParts): Response =>
+  new FastResponse(Buffer.concat(parts), { status: 200, headers: { ...headers, "content-type": JSON_TYPE } });
 
 /** The hosted MCP server: the tools of `picks mcp` over Streamable HTTP, keyed and counted. */
 export function registerMcpRoutes(app: H3, context: AppContext): void {
@@ -244,7 +261,8 @@ export function registerMcpRoutes(app: H3, context: AppContext): void {
       const refused = refusedOrigin(event.req, context.config.mcpAllowedOrigins);
       if (refused) return refused;
       if (event.req.method !== "POST") return methodNotAllowed(["POST"]);
-      return answerMcpPost(context, event.req, event.url.searchParams);
+      const answer = await answerMcpPost(context, event.req, event.url.searchParams);
+      return answer instanceof Response ? answer : partsResponse(answer);
     },
     { meta: { methods: ["POST"] } satisfies RouteMethods },
   );

@@ -1,5 +1,9 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configFromEnv } from "../../../server/config.ts";
+import { createApp } from "../../../server/http/app.ts";
+import { nodeHandler } from "../../../server/http/node-answer.ts";
 import { acceptedForm } from "../../../server/mcp/hosted-mcp.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { type Call, clientFor, postJson } from "../../helpers/app-client.ts";
@@ -130,5 +134,53 @@ describe("what a tools/call spends", () => {
     expect(await used()).toBe(before);
     await result("application/json", 8, "labs_stats", {});
     expect(await used()).toBe(before + 1);
+  });
+});
+
+describe("the fast path before the router", () => {
+  // Headers that depend on the connection, not the answer.
+  const CONNECTION = new Set(["date", "connection", "keep-alive", "transfer-encoding"]);
+  const answerOf = async (response: Response) => ({
+    status: response.status,
+    headers: [...response.headers].filter(([name]) => !CONNECTION.has(name)).sort(),
+    body: await response.text(),
+  });
+
+  it.each([
+    ["a kept tool answer", message(7, "labs_papers", { days: 7, compact: true }), {}],
+    ["tools/list", { jsonrpc: "2.0", id: 8, method: "tools/list" }, {}],
+    ["a refused tool argument", message(9, "labs_papers", { axis: "A10" }), {}],
+    ["an event stream", message(10, "labs_stats", {}), { accept: "text/event-stream" }],
+    ["no key", message(11, "labs_stats", {}), { "x-api-key": "" }],
+    ["an origin not listed", message(12, "labs_stats", {}), { origin: "https://elsewhere.example" }],
+  ])("answers %s with the route's status, headers and bytes", async (_name, body, extra) => {
+    const context = await testContext(snapshots, {
+      config: { mcpAllowedOrigins: ["https://app.example"] },
+    });
+    const keyed = (await context.keys.issue({ tier: "enterprise", email: "f@example.org", label: "t" })).key;
+    // Both on a real port: the app alone (its route) and `listen` (the fast path first).
+    const app = createApp(context);
+    const routed = createServer(nodeHandler((request) => app.fetch(request), context.log));
+    await new Promise<void>((resolve) => routed.listen(0, "127.0.0.1", resolve));
+    const port = (routed.address() as AddressInfo).port;
+    const fast = await clientFor("real port", context);
+    try {
+      const init = () =>
+        postJson(body, { headers: { "x-api-key": keyed, accept: "application/json", ...extra } });
+      const expected = await answerOf(await fetch(`http://127.0.0.1:${port}/mcp`, init()));
+      const actual = await answerOf(await fast.call("/mcp", init()));
+      // Each call spends the key's quota once: the remaining count is one lower the second time.
+      const remaining = (answer: typeof expected) =>
+        answer.headers.map(([name, value]) =>
+          name === "ratelimit" ? [name, value.replace(/r=\d+/, "r=?")] : [name, value],
+        );
+      expect({ ...actual, headers: remaining(actual) }).toEqual({
+        ...expected,
+        headers: remaining(expected),
+      });
+    } finally {
+      routed.close();
+      await fast.close();
+    }
   });
 });
