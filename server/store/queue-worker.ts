@@ -55,14 +55,26 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
       do {
         again = false;
         await options.beforeLook?.(round);
-        while (!stopping && limit.activeCount + limit.pendingCount < options.concurrency) {
-          const claim = await queue.claim(options.leaseMs);
-          if (!claim) break;
-          const job: Promise<void> = limit(() => work(claim)).finally(() => {
-            working.delete(job);
-            if (!stopping) void pump();
-          });
-          working.add(job);
+        while (!stopping) {
+          // Every free slot is claimed at once: on SQLite the claims share one commit.
+          const free = options.concurrency - limit.activeCount - limit.pendingCount;
+          if (free <= 0) break;
+          const claims = await Promise.allSettled(
+            Array.from({ length: free }, () => queue.claim(options.leaseMs)),
+          );
+          // What was claimed is worked on even when another claim failed: it holds a lease now.
+          for (const claimed of claims) {
+            const claim = claimed.status === "fulfilled" ? claimed.value : null;
+            if (!claim) continue;
+            const job: Promise<void> = limit(() => work(claim)).finally(() => {
+              working.delete(job);
+              if (!stopping) void pump();
+            });
+            working.add(job);
+          }
+          const failed = claims.find((claimed) => claimed.status === "rejected");
+          if (failed) throw failed.reason;
+          if (claims.some((claimed) => claimed.status === "fulfilled" && claimed.value === null)) break;
         }
         round = againPolled;
         againPolled = false;
