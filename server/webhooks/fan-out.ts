@@ -43,7 +43,7 @@ export async function recipientsOf(store: Store, event: EventRecord): Promise<En
 }
 
 /** Deliveries made at once: their writes share a commit (a short one: other writers wait on it). */
-const FAN_OUT_CHUNK = 64;
+const FAN_OUT_CHUNK = 16;
 
 /**
  * Makes one delivery per recipient and queues it. Each delivery's id follows from the endpoint and
