@@ -39,6 +39,7 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
   let pumping = false;
   let again = false;
   let againPolled = false;
+  let emptied = true;
   let timer: NodeJS.Timeout | undefined;
   let unsubscribe = () => {};
 
@@ -55,14 +56,28 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
       do {
         again = false;
         await options.beforeLook?.(round);
-        while (!stopping && limit.activeCount + limit.pendingCount < options.concurrency) {
-          const claim = await queue.claim(options.leaseMs);
-          if (!claim) break;
-          const job: Promise<void> = limit(() => work(claim)).finally(() => {
-            working.delete(job);
-            if (!stopping) void pump();
-          });
-          working.add(job);
+        while (!stopping) {
+          const free = options.concurrency - limit.activeCount - limit.pendingCount;
+          if (free <= 0) break;
+          // Every free slot at once (on SQLite the claims share one commit), unless the last look
+          // found the queue empty: then one, so an idle poll stays one claim.
+          const claims = await Promise.allSettled(
+            Array.from({ length: emptied ? 1 : free }, () => queue.claim(options.leaseMs)),
+          );
+          emptied = claims.some((claimed) => claimed.status === "fulfilled" && claimed.value === null);
+          // What was claimed is worked on even when another claim failed: it holds a lease now.
+          for (const claimed of claims) {
+            const claim = claimed.status === "fulfilled" ? claimed.value : null;
+            if (!claim) continue;
+            const job: Promise<void> = limit(() => work(claim)).finally(() => {
+              working.delete(job);
+              if (!stopping) void pump();
+            });
+            working.add(job);
+          }
+          const failed = claims.find((claimed) => claimed.status === "rejected");
+          if (failed) throw failed.reason;
+          if (emptied) break;
         }
         round = againPolled;
         againPolled = false;

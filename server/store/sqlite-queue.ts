@@ -48,16 +48,23 @@ export function prepareQueueStatements(db: SqliteDatabase) {
 
 export type QueueStatements = ReturnType<typeof prepareQueueStatements>;
 
+export interface SqliteQueueOptions {
+  clock: () => number;
+  /** Runs a write in the connection's shared commit (see sqlite-batch.ts). */
+  write: <T>(write: () => T) => Promise<T>;
+}
+
 /**
  * A WorkQueue as rows of the `queue` table: pending rows have no token, in-flight rows hold a lease.
  * Every move is one statement (requeueing several ids, one transaction), so it holds across every
- * process that opens the database, and costs a few index lookups whatever the queue's length.
+ * process that opens the database, and costs a few index lookups whatever the queue's length. Moves
+ * asked for in one turn of the event loop share a commit with the connection's other writes.
  */
 export function createSqliteQueue(
   db: SqliteDatabase,
   sql: QueueStatements,
   name: string,
-  clock: () => number,
+  { clock, write }: SqliteQueueOptions,
 ): WorkQueue {
   const requeue = db.transaction((now: number): string[] => {
     const ids = sql.expired.all(name, now);
@@ -68,29 +75,37 @@ export function createSqliteQueue(
   return {
     async push(id, opts) {
       const due = opts?.notBefore === undefined ? 0 : assertEpochMs("notBefore", opts.notBefore);
-      return sql.push.run(name, assertQueueId(id), due, name).changes === 1;
+      assertQueueId(id);
+      return write(() => sql.push.run(name, id, due, name).changes === 1);
     },
     async claim(leaseMs) {
+      assertLease(leaseMs);
       const token = randomUUID();
-      const now = clock();
-      const leaseUntil = now + assertLease(leaseMs);
-      const row = sql.claim.get(token, leaseUntil, name, name, now);
-      return row === undefined ? null : { id: row.id, token, leaseUntil };
+      return write(() => {
+        const now = clock();
+        const leaseUntil = now + leaseMs;
+        const row = sql.claim.get(token, leaseUntil, name, name, now);
+        return row === undefined ? null : { id: row.id, token, leaseUntil };
+      });
     },
     async ack(claim) {
-      return sql.ack.run(name, claim.id, claim.token).changes === 1;
+      return write(() => sql.ack.run(name, claim.id, claim.token).changes === 1);
     },
     async defer(claim, notBefore) {
-      return sql.defer.run(assertEpochMs("notBefore", notBefore), name, claim.id, claim.token).changes === 1;
+      assertEpochMs("notBefore", notBefore);
+      return write(() => sql.defer.run(notBefore, name, claim.id, claim.token).changes === 1);
     },
     async extend(claim, leaseMs): Promise<Claim | null> {
-      const leaseUntil = clock() + assertLease(leaseMs);
-      return sql.extend.run(leaseUntil, name, claim.id, claim.token).changes === 1
-        ? { ...claim, leaseUntil }
-        : null;
+      assertLease(leaseMs);
+      return write(() => {
+        const leaseUntil = clock() + leaseMs;
+        return sql.extend.run(leaseUntil, name, claim.id, claim.token).changes === 1
+          ? { ...claim, leaseUntil }
+          : null;
+      });
     },
     async requeueExpired() {
-      return requeue.immediate(clock());
+      return write(() => requeue(clock()));
     },
     async size() {
       return sql.size.get(name) ?? { pending: 0, inFlight: 0 };

@@ -42,33 +42,54 @@ export async function recipientsOf(store: Store, event: EventRecord): Promise<En
   return subscribed.filter((record, index) => active.has(record.owner) && !health[index]?.disabled_reason);
 }
 
+/** Deliveries made at once: their writes share a commit (a short one: other writers wait on it). */
+const FAN_OUT_CHUNK = 16;
+
 /**
  * Makes one delivery per recipient and queues it. Each delivery's id follows from the endpoint and
- * the event, and its record is written only if absent, so running this again (a crash midway, a
- * second publisher) queues only deliveries still pending, never one already made.
+ * the event, and its record is written only if absent, with its listing and its push in the same
+ * transaction, so running this again (a crash midway, a second publisher) queues only deliveries
+ * still pending, never one already made. A chunk of deliveries is made at once: on SQLite their
+ * writes share one commit, which costs far more than the writes themselves.
  */
 export async function fanOut(store: Store, eventId: string): Promise<number> {
   const event = await store.getItem<EventRecord>(eventKey(eventId));
   if (!event) return 0;
-  const queue = store.queue(WEBHOOK_QUEUE);
-  const ttl = { ttlSeconds: HISTORY_TTL_SECONDS };
+  const recipients = await recipientsOf(store, event);
   let queued = 0;
-  for (const endpoint of await recipientsOf(store, event)) {
-    const id = deliveryIdOf(endpoint.id, event.id);
-    const fresh: DeliveryRecord = {
-      id,
-      endpoint_id: endpoint.id,
-      event_id: event.id,
-      event_type: event.type,
-      state: "pending",
-      attempts: [],
-      attempt_count: 0,
-      attempt_base: 0,
-    };
-    const created = await store.setIfAbsent(deliveryKey(id), fresh, ttl);
-    if (created) await store.setItem(deliveryOfKey(endpoint.id, id), 1, ttl);
-    const state = created ? "pending" : (await store.getItem<DeliveryRecord>(deliveryKey(id)))?.state;
-    if (state === "pending" && (await queue.push(`d.${id}`))) queued += 1;
+  for (let start = 0; start < recipients.length; start += FAN_OUT_CHUNK) {
+    const chunk = recipients.slice(start, start + FAN_OUT_CHUNK);
+    const made = await Promise.all(chunk.map((endpoint) => makeDelivery(store, event, endpoint)));
+    queued += made.filter(Boolean).length;
   }
   return queued;
+}
+
+/** Makes and queues the delivery of `event` to `endpoint`; whether it was queued by this call. */
+async function makeDelivery(store: Store, event: EventRecord, endpoint: EndpointRecord): Promise<boolean> {
+  const ttl = { ttlSeconds: HISTORY_TTL_SECONDS };
+  const id = deliveryIdOf(endpoint.id, event.id);
+  const fresh: DeliveryRecord = {
+    id,
+    endpoint_id: endpoint.id,
+    event_id: event.id,
+    event_type: event.type,
+    state: "pending",
+    attempts: [],
+    attempt_count: 0,
+    attempt_base: 0,
+  };
+  const created = await store.setIfAbsentWith(
+    deliveryKey(id),
+    fresh,
+    {
+      records: [{ key: deliveryOfKey(endpoint.id, id), value: 1, ...ttl }],
+      pushes: [{ queue: WEBHOOK_QUEUE, id: `d.${id}` }],
+    },
+    ttl,
+  );
+  if (created) return true;
+  // Made by an earlier pass: pushed again while still pending (push leaves one in flight alone).
+  const state = (await store.getItem<DeliveryRecord>(deliveryKey(id)))?.state;
+  return state === "pending" && store.queue(WEBHOOK_QUEUE).push(`d.${id}`);
 }

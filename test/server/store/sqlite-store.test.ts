@@ -145,6 +145,82 @@ describe("SQLite store", () => {
     }
   }, 60_000);
 
+  it("commits the records and queue moves of one turn together, none before the turn ends", async () => {
+    const store = createSqliteStore({ path });
+    const other = createSqliteStore({ path });
+    const queue = store.queue("jobs");
+    await queue.push("old");
+    const claim = await queue.claim(60_000);
+    const asked = Promise.allSettled([
+      store.setItem("record:a", { n: 1 }),
+      store.consume("record:a", 3, Date.now() + 60_000),
+      store.setIfAbsent("record:b", 2),
+      store.setIfAbsentWith("record:c", 3, {
+        records: [{ key: "record:d", value: 4 }],
+        pushes: [{ queue: "jobs", id: "new" }],
+      }),
+      queue.ack(claim as NonNullable<typeof claim>),
+      store.removeItem("record:b"),
+    ]);
+    // Asked for, not yet committed: another connection sees none of it.
+    expect(await other.getItem("record:a")).toBeNull();
+    expect(await other.queue("jobs").size()).toEqual({ pending: 0, inFlight: 1 });
+    const answers = await asked;
+    expect(answers.map((answer) => answer.status)).toEqual([
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+      "fulfilled",
+      "fulfilled",
+      "fulfilled",
+    ]);
+    // In the order asked: b was set, then removed.
+    expect(await other.getItem("record:a")).toEqual({ n: 1 });
+    expect(await other.getItem("record:b")).toBeNull();
+    expect(await other.getItem("record:d")).toBe(4);
+    expect((await other.queue("jobs").claim(60_000))?.id).toBe("new");
+    await Promise.all([store.close(), other.close()]);
+  });
+
+  it("never acknowledges a job without its record when a worker is SIGKILLed mid-batch", async () => {
+    const ids = Array.from({ length: 3_000 }, (_, n) => `job-${n}`);
+    const seeded = createSqliteStore({ path });
+    for (const id of ids) await seeded.queue("jobs").push(id);
+    await seeded.close();
+    const recorded = new Set<string>();
+    const acked = new Set<string>();
+    for (const killAfterLines of [1, 100, 800]) {
+      const child = spawnFixture("sqlite-record-then-ack.ts", [path]);
+      let lines = 0;
+      const exited = collectLines(child, (line) => {
+        const [what, id] = line.split(" ");
+        (what === "acked" ? acked : recorded).add(id as string);
+        if (++lines === killAfterLines) setTimeout(() => child.kill("SIGKILL"), Math.random() * 20);
+      });
+      const { signal, stderr } = await exited;
+      expect(signal, stderr).toBe("SIGKILL");
+      const db = new Database(path, { readonly: true });
+      const queued = new Set(
+        db.prepare("SELECT id FROM queue WHERE name = '_queue:jobs'").pluck().all() as string[],
+      );
+      const records = new Set(
+        (db.prepare("SELECT key FROM kv WHERE key LIKE 'record:%'").pluck().all() as string[]).map((key) =>
+          key.slice("record:".length),
+        ),
+      );
+      db.close();
+      // Every answered write is there, every answered ack too, and a job left the queue only with its record.
+      for (const id of recorded) expect(records.has(id), id).toBe(true);
+      for (const id of acked) expect(queued.has(id), id).toBe(false);
+      for (const id of ids) if (!queued.has(id)) expect(records.has(id), id).toBe(true);
+      // The next child starts where this one stopped: what it held is queued again.
+      const store = createSqliteStore({ path });
+      await store.queue("jobs").requeueExpired();
+      await store.close();
+    }
+    expect(acked.size).toBeGreaterThan(0);
+  }, 60_000);
+
   it("creates its folder and files for its user alone, and never opens through a symbolic link (regression: issue 15, item 7)", async () => {
     const folder = join(dir, "state");
     const inside = join(folder, "picks.db");
