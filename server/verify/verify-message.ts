@@ -6,18 +6,21 @@ import { failedReview, type SemanticChecker, type SemanticLog, stderrLog } from 
 
 export const CHECKER_VERSION = "1.0.0";
 
+// Shared by every request that turns the review off, and frozen, so its JSON is written once.
+const REVIEW_TURNED_OFF: SemanticResult = {
+  status: "skipped",
+  reason: "The request turned the semantic review off (llm_check: false).",
+  findings: [],
+};
+Object.freeze(REVIEW_TURNED_OFF.findings);
+Object.freeze(REVIEW_TURNED_OFF);
+
 async function reviewSafely(
   semantic: SemanticChecker,
   request: VerifyRequest,
   log: SemanticLog,
 ): Promise<SemanticResult> {
-  if (!request.options.llm_check) {
-    return {
-      status: "skipped",
-      reason: "The request turned the semantic review off (llm_check: false).",
-      findings: [],
-    };
-  }
+  if (!request.options.llm_check) return REVIEW_TURNED_OFF;
   try {
     return await semantic(request);
   } catch (error) {
