@@ -2,6 +2,7 @@
 // folded text that phrase matching runs on, the phrases found in it, and code point offsets for evidence.
 
 import type { MessageField, Span, VerifyRequest } from "../../../pipeline/domain/verify-request.ts";
+import { isAscii } from "./ascii.ts";
 import { foldText } from "./fold-text.ts";
 import { findKnownPhrases, type KnownPhraseHits } from "./known-phrases.ts";
 import { type NormalizedText, normalizeForMatch } from "./normalize.ts";
@@ -15,6 +16,12 @@ export interface TextViews {
   folded(field: MessageField): string;
   /** The checks' fixed phrase lists in the folded field, all found in one pass. */
   knownPhrases(field: MessageField): KnownPhraseHits;
+  /**
+   * False only when the field surely lacks `literal` (lower-case ASCII without whitespace) in every
+   * mix of cases: the field is ASCII, so its folded view is its lower case with spaces collapsed, and
+   * that lacks it. A pattern that ignores case scans every position; this asks natively first.
+   */
+  mayHold(field: MessageField, literal: string): boolean;
   /** Evidence for `[start, end)` of a field in UTF-16 indices; `shown` replaces the echoed text. */
   span(field: MessageField, start: number, end: number, shown?: string): Span;
   /** Evidence for `[start, end)` of the folded view of a field. */
@@ -65,6 +72,7 @@ export function createTextViews(message: VerifyRequest): TextViews {
   };
   const folded = perField((field) => foldText(fields[field]));
   const knownPhrases = perField((field) => findKnownPhrases(folded(field)));
+  const ascii = perField((field) => isAscii(fields[field]));
   // The offset tables cost several times the folding: only evidence from the folded view needs them.
   const normalized = perField<NormalizedText>((field) => normalizeForMatch(fields[field]));
   const toCodePoint = perField((field) => codePointIndex(fields[field]));
@@ -72,6 +80,7 @@ export function createTextViews(message: VerifyRequest): TextViews {
     text: (field) => fields[field],
     folded,
     knownPhrases,
+    mayHold: (field, literal) => !ascii(field) || folded(field).includes(literal),
     span(field, start, end, shown) {
       const text = shown ?? clip(fields[field].slice(start, end));
       const convert = toCodePoint(field);
