@@ -34,7 +34,8 @@ function hitsOf(
 }
 
 describe("skip phrase matcher", () => {
-  const alphabet = fc.constantFrom("a", "b", " ", "é", "ł", "🚀");
+  // "š" and "Ā" share their low byte with "a" and NUL: the hashes read low bytes only.
+  const alphabet = fc.constantFrom("a", "b", " ", "é", "ł", "🚀", "\u0161", "\u0100");
   const word = fc.array(alphabet, { maxLength: 9 }).map((chars) => chars.join(""));
   const text = fc.array(alphabet, { maxLength: 400 }).map((chars) => chars.join(""));
 
