@@ -90,6 +90,13 @@ function scanCards(
   return found;
 }
 
+const DIGITS = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
+
+/** True when `text` holds an ASCII digit: ten native searches beat one pass in JavaScript. */
+export function hasDigit(text: string): boolean {
+  return DIGITS.some((digit) => text.includes(digit));
+}
+
 const RUN_START = /[0-9+(]/g;
 
 /**
@@ -97,7 +104,7 @@ const RUN_START = /[0-9+(]/g;
  * run without digits holds neither, so texts without digits are skipped.
  */
 export function scanNumbers(text: string, field: MessageField, views: TextViews, findings: Findings) {
-  if (!views.profile(field).digit) return;
+  if (!hasDigit(text)) return;
   RUN_START.lastIndex = 0;
   for (let found = RUN_START.exec(text); found; found = RUN_START.exec(text)) {
     const i = found.index;

@@ -4,7 +4,6 @@
 import { isAscii } from "./ascii.ts";
 import { ASCII_SPACE, fold, IGNORED, infoOf, SPACING, widthOf } from "./code-point-info.ts";
 import { normalizeForMatch } from "./normalize.ts";
-import type { TextProfile } from "./text-profile.ts";
 
 // Space and \t..\r are the ASCII whitespace `normalizeForMatch` collapses: a run of two or more, or
 // one that is not a plain space, becomes one space.
@@ -14,11 +13,10 @@ const CONTROL_SPACES = ["\n", "\r", "\t", "\v", "\f"];
 // Measured in V8: three times as fast as includes("  ") or /  /, which stop at every single space.
 const DOUBLE_SPACE = / {2}/;
 
-function foldAscii(text: string, spaced: boolean | undefined): string {
+function foldAscii(text: string): string {
   const lower = text.toLowerCase();
   // Most of the cost of the replacement is its search: ask first, natively, whether it has work.
-  const collapses =
-    spaced ?? (CONTROL_SPACES.some((space) => lower.includes(space)) || DOUBLE_SPACE.test(lower));
+  const collapses = CONTROL_SPACES.some((space) => lower.includes(space)) || DOUBLE_SPACE.test(lower);
   return collapses ? lower.replace(ASCII_SPACES, " ") : lower;
 }
 
@@ -60,11 +58,10 @@ function foldRun(original: string, start: number, end: number): string | undefin
 /**
  * Equal to `normalizeForMatch(original).text`: NFKC, lower case, default-ignorable characters removed,
  * whitespace runs collapsed to one space. ASCII stretches are lowered as they are and non-ASCII ones
- * code point by code point; one collapse of the whitespace then finishes both. The text's profile, when
- * the caller has it, tells an ASCII text with no whitespace to collapse without a search.
+ * code point by code point; one collapse of the whitespace then finishes both.
  */
-export function foldText(original: string, profile?: Pick<TextProfile, "spaced">): string {
-  if (isAscii(original)) return foldAscii(original, profile?.spaced);
+export function foldText(original: string): string {
+  if (isAscii(original)) return foldAscii(original);
   const parts: string[] = [];
   let done = 0;
   NON_ASCII_RUN.lastIndex = 0;

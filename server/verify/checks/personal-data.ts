@@ -1,7 +1,7 @@
 import type { MessageField, VerifyRequest } from "../../../pipeline/domain/verify-request.ts";
 import { ibanLength, readIban } from "./account-numbers.ts";
 import { type Check, createFindings, type Findings } from "./check-types.ts";
-import { scanNumbers } from "./digit-runs.ts";
+import { hasDigit, scanNumbers } from "./digit-runs.ts";
 import { addressProblem, isRoleAddress } from "./email-address.ts";
 import { isWordAt } from "./normalize.ts";
 import type { TextViews } from "./text-views.ts";
@@ -75,7 +75,7 @@ const IBAN_START = /[A-Za-z]{2}[0-9]{2}/g;
 
 /** IBANs, compact or in groups of four, that pass the mod-97 check. */
 function scanIbans(text: string, field: MessageField, views: TextViews, findings: Findings) {
-  if (!views.profile(field).digit) return;
+  if (!hasDigit(text)) return;
   IBAN_START.lastIndex = 0;
   for (let match = IBAN_START.exec(text); match; match = IBAN_START.exec(text)) {
     const start = match.index;

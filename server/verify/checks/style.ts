@@ -1,4 +1,5 @@
 import type { MessageField } from "../../../pipeline/domain/verify-request.ts";
+import { countLetters } from "./capitals.ts";
 import { type Check, createFindings, skipped } from "./check-types.ts";
 import { isWholeWord } from "./normalize.ts";
 import { SPAM_PHRASES } from "./style-phrases.ts";
@@ -20,13 +21,17 @@ const MAX_CAPITAL_SHARE: Record<MessageField, number> = {
 };
 const MARK_RUN = /[!?]{3,50}/g;
 
+function capitalShare(text: string): { letters: number; share: number } {
+  const { letters, capitals } = countLetters(text);
+  return { letters, share: letters === 0 ? 0 : capitals / letters };
+}
+
 /** Shouting: a high share of capital letters, runs of "!!!" or "?!?". */
 export const checkShouting: Check = (_message, { views }) => {
   const findings = createFindings();
   for (const field of FIELDS) {
     const text = views.text(field);
-    const { letters, capitals } = views.profile(field);
-    const share = letters === 0 ? 0 : capitals / letters;
+    const { letters, share } = capitalShare(text);
     if (letters >= MIN_LETTERS[field] && share > MAX_CAPITAL_SHARE[field]) {
       findings.add(
         "warn",

@@ -6,7 +6,6 @@ import { isAscii } from "./ascii.ts";
 import { foldText } from "./fold-text.ts";
 import { findKnownPhrases, type KnownPhraseHits } from "./known-phrases.ts";
 import { type NormalizedText, normalizeForMatch } from "./normalize.ts";
-import { profileText, type TextProfile } from "./text-profile.ts";
 
 /** Longest evidence text echoed back; the offsets still cover the whole span. */
 const MAX_SPAN_TEXT = 200;
@@ -15,8 +14,6 @@ export interface TextViews {
   text(field: MessageField): string;
   /** The field folded for matching: the text of `normalizeForMatch`. */
   folded(field: MessageField): string;
-  /** Letter counts and what the field holds, from one pass over it. */
-  profile(field: MessageField): TextProfile;
   /** The checks' fixed phrase lists in the folded field, all found in one pass. */
   knownPhrases(field: MessageField): KnownPhraseHits;
   /**
@@ -73,8 +70,7 @@ export function createTextViews(message: VerifyRequest): TextViews {
     recipient: message.recipient,
     campaign: message.campaign,
   };
-  const profile = perField((field) => profileText(fields[field]));
-  const folded = perField((field) => foldText(fields[field], profile(field)));
+  const folded = perField((field) => foldText(fields[field]));
   const knownPhrases = perField((field) => findKnownPhrases(folded(field)));
   const ascii = perField((field) => isAscii(fields[field]));
   // The offset tables cost several times the folding: only evidence from the folded view needs them.
@@ -83,7 +79,6 @@ export function createTextViews(message: VerifyRequest): TextViews {
   const views: TextViews = {
     text: (field) => fields[field],
     folded,
-    profile,
     knownPhrases,
     mayHold: (field, literal) => !ascii(field) || folded(field).includes(literal),
     span(field, start, end, shown) {

@@ -3,12 +3,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ARTIFACTS } from "../../../server/verify/checks/ai-artifact-phrases.ts";
+import { countLetters } from "../../../server/verify/checks/capitals.ts";
 import { foldText } from "../../../server/verify/checks/fold-text.ts";
 import { findKnownPhrases } from "../../../server/verify/checks/known-phrases.ts";
 import { normalizeForMatch } from "../../../server/verify/checks/normalize.ts";
 import { createPhraseMatcher } from "../../../server/verify/checks/phrase-matcher.ts";
 import { OPT_OUT_PHRASES, SPAM_PHRASES } from "../../../server/verify/checks/style-phrases.ts";
-import { profileText } from "../../../server/verify/checks/text-profile.ts";
 
 // Characters where folding, letter counting and matching take their special paths: whitespace of every
 // kind, combining marks, default-ignorable characters, NFKC compatibility forms, context-sensitive case,
@@ -87,20 +87,11 @@ describe("foldText", () => {
   });
 });
 
-/** The profile by regular expressions; `spaced` as the folding of ASCII text asks it. */
-function profileByRegex(text: string) {
-  return {
-    ...lettersByRegex(text),
-    digit: /[0-9]/.test(text),
-    spaced: /[\t-\r]| {2}/.test(text.replace(/[^\0-\x7f]/g, "\0")),
-  };
-}
-
-describe("profileText", () => {
-  it("counts what removing everything but cased letters and capitals leaves, and finds digits and spacing", () => {
+describe("countLetters", () => {
+  it("counts what removing everything but cased letters and capitals leaves", () => {
     fc.assert(
       fc.property(fc.oneof(trickyText(80), fc.string({ unit: "binary", maxLength: 80 })), (text) => {
-        expect(profileText(text)).toEqual(profileByRegex(text));
+        expect(countLetters(text)).toEqual(lettersByRegex(text));
       }),
       { numRuns: 2000 },
     );
@@ -108,32 +99,7 @@ describe("profileText", () => {
 
   it("counts long ASCII text across its four-byte words and blocks", () => {
     const text = `${"Ab!".repeat(700)}Z`;
-    expect(profileText(text)).toEqual(profileByRegex(text));
-  });
-
-  it("finds a digit or spacing at every offset, across words and blocks", () => {
-    for (const mark of ["0", "9", "  ", "\t", "\r", " \n"]) {
-      for (const at of [0, 1, 2, 3, 4, 5, 1019, 1020, 1021, 1023, 2039]) {
-        const text = `${"a b".repeat(700).slice(0, at)}${mark}${"c d".repeat(10)}`;
-        expect(profileText(text), `${JSON.stringify(mark)} at ${at}`).toEqual(profileByRegex(text));
-      }
-    }
-  });
-
-  it("folds ASCII text with the profile's word on spacing as without it", () => {
-    const ascii = fc.array(
-      fc.constantFrom("a", "B", " ", "  ", "\n", "\t", "\r", "\v", "\f", "\u001c", "."),
-      {
-        maxLength: 40,
-      },
-    );
-    fc.assert(
-      fc.property(ascii, (parts) => {
-        const text = parts.join("");
-        expect(foldText(text, profileText(text))).toBe(normalizeForMatch(text).text);
-      }),
-      { numRuns: 1000 },
-    );
+    expect(countLetters(text)).toEqual(lettersByRegex(text));
   });
 });
 

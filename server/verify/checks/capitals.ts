@@ -1,8 +1,5 @@
-// What several checks ask of a whole field, answered in one pass over its bytes: counts of cased and
-// capital letters, by code point, each counting its UTF-16 length (the numbers that removing everything
-// but /[\p{Lu}\p{Ll}\p{Lt}]/u and /[\p{Lu}\p{Lt}]/u leaves, without building strings); whether it holds
-// an ASCII digit; whether its ASCII whitespace needs collapsing. Each native search for the last two
-// (ten for the digits, a regular expression stopping at every space) cost more than the pass.
+// Counts of cased and capital letters, by code point, each counting its UTF-16 length: the numbers that
+// removing everything but /[\p{Lu}\p{Ll}\p{Lt}]/u and /[\p{Lu}\p{Lt}]/u leaves, without building strings.
 
 import { Buffer } from "node:buffer";
 import { isAscii } from "./ascii.ts";
@@ -32,13 +29,9 @@ function classOf(codePoint: number): number {
   return value;
 }
 
-export interface TextProfile {
+export interface LetterCounts {
   letters: number;
   capitals: number;
-  /** An ASCII digit, 0 to 9. */
-  digit: boolean;
-  /** \t to \r, or two spaces in a row: ASCII whitespace that folding collapses. */
-  spaced: boolean;
 }
 
 // The text is read four bytes at a time from this scratch space, grown on demand.
@@ -54,16 +47,9 @@ function byteSum(lanes: number): number {
   return (lanes & 0xff) + ((lanes >>> 8) & 0xff) + ((lanes >>> 16) & 0xff) + (lanes >>> 24);
 }
 
-/**
- * Adds what the first `size` scratch bytes hold, in SWAR; every byte is below 0x80. Adding 0x80 - t to
- * a byte below 0x80 sets its bit 7, without a carry, exactly when it is t or more.
- */
-function profileAsciiBytes(size: number, profile: TextProfile): void {
+/** Adds the ASCII letters among the first `size` scratch bytes, in SWAR; every byte is below 0x80. */
+function countAsciiBytes(size: number, counts: LetterCounts): void {
   const count = size >>> 2;
-  // Bit 7 of each byte that is a space, in the word before, for pairs across two words.
-  let spacesBefore = 0;
-  let digits = 0;
-  let spaced = 0;
   for (let from = 0; from < count; from += BLOCK) {
     // One count per byte lane, summed when the block ends.
     let upperLanes = 0;
@@ -71,27 +57,19 @@ function profileAsciiBytes(size: number, profile: TextProfile): void {
     const to = Math.min(from + BLOCK, count);
     for (let w = from; w < to; w++) {
       const word = words[w] as number;
+      // Adding 0x80 - t to a byte below 0x80 sets its bit 7, without a carry, exactly when it is t or more.
       const upper = (word + 0x3f3f3f3f) & ~(word + 0x25252525) & HIGH_BITS; // 0x41 "A" to 0x5a "Z"
       const lower = (word + 0x1f1f1f1f) & ~(word + 0x05050505) & HIGH_BITS; // 0x61 "a" to 0x7a "z"
       upperLanes += upper >>> 7;
       lowerLanes += lower >>> 7;
-      digits |= (word + 0x50505050) & ~(word + 0x46464646); // 0x30 "0" to 0x39 "9"
-      const controls = (word + 0x77777777) & ~(word + 0x72727272); // 0x09 "\t" to 0x0d "\r"
-      // A space is a zero byte once XORed with spaces; below 0x80, only zero stays below 0x80 plus 0x7f.
-      const other = word ^ 0x20202020;
-      const spaces = ~((other + 0x7f7f7f7f) | other) & HIGH_BITS;
-      spaced |= controls | (spaces & ((spaces << 8) | (spacesBefore >>> 24)));
-      spacesBefore = spaces;
     }
-    profile.capitals += byteSum(upperLanes);
-    profile.letters += byteSum(upperLanes) + byteSum(lowerLanes);
+    counts.capitals += byteSum(upperLanes);
+    counts.letters += byteSum(upperLanes) + byteSum(lowerLanes);
   }
-  profile.digit = (digits & HIGH_BITS) !== 0;
-  profile.spaced = (spaced & HIGH_BITS) !== 0;
 }
 
 /** Adds the code points of `text[start, end)`, all beyond ASCII, one by one. */
-function countRun(text: string, start: number, end: number, counts: TextProfile): void {
+function countRun(text: string, start: number, end: number, counts: LetterCounts): void {
   for (let i = start; i < end; i++) {
     const codePoint = text.codePointAt(i) ?? 0;
     const width = codePoint > 0xffff ? 2 : 1;
@@ -102,11 +80,8 @@ function countRun(text: string, start: number, end: number, counts: TextProfile)
   }
 }
 
-/**
- * The profile of `text`. Letters: UTF-16 units in cased letters (Lu, Ll, Lt) and in capitals (Lu, Lt);
- * lone surrogates count as neither. `spaced` looks at the ASCII units only, as the folding of ASCII does.
- */
-export function profileText(text: string): TextProfile {
+/** UTF-16 units in cased letters (Lu, Ll, Lt) and in capitals (Lu, Lt); lone surrogates count as neither. */
+export function countLetters(text: string): LetterCounts {
   const size = (text.length + 3) & ~3;
   if (bytes.length < size) {
     bytes = Buffer.alloc(Math.max(size, bytes.length * 2));
@@ -115,16 +90,16 @@ export function profileText(text: string): TextProfile {
   // One byte per UTF-16 unit: the ASCII ones as they are, the others cut to their low byte.
   bytes.write(text, 0, "latin1");
   bytes.fill(0, text.length, size);
-  const profile = { letters: 0, capitals: 0, digit: false, spaced: false };
+  const counts = { letters: 0, capitals: 0 };
   if (!isAscii(text)) {
     NON_ASCII_RUN.lastIndex = 0;
     for (let run = NON_ASCII_RUN.exec(text); run; run = NON_ASCII_RUN.exec(text)) {
       const end = run.index + run[0].length;
-      countRun(text, run.index, end, profile);
+      countRun(text, run.index, end, counts);
       // Zeroed, the cut bytes count as nothing below. Runs are short: a loop beats fill()'s checks.
       for (let k = run.index; k < end; k++) bytes[k] = 0;
     }
   }
-  profileAsciiBytes(size, profile);
-  return profile;
+  countAsciiBytes(size, counts);
+  return counts;
 }
