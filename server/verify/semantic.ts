@@ -96,17 +96,27 @@ function groundFindings(
  * once (no retry) within the timeout. Without a configured model every review is `skipped`; a failing,
  * slow or malformed model gives `error`, never `pass`.
  */
+/**
+ * A skipped review that every request of its kind shares: frozen, findings included, so no one can
+ * change it for the others and the answer's encoding writes its JSON once (see result-json.ts).
+ */
+export function sharedSkippedReview(reason: string): SemanticResult {
+  const review: SemanticResult = { status: "skipped", reason, findings: [] };
+  Object.freeze(review.findings);
+  return Object.freeze(review);
+}
+
+const NO_MODEL = sharedSkippedReview(
+  "No language model is configured for the semantic review (base URL and model).",
+);
+
 export function createSemanticChecker(
   config: SemanticConfig | undefined,
   options: { log?: SemanticLog } = {},
 ): SemanticChecker {
   const log = options.log ?? stderrLog;
   if (!config || config.baseUrl.trim() === "" || config.model.trim() === "") {
-    return async () => ({
-      status: "skipped",
-      reason: "No language model is configured for the semantic review (base URL and model).",
-      findings: [],
-    });
+    return async () => NO_MODEL;
   }
   const timeoutMs = config.timeoutMs ?? DEFAULT_SEMANTIC_TIMEOUT_MS;
   const { model, apiKey } = config;

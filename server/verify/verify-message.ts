@@ -2,18 +2,19 @@ import type { SemanticResult, VerifyRequest, VerifyResult } from "../../pipeline
 import { decide } from "./checks/decide.ts";
 import { localTime } from "./checks/local-time.ts";
 import { runChecks } from "./checks/run-checks.ts";
-import { failedReview, type SemanticChecker, type SemanticLog, stderrLog } from "./semantic.ts";
+import {
+  failedReview,
+  type SemanticChecker,
+  type SemanticLog,
+  sharedSkippedReview,
+  stderrLog,
+} from "./semantic.ts";
 
 export const CHECKER_VERSION = "1.0.0";
 
-// Shared by every request that turns the review off, and frozen, so its JSON is written once.
-const REVIEW_TURNED_OFF: SemanticResult = {
-  status: "skipped",
-  reason: "The request turned the semantic review off (llm_check: false).",
-  findings: [],
-};
-Object.freeze(REVIEW_TURNED_OFF.findings);
-Object.freeze(REVIEW_TURNED_OFF);
+const REVIEW_TURNED_OFF = sharedSkippedReview(
+  "The request turned the semantic review off (llm_check: false).",
+);
 
 async function reviewSafely(
   semantic: SemanticChecker,
