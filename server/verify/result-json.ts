@@ -1,38 +1,15 @@
 // The answer of POST /v1/verify as JSON, without encoding again what every request shares: most check
-// results and the switched-off review are frozen objects (check-types.ts, verify-message.ts), whose JSON
-// is written once and kept.
+// results and the skipped reviews are made by shareWithJson, which wrote their JSON once.
 
 import type { VerifyResult } from "../../pipeline/domain/verify-request.ts";
+import { sharedJson } from "./shared-json.ts";
 
 // The keys of a result in the order verifyMessage writes them; any other result goes to JSON.stringify.
 const KEYS = ["verdict", "risk", "summary", "checks", "semantic", "metadata"] as const;
 
-// Keyed weakly: a frozen result that nothing uses any more takes its JSON with it.
-const written = new WeakMap<object, string>();
-
-/** Plain data that can never change: primitives, and arrays and plain objects frozen all the way down. */
-function isDeepFrozen(value: unknown): boolean {
-  if (typeof value !== "object" || value === null) {
-    return typeof value === "string" || typeof value === "number" || typeof value === "boolean";
-  }
-  if (!Object.isFrozen(value)) return false;
-  const prototype = Object.getPrototypeOf(value);
-  if (!Array.isArray(value) && prototype !== Object.prototype && prototype !== null) return false;
-  // Own getters could answer differently each time.
-  return Object.values(Object.getOwnPropertyDescriptors(value)).every(
-    (descriptor) => "value" in descriptor && isDeepFrozen(descriptor.value),
-  );
-}
-
 /** JSON.stringify(value) as an array element writes it: "null" for what has no JSON. */
 function element(value: unknown): string {
-  if (typeof value === "object" && value !== null && Object.isFrozen(value)) {
-    const known = written.get(value);
-    if (known !== undefined) return known;
-    const json = JSON.stringify(value);
-    if (isDeepFrozen(value)) written.set(value, json);
-    return json;
-  }
+  if (typeof value === "object" && value !== null) return sharedJson(value) ?? JSON.stringify(value);
   return JSON.stringify(value) ?? "null";
 }
 

@@ -10,6 +10,7 @@ import { createHttpClient } from "../../pipeline/http.ts";
 import { createModelClient, type ModelFailureKind } from "../../pipeline/model-client.ts";
 import { createTextViews } from "./checks/text-views.ts";
 import { type ModelAnswer, reviewQuestion } from "./semantic-prompt.ts";
+import { shareWithJson } from "./shared-json.ts";
 
 export interface SemanticConfig {
   /** OpenAI-compatible API root, e.g. https://api.openai.com/v1; `/chat/completions` is appended. */
@@ -96,14 +97,9 @@ function groundFindings(
  * once (no retry) within the timeout. Without a configured model every review is `skipped`; a failing,
  * slow or malformed model gives `error`, never `pass`.
  */
-/**
- * A skipped review that every request of its kind shares: frozen, findings included, so no one can
- * change it for the others and the answer's encoding writes its JSON once (see result-json.ts).
- */
+/** A skipped review that every request of its kind shares, with its JSON (see shared-json.ts). */
 export function sharedSkippedReview(reason: string): SemanticResult {
-  const review: SemanticResult = { status: "skipped", reason, findings: [] };
-  Object.freeze(review.findings);
-  return Object.freeze(review);
+  return shareWithJson({ status: "skipped", reason, findings: [] });
 }
 
 const NO_MODEL = sharedSkippedReview(

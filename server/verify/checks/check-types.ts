@@ -1,4 +1,5 @@
 import type { CheckResult, Severity, Span, VerifyRequest } from "../../../pipeline/domain/verify-request.ts";
+import { shareWithJson } from "../shared-json.ts";
 import type { TextViews } from "./text-views.ts";
 
 /** What every check gets besides the message: the instant of the check and shared text views. */
@@ -15,12 +16,10 @@ export const SEVERITY_RANK: Record<Severity, number> = { info: 0, low: 1, medium
 export const MAX_EVIDENCE = 20;
 const MAX_NOTES = 5;
 
-// A result without findings is the same for every request that gets it (a redlist's count aside):
-// shared and frozen, the answer's encoding writes its JSON once (see result-json.ts). The bound keeps
-// messages that name counts or terms from growing the table without end.
+// A result without findings is the same for every request that gets it (a redlist's count aside), so
+// it is shared, with its JSON (see shared-json.ts). The bound keeps messages that name counts or terms
+// from growing the table without end.
 const MAX_SHARED = 256;
-const EMPTY: Span[] = [];
-Object.freeze(EMPTY);
 const shared = new Map<string, CheckResult>();
 
 function findingless(
@@ -34,8 +33,7 @@ function findingless(
   if (known?.id === id && known.name === name && known.status === status && known.severity === severity) {
     return known;
   }
-  // Frozen, evidence included: adding to a shared result throws instead of changing other answers.
-  const result = Object.freeze({ id, name, status, severity, message, evidence: EMPTY });
+  const result: CheckResult = shareWithJson({ id, name, status, severity, message, evidence: [] });
   if (known === undefined && shared.size < MAX_SHARED) shared.set(message, result);
   return result;
 }

@@ -21,6 +21,7 @@ import { passed, skipped } from "../../../server/verify/checks/check-types.ts";
 import { CHECKS } from "../../../server/verify/checks/run-checks.ts";
 import { verifyResultJson } from "../../../server/verify/result-json.ts";
 import { createSemanticChecker, type SemanticChecker } from "../../../server/verify/semantic.ts";
+import { sharedJson, shareWithJson } from "../../../server/verify/shared-json.ts";
 import { verifyMessage } from "../../../server/verify/verify-message.ts";
 import { COLLEAGUE_FOLLOW_UP, FRIDAY_NOON_UTC, NEWSLETTER, request } from "./messages.ts";
 
@@ -190,5 +191,14 @@ describe("verifyResultJson", () => {
     expect(verifyResultJson(value)).toBe(JSON.stringify(value));
     metadata.nested.changed = 2;
     expect(verifyResultJson(value)).toBe(JSON.stringify(value));
+  });
+
+  it("shares values frozen all the way down, with the JSON JSON.stringify writes", () => {
+    const value = shareWithJson({ id: ODD, list: [{ n: 1, s: ODD }], empty: [] as number[] });
+    expect(sharedJson(value)).toBe(JSON.stringify(value));
+    expect(Object.keys(value)).toEqual(["id", "list", "empty"]);
+    expect(Object.isFrozen(value.list[0])).toBe(true);
+    expect(() => value.empty.push(1)).toThrow(TypeError);
+    expect(sharedJson({ id: ODD })).toBeUndefined();
   });
 });
