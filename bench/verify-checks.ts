@@ -2,9 +2,13 @@
 // of POST /v1/verify rests on (bench/verify.ts times the adversarial worst case instead).
 // Run: npx tsx bench/verify-checks.ts
 
+import { Buffer } from "node:buffer";
 import { pathToFileURL } from "node:url";
 import { type VerifyRequest, VerifyRequestSchema } from "../pipeline/domain/verify-request.ts";
 import { CHECKS, createCheckContext, runChecks } from "../server/verify/checks/run-checks.ts";
+import { verifyResultJson } from "../server/verify/result-json.ts";
+import { createSemanticChecker } from "../server/verify/semantic.ts";
+import { verifyMessage } from "../server/verify/verify-message.ts";
 
 const NOW = new Date("2026-11-20T12:00:00Z");
 
@@ -132,5 +136,19 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     const { medianMs, fastestMs } = timeRunChecks(body, batch);
     const figures = `median ${medianMs.toFixed(4)} ms, fastest ${fastestMs.toFixed(4)} ms`;
     console.log(`runChecks ${label.padEnd(13)} ${figures} (target ${target})`);
+  }
+  // The answer to the 10k body as the route sends it; UTF-8 length counted, as writing it out flattens it.
+  const answer = await verifyMessage(requestWith(ORDINARY_10K), {
+    now: NOW,
+    semantic: createSemanticChecker(undefined),
+  });
+  for (const [label, encode] of [
+    ["JSON.stringify", JSON.stringify],
+    ["verifyResultJson", verifyResultJson],
+  ] as const) {
+    const { medianMs, fastestMs } = time(() => Buffer.byteLength(encode(answer)), { batch: 200 });
+    console.log(
+      `answer JSON ${label.padEnd(17)} median ${medianMs.toFixed(4)} ms, fastest ${fastestMs.toFixed(4)} ms`,
+    );
   }
 }

@@ -10,6 +10,7 @@ import { createHttpClient } from "../../pipeline/http.ts";
 import { createModelClient, type ModelFailureKind } from "../../pipeline/model-client.ts";
 import { createTextViews } from "./checks/text-views.ts";
 import { type ModelAnswer, reviewQuestion } from "./semantic-prompt.ts";
+import { shareWithJson } from "./shared-json.ts";
 
 export interface SemanticConfig {
   /** OpenAI-compatible API root, e.g. https://api.openai.com/v1; `/chat/completions` is appended. */
@@ -96,17 +97,22 @@ function groundFindings(
  * once (no retry) within the timeout. Without a configured model every review is `skipped`; a failing,
  * slow or malformed model gives `error`, never `pass`.
  */
+/** A skipped review that every request of its kind shares, with its JSON (see shared-json.ts). */
+export function sharedSkippedReview(reason: string): SemanticResult {
+  return shareWithJson({ status: "skipped", reason, findings: [] });
+}
+
+const NO_MODEL = sharedSkippedReview(
+  "No language model is configured for the semantic review (base URL and model).",
+);
+
 export function createSemanticChecker(
   config: SemanticConfig | undefined,
   options: { log?: SemanticLog } = {},
 ): SemanticChecker {
   const log = options.log ?? stderrLog;
   if (!config || config.baseUrl.trim() === "" || config.model.trim() === "") {
-    return async () => ({
-      status: "skipped",
-      reason: "No language model is configured for the semantic review (base URL and model).",
-      findings: [],
-    });
+    return async () => NO_MODEL;
   }
   const timeoutMs = config.timeoutMs ?? DEFAULT_SEMANTIC_TIMEOUT_MS;
   const { model, apiKey } = config;

@@ -2,22 +2,26 @@ import type { SemanticResult, VerifyRequest, VerifyResult } from "../../pipeline
 import { decide } from "./checks/decide.ts";
 import { localTime } from "./checks/local-time.ts";
 import { runChecks } from "./checks/run-checks.ts";
-import { failedReview, type SemanticChecker, type SemanticLog, stderrLog } from "./semantic.ts";
+import {
+  failedReview,
+  type SemanticChecker,
+  type SemanticLog,
+  sharedSkippedReview,
+  stderrLog,
+} from "./semantic.ts";
 
 export const CHECKER_VERSION = "1.0.0";
+
+const REVIEW_TURNED_OFF = sharedSkippedReview(
+  "The request turned the semantic review off (llm_check: false).",
+);
 
 async function reviewSafely(
   semantic: SemanticChecker,
   request: VerifyRequest,
   log: SemanticLog,
 ): Promise<SemanticResult> {
-  if (!request.options.llm_check) {
-    return {
-      status: "skipped",
-      reason: "The request turned the semantic review off (llm_check: false).",
-      findings: [],
-    };
-  }
+  if (!request.options.llm_check) return REVIEW_TURNED_OFF;
   try {
     return await semantic(request);
   } catch (error) {

@@ -1,5 +1,6 @@
 import type { MessageField } from "../../../pipeline/domain/verify-request.ts";
 import { ARTIFACTS } from "./ai-artifact-phrases.ts";
+import { isAscii } from "./ascii.ts";
 import { type Check, createFindings, type Findings, quoteText } from "./check-types.ts";
 import { isWholeWord } from "./normalize.ts";
 import type { TextViews } from "./text-views.ts";
@@ -55,8 +56,11 @@ function previousLine(text: string, lineStart: number): string {
 
 /** A "Subject:" line in the body is a draft pasted whole; under From:/Sent: it is a quoted mail. */
 function scanSubjectLines(text: string, views: TextViews, findings: Findings): void {
-  // A literal search skips ahead through the text; the anchored pattern tries every line.
-  if (!SUBJECT_HINT.test(text)) return;
+  // The anchored pattern tries every line: ask first whether the body holds the word in any case. In
+  // ASCII the folded view is the lower case, where the phrase search has looked for it already;
+  // otherwise a case-blind search skips ahead natively.
+  const mayHold = isAscii(text) ? views.knownPhrases("body").subjectWord.length > 0 : SUBJECT_HINT.test(text);
+  if (!mayHold) return;
   SUBJECT_LINE.lastIndex = 0;
   for (let match = SUBJECT_LINE.exec(text); match; match = SUBJECT_LINE.exec(text)) {
     const start = match.index;

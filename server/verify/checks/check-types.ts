@@ -1,4 +1,5 @@
 import type { CheckResult, Severity, Span, VerifyRequest } from "../../../pipeline/domain/verify-request.ts";
+import { shareWithJson } from "../shared-json.ts";
 import type { TextViews } from "./text-views.ts";
 
 /** What every check gets besides the message: the instant of the check and shared text views. */
@@ -15,12 +16,34 @@ export const SEVERITY_RANK: Record<Severity, number> = { info: 0, low: 1, medium
 export const MAX_EVIDENCE = 20;
 const MAX_NOTES = 5;
 
+// A result without findings is the same for every request that gets it (a redlist's count aside), so
+// it is shared, with its JSON (see shared-json.ts). The bound keeps messages that name counts or terms
+// from growing the table without end.
+const MAX_SHARED = 256;
+const shared = new Map<string, CheckResult>();
+
+function findingless(
+  id: string,
+  name: string,
+  status: "pass" | "skipped",
+  severity: Severity,
+  message: string,
+): CheckResult {
+  const known = shared.get(message);
+  if (known?.id === id && known.name === name && known.status === status && known.severity === severity) {
+    return known;
+  }
+  const result: CheckResult = shareWithJson({ id, name, status, severity, message, evidence: [] });
+  if (known === undefined && shared.size < MAX_SHARED) shared.set(message, result);
+  return result;
+}
+
 export function passed(id: string, name: string, message: string, severity: Severity = "info"): CheckResult {
-  return { id, name, status: "pass", severity, message, evidence: [] };
+  return findingless(id, name, "pass", severity, message);
 }
 
 export function skipped(id: string, name: string, message: string): CheckResult {
-  return { id, name, status: "skipped", severity: "info", message, evidence: [] };
+  return findingless(id, name, "skipped", "info", message);
 }
 
 /**

@@ -101,10 +101,9 @@ const RUN_START = /[0-9+(]/g;
 
 /**
  * Runs of digits and phone punctuation, each read once: card numbers first, then phone numbers. A
- * run without digits holds neither, so texts without digits are skipped.
+ * run without digits holds neither: callers skip texts without digits (see hasDigit).
  */
 export function scanNumbers(text: string, field: MessageField, views: TextViews, findings: Findings) {
-  if (!hasDigit(text)) return;
   RUN_START.lastIndex = 0;
   for (let found = RUN_START.exec(text); found; found = RUN_START.exec(text)) {
     const i = found.index;

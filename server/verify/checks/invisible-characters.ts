@@ -139,6 +139,8 @@ export const checkInvisibleCharacters: Check = (_message, { views }) => {
   const findings = createFindings();
   for (const field of FIELDS) {
     const text = views.text(field);
+    // Nothing below U+00AD is invisible, and most messages hold nothing above U+007F.
+    if (isAscii(text)) continue;
     let runStart = -1;
     let runKind: Kind | undefined;
     let runPoints: number[] = [];
@@ -152,8 +154,6 @@ export const checkInvisibleCharacters: Check = (_message, { views }) => {
       runKind = undefined;
       runPoints = [];
     };
-    // Nothing below U+00AD is invisible, and most messages hold nothing above U+007F.
-    if (isAscii(text)) continue;
     // Just past the last candidate: everything from there up to the next candidate is ordinary.
     let next = 0;
     CANDIDATE.lastIndex = 0;

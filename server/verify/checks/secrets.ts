@@ -77,6 +77,7 @@ function scanTokens(text: string, field: MessageField, views: TextViews, finding
 const BEARER = /\bbearer[ \t]{1,4}/gi;
 
 function scanBearer(text: string, field: MessageField, views: TextViews, findings: Findings): void {
+  if (!views.mayHold(field, "bearer")) return;
   BEARER.lastIndex = 0;
   for (let match = BEARER.exec(text); match; match = BEARER.exec(text)) {
     const start = BEARER.lastIndex;

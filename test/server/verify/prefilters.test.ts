@@ -1,9 +1,11 @@
 // Regressions for the cheap pre-checks that let the checks skip most text: each case sits at the edge of
 // one of them (a marker, a literal, a digit count, a text beyond ASCII) and must still be found.
 
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { CheckStatus, VerifyRequestInput } from "../../../pipeline/domain/verify-request.ts";
 import { localTime } from "../../../server/verify/checks/local-time.ts";
+import { createTextViews } from "../../../server/verify/checks/text-views.ts";
 import { checkOf, followUp } from "./messages.ts";
 
 interface Case {
@@ -66,6 +68,31 @@ const CASES: Case[] = [
     status: "pass",
   },
 
+  // links: URLs are searched only in text holding "://", or "www." in any case.
+  ...["WwW.bit.ly/x", "HTTPS://user@evil.example/x", "see www.bit.ly/xé"].map(
+    (url): Case => ({
+      name: `the link ${url}`,
+      message: body(`Open ${url} now`),
+      check: "links",
+      status: url.includes("@") ? "fail" : "warn",
+    }),
+  ),
+  // secrets: bearer tokens are searched only in text saying "bearer" in any case.
+  ...["BeArEr", "BEARER", "bearer"].map(
+    (word): Case => ({
+      name: `a bearer token after ${word}`,
+      message: body(`Authorization: ${word} abcdefghijklmnop1234 ok`),
+      check: "secrets",
+      status: "fail",
+    }),
+  ),
+  {
+    name: "a bearer token in a body beyond ASCII",
+    message: body("Authorization: Bearer abcdefghijklmnop1234 é"),
+    check: "secrets",
+    status: "fail",
+  },
+
   // personal data: digit runs with fewer than eight digits are skipped unread.
   {
     name: "a phone number of exactly eight digits",
@@ -101,6 +128,12 @@ const CASES: Case[] = [
   {
     name: "a 'SUBJECT:' line in capitals",
     message: body("SUBJECT: Quick question\n\nHi Anna"),
+    check: "ai_artifacts",
+    status: "fail",
+  },
+  {
+    name: "a 'SuBjEcT:' line in a body beyond ASCII",
+    message: body("SuBjEcT: Quick question é\n\nHi Anna"),
     check: "ai_artifacts",
     status: "fail",
   },
@@ -177,6 +210,25 @@ describe("pre-checks keep every finding", () => {
     const filler = "The evaluation covered the holdout split. ".repeat(60);
     const result = checkOf(followUp({ body: `${filler}Act now and click here. ${filler}` }), "spam_phrases");
     expect(result.evidence.map((span) => span.text)).toEqual(["Act now", "click here"]);
+  });
+});
+
+describe("mayHold", () => {
+  it("says no only when no mix of cases of the literal occurs", () => {
+    // The literals in mixed cases, and what folding changes around them: marks, ignorables, spaces.
+    const piece = fc.constantFrom("BeArEr", "bearer", "WwW.", "www.", "SUBJECT", "subject", "e", "\u0301");
+    const other = fc.constantFrom(" ", "\n", "\u00e9", "\u200b", "\u017f", "\u212a", "x");
+    const text = fc
+      .array(fc.oneof(piece, other), { minLength: 1, maxLength: 12 })
+      .map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(text, fc.constantFrom("bearer", "www.", "subject"), (body, literal) => {
+        const views = createTextViews(followUp({ body }));
+        const pattern = new RegExp(literal.replace(".", "\\."), "i");
+        if (pattern.test(body)) expect(views.mayHold("body", literal)).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
