@@ -12,6 +12,7 @@ import { perAddressText } from "../openapi/rate-limits.ts";
 import { detailBody, validationErrorBody } from "../validation/errors.ts";
 import { type BodyResult, parseJsonBody } from "../validation/json-body.ts";
 import { validateBody } from "../validation/request.ts";
+import { verifyResultJson } from "../verify/result-json.ts";
 import { verifyMessage } from "../verify/verify-message.ts";
 
 const HOUR = 3600;
@@ -88,7 +89,7 @@ export async function answerVerify(
     semantic: context.semantic,
     log: context.log,
   });
-  return { status: 200, body: JSON.stringify(result), headers: limit.headers };
+  return { status: 200, body: verifyResultJson(result), headers: limit.headers };
 }
 
 /** POST /v1/verify: the free pre-send check, limited per client address. */
