@@ -26,7 +26,9 @@ const isBusy = (error: unknown): boolean =>
  * loop, typically one per request of the same poll, share one `BEGIN IMMEDIATE` transaction, run
  * at the end of the turn. Each write is still one statement, atomic and exact across processes; its
  * promise resolves once the shared commit is done, so an answered count is committed. A write that
- * throws fails alone; a commit that fails (the database busy past its timeout) fails the whole batch.
+ * throws fails alone, unless its error rolled back the whole transaction (a full disk, an I/O error,
+ * a trigger's RAISE(ROLLBACK)); that, like a commit that fails (the database busy past its timeout),
+ * fails the whole batch: every write rejected, none applied.
  *
  * While another connection holds the write lock (a worker, the delivery thread), SQLite's busy
  * handler would sleep on this thread, 1, 2, 5, 10 ms and on, with every request of the process
@@ -45,6 +47,10 @@ export function createWriteBatcher(db: SqliteDatabase): WriteBatcher {
       try {
         return { ok: true, value: write() } as const;
       } catch (error) {
+        // Some errors (SQLITE_FULL, IOERR, NOMEM, INTERRUPT, a trigger's RAISE(ROLLBACK)) roll back the
+        // whole transaction: the writes after would each commit on their own, outside it. The batch
+        // then fails as a whole: every write rejected, none applied.
+        if (!db.inTransaction) throw error;
         return { ok: false, error } as const;
       }
     }),
