@@ -86,3 +86,25 @@ it("rolls back only set-if-absent-with's own writes when one of them aborts, com
   other.close();
   await store.close();
 });
+
+// Regression: SQLite applies `PRAGMA busy_timeout` when the statement is prepared, so the first run of
+// the prepared "busy_timeout = 0" did nothing, and a fresh connection's first contended batch slept
+// in the busy handler on the serving thread for the whole busy timeout.
+it("does not block the event loop when a fresh store's first write meets another connection's lock", async () => {
+  const setup = new Database(path);
+  setup.pragma("journal_mode = WAL");
+  setup.close();
+  const store = createSqliteStore({ path, sweepIntervalMs: 0 });
+  const other = new Database(path);
+  other.exec("BEGIN IMMEDIATE");
+  const started = Date.now();
+  const written = store.setItem("first", 1);
+  // A timer due at 50 ms fires long before the 5 s busy timeout would have let go of the thread.
+  const fired = await new Promise<number>((resolve) => setTimeout(() => resolve(Date.now() - started), 50));
+  expect(fired).toBeLessThan(1_000);
+  other.exec("COMMIT");
+  other.close();
+  await written;
+  expect(await store.getItem("first")).toBe(1);
+  await store.close();
+});
