@@ -193,23 +193,27 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     },
     async setIfAbsentWith(key, value, also, opts) {
       open();
-      const now = clock();
-      const rowOf = (record: RecordWrite) => {
-        const ttl = assertTtl(record);
-        return {
-          key: assertKey(record.key),
-          value: toJson(record.key, record.value),
-          now,
-          expiresAt: ttl === undefined ? null : now + ttl * 1000,
-        };
-      };
-      const claim = rowOf({ key, value, ...opts });
-      const records = (also.records ?? []).map(rowOf);
+      // Checked now, so a bad argument throws at the call; the rows (their expiry from the clock) are
+      // built when the batch runs, as the other writes' are.
+      const writes = [{ key, value, ...opts }, ...(also.records ?? [])].map((record: RecordWrite) => ({
+        ttl: assertTtl(record),
+        key: assertKey(record.key),
+        json: toJson(record.key, record.value),
+      }));
       const pushes = (also.pushes ?? []).map(
         ({ queue, id }) => [queueKey(queue), assertQueueId(id)] as const,
       );
       // Within the batch's transaction, a savepoint: all of these or none, as before.
-      return write(() => setWith(claim, records, pushes));
+      return write(() => {
+        const now = clock();
+        const [claim, ...records] = writes.map(({ key, json, ttl }) => ({
+          key,
+          value: json,
+          now,
+          expiresAt: ttl === undefined ? null : now + ttl * 1000,
+        }));
+        return setWith(claim as Row, records, pushes);
+      });
     },
     queue(name) {
       open();

@@ -182,6 +182,28 @@ describe("SQLite store", () => {
     await Promise.all([store.close(), other.close()]);
   });
 
+  it("reads the clock for set-if-absent-with when its batch runs, as every other write does", async () => {
+    let now = 1_000_000;
+    const store = createSqliteStore({ path, clock: () => now, sweepIntervalMs: 0 });
+    const set = store.setIfAbsentWith(
+      "claim",
+      1,
+      { records: [{ key: "record", value: 2, ttlSeconds: 5 }] },
+      {
+        ttlSeconds: 10,
+      },
+    );
+    now = 2_000_000;
+    expect(await set).toBe(true);
+    await store.close();
+    const db = new Database(path, { readonly: true });
+    expect(db.prepare("SELECT key, expires_at AS expiresAt FROM kv ORDER BY key").all()).toEqual([
+      { key: "claim", expiresAt: 2_010_000 },
+      { key: "record", expiresAt: 2_005_000 },
+    ]);
+    db.close();
+  });
+
   it("never acknowledges a job without its record when a worker is SIGKILLed mid-batch", async () => {
     const ids = Array.from({ length: 3_000 }, (_, n) => `job-${n}`);
     const seeded = createSqliteStore({ path });
