@@ -104,15 +104,19 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   // with their statements, over a third of the delivery thread's CPU per delivery. Now about 14
   // writes share a commit there.
   const batcher = createWriteBatcher(db);
+  let closed = false;
+  const closedError = () => new Error(`The ${options.kind ?? "sqlite"} store is closed`);
+  const open = (): void => {
+    if (closed) throw closedError();
+  };
   const write = <T>(work: () => T): Promise<T> => {
+    // A queue's moves come here without passing open(): after close, nothing may start the
+    // checkpoint thread on the closed connection, nor reach the batcher.
+    if (closed) return Promise.reject(closedError());
     if (offThread && checkpointer === undefined) {
       checkpointer = checkpointOffThread(db, { path: options.path, fsync: options.fsync });
     }
     return batcher.write(work);
-  };
-  let closed = false;
-  const open = (): void => {
-    if (closed) throw new Error(`The ${options.kind ?? "sqlite"} store is closed`);
   };
   const countOf = (key: string): number => {
     const value = sql.value.get(key, clock());

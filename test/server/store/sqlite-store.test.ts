@@ -204,6 +204,14 @@ describe("SQLite store", () => {
     db.close();
   });
 
+  it("refuses a queue write after close, without starting its checkpoint thread", async () => {
+    const store = createSqliteStore({ path, checkpointOffThread: true, sweepIntervalMs: 0 });
+    const queue = store.queue("jobs");
+    await store.close();
+    await expect(queue.push("late")).rejects.toThrow("The sqlite store is closed");
+    await expect(queue.claim(60_000)).rejects.toThrow("The sqlite store is closed");
+  });
+
   it("never acknowledges a job without its record when a worker is SIGKILLed mid-batch", async () => {
     const ids = Array.from({ length: 3_000 }, (_, n) => `job-${n}`);
     const seeded = createSqliteStore({ path });
