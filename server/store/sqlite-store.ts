@@ -104,15 +104,19 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   // with their statements, over a third of the delivery thread's CPU per delivery. Now about 14
   // writes share a commit there.
   const batcher = createWriteBatcher(db);
+  let closed = false;
+  const closedError = () => new Error(`The ${options.kind ?? "sqlite"} store is closed`);
+  const open = (): void => {
+    if (closed) throw closedError();
+  };
   const write = <T>(work: () => T): Promise<T> => {
+    // A queue's moves come here without passing open(): after close, nothing may start the
+    // checkpoint thread on the closed connection, nor reach the batcher.
+    if (closed) return Promise.reject(closedError());
     if (offThread && checkpointer === undefined) {
       checkpointer = checkpointOffThread(db, { path: options.path, fsync: options.fsync });
     }
     return batcher.write(work);
-  };
-  let closed = false;
-  const open = (): void => {
-    if (closed) throw new Error(`The ${options.kind ?? "sqlite"} store is closed`);
   };
   const countOf = (key: string): number => {
     const value = sql.value.get(key, clock());
@@ -193,23 +197,27 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     },
     async setIfAbsentWith(key, value, also, opts) {
       open();
-      const now = clock();
-      const rowOf = (record: RecordWrite) => {
-        const ttl = assertTtl(record);
-        return {
-          key: assertKey(record.key),
-          value: toJson(record.key, record.value),
-          now,
-          expiresAt: ttl === undefined ? null : now + ttl * 1000,
-        };
-      };
-      const claim = rowOf({ key, value, ...opts });
-      const records = (also.records ?? []).map(rowOf);
+      // Checked now, so a bad argument throws at the call; the rows (their expiry from the clock) are
+      // built when the batch runs, as the other writes' are.
+      const writes = [{ key, value, ...opts }, ...(also.records ?? [])].map((record: RecordWrite) => ({
+        ttl: assertTtl(record),
+        key: assertKey(record.key),
+        json: toJson(record.key, record.value),
+      }));
       const pushes = (also.pushes ?? []).map(
         ({ queue, id }) => [queueKey(queue), assertQueueId(id)] as const,
       );
       // Within the batch's transaction, a savepoint: all of these or none, as before.
-      return write(() => setWith(claim, records, pushes));
+      return write(() => {
+        const now = clock();
+        const [claim, ...records] = writes.map(({ key, json, ttl }) => ({
+          key,
+          value: json,
+          now,
+          expiresAt: ttl === undefined ? null : now + ttl * 1000,
+        }));
+        return setWith(claim as Row, records, pushes);
+      });
     },
     queue(name) {
       open();

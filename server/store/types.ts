@@ -68,6 +68,11 @@ export type StoreKind = "memory" | "sqlite" | "redis";
 /**
  * Key-value state. Keys are lowercase segments joined by ":" (see keys.ts); values are JSON.
  * Invalid keys and arguments throw: they are bugs, not input.
+ *
+ * A write (records, counters, sequences, set-if-absent, queue moves) is visible to reads, of this
+ * connection as of any other, only once its promise resolves; before that no read may count on it
+ * (on SQLite the writes asked for in one turn of the event loop are committed together at its end).
+ * The writes of one connection apply in the order they were called.
  */
 export interface Store {
   readonly kind: StoreKind;
