@@ -30,6 +30,12 @@ export interface LoadOptions {
   body?: string;
   /** The server's process, whose CPU time per request the result then carries. */
   serverPid?: number;
+  /**
+   * Requests per second to offer instead of as many as the server takes: with wrk each connection
+   * waits connections/rate seconds after an answer before its next request, so the figure is the
+   * latency at that load rather than the queue of a saturated server.
+   */
+  rate?: number;
 }
 
 const has = (command: string): boolean => {
@@ -80,6 +86,7 @@ async function loadWithAutocannon(url: string, options: LoadOptions): Promise<Lo
     headers: options.headers,
     method: (options.method ?? "GET") as "GET",
     body: options.body,
+    ...(options.rate ? { overallRate: options.rate } : {}),
   };
   await autocannon({ ...base, duration: 1 });
   return withCpu(options.serverPid, async () => {
@@ -99,7 +106,7 @@ async function loadWithAutocannon(url: string, options: LoadOptions): Promise<Lo
 async function loadWithWrk(url: string, options: LoadOptions): Promise<LoadResult> {
   const args = ["-c", CLIENT_CORE, "wrk", "-t1", `-c${options.connections ?? 50}`, "--latency"];
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push("-H", `${name}: ${value}`);
-  args.push("-s", await requestScript(options));
+  args.push("-s", await requestScript(options, options.connections ?? 50));
   await run("taskset", [...args, "-d1s", url]);
   return withCpu(options.serverPid, async () => {
     const { stdout } = await run("taskset", [...args, `-d${options.seconds ?? 6}s`, url]);
@@ -114,8 +121,8 @@ done = function(summary, latency, requests)
 end
 `;
 
-/** wrk sends a body only from a Lua script; the script also prints p50, p99 and p99.9. */
-async function requestScript(options: LoadOptions): Promise<string> {
+/** wrk sends a body only from a Lua script; the script also prints p50, p99 and p99.9, and paces. */
+async function requestScript(options: LoadOptions, connections: number): Promise<string> {
   const file = join(await mkdtemp(join(tmpdir(), "rp-wrk-")), "request.lua");
   const headers = Object.entries(options.headers ?? {})
     .map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}\n`)
@@ -124,7 +131,11 @@ async function requestScript(options: LoadOptions): Promise<string> {
     options.method && options.method !== "GET"
       ? `wrk.method = ${JSON.stringify(options.method)}\nwrk.body = ${JSON.stringify(options.body ?? "")}\n${headers}`
       : "";
-  await writeFile(file, `${request}${PERCENTILES}`);
+  // wrk's delay() is in whole milliseconds, after each answer.
+  const pace = options.rate
+    ? `delay = function() return ${Math.max(1, Math.round((connections / options.rate) * 1000))} end\n`
+    : "";
+  await writeFile(file, `${request}${pace}${PERCENTILES}`);
   return file;
 }
 

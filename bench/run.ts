@@ -107,6 +107,19 @@ async function compare(
       );
     }
   }
+  // The tail at one load both can carry (half what the service took): at saturation a server at
+  // 0.4 of bare's rate holds each request 2.5 times as long in its queue (Little's law), so p99
+  // there compares queues more than pauses. A client with a latency budget meets this one.
+  const rate = Math.round(median(runs.map((run) => run.measured.rps)) / 2);
+  const paced = { seconds, ...options, rate };
+  const bareAtRate = await baselineFor(file, rate);
+  const atRate = await load(url, paced);
+  console.log(
+    `  paced at about ${rate} req/s (wrk paces in whole ms: measured ${Math.round(atRate.rps)}, bare ` +
+      `${Math.round(bareAtRate.rps)}): p50 ${ms(atRate.p50)}, p99 ${ms(atRate.p99)}, p99.9 ${ms(atRate.p999)}; ` +
+      `bare p50 ${ms(bareAtRate.p50)}, p99 ${ms(bareAtRate.p99)}, p99.9 ${ms(bareAtRate.p999)}; ` +
+      `p99 = ${(atRate.p99 / bareAtRate.p99).toFixed(1)} x bare's at the same load`,
+  );
   if (pairs > 1) {
     const of = (pick: (run: (typeof runs)[number]) => number) => median(runs.map(pick)).toFixed(2);
     console.log(
@@ -155,11 +168,11 @@ async function curateWallTime(root: string, runs: number): Promise<number> {
   return Math.min(...times);
 }
 
-async function baselineFor(file: string): Promise<LoadResult> {
+async function baselineFor(file: string, rate?: number): Promise<LoadResult> {
   const bare = await startProcess([BARE, file]);
   pinServer(bare.child.pid);
   try {
-    return await load(bare.url, { seconds, serverPid: bare.child.pid });
+    return await load(bare.url, { seconds, serverPid: bare.child.pid, ...(rate ? { rate } : {}) });
   } finally {
     await bare.stop();
   }
