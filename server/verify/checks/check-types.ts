@@ -17,8 +17,9 @@ export const MAX_EVIDENCE = 20;
 const MAX_NOTES = 5;
 
 // A result without findings is the same for every request that gets it (a redlist's count aside), so
-// it is shared, with its JSON (see shared-json.ts). The bound keeps messages that name counts or terms
-// from growing the table without end.
+// it is shared, with its JSON (see shared-json.ts). The bound keeps messages that name counts from
+// growing the table without end; a message that quotes the client's text is never kept (`share`
+// false): the table lives as long as the process.
 const MAX_SHARED = 256;
 const shared = new Map<string, CheckResult>();
 
@@ -28,18 +29,26 @@ function findingless(
   status: "pass" | "skipped",
   severity: Severity,
   message: string,
+  share = true,
 ): CheckResult {
   const known = shared.get(message);
   if (known?.id === id && known.name === name && known.status === status && known.severity === severity) {
     return known;
   }
+  if (!share) return { id, name, status, severity, message, evidence: [] };
   const result: CheckResult = shareWithJson({ id, name, status, severity, message, evidence: [] });
   if (known === undefined && shared.size < MAX_SHARED) shared.set(message, result);
   return result;
 }
 
-export function passed(id: string, name: string, message: string, severity: Severity = "info"): CheckResult {
-  return findingless(id, name, "pass", severity, message);
+export function passed(
+  id: string,
+  name: string,
+  message: string,
+  severity: Severity = "info",
+  share = true,
+): CheckResult {
+  return findingless(id, name, "pass", severity, message, share);
 }
 
 export function skipped(id: string, name: string, message: string): CheckResult {
@@ -55,7 +64,8 @@ export interface Findings {
   /** `note` is a short lower-case phrase such as "unfilled placeholder '{{first_name}}' in body". */
   add(status: "warn" | "fail", severity: Severity, note: string, span?: () => Span): void;
   readonly count: number;
-  result(id: string, name: string, passMessage: string, advice: string): CheckResult;
+  /** `share` false when the pass message quotes the client's text (see `findingless`). */
+  result(id: string, name: string, passMessage: string, advice: string, share?: boolean): CheckResult;
 }
 
 // A class, not a closure per method: every check of every request makes one, and most add nothing.
@@ -80,8 +90,9 @@ class FindingsList implements Findings {
     if (span && this.evidence.length < MAX_EVIDENCE) this.evidence.push(span());
   }
 
-  result(id: string, name: string, passMessage: string, advice: string): CheckResult {
-    if (this.count === 0 || !this.notes || !this.evidence) return passed(id, name, passMessage);
+  result(id: string, name: string, passMessage: string, advice: string, share = true): CheckResult {
+    if (this.count === 0 || !this.notes || !this.evidence)
+      return passed(id, name, passMessage, "info", share);
     const list = [...this.notes];
     const shown = list.slice(0, MAX_NOTES).join("; ");
     const more = list.length > MAX_NOTES ? ` and ${list.length - MAX_NOTES} more` : "";

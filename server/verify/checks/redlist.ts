@@ -86,5 +86,6 @@ export const checkRedlist: Check = (message, { views }) => {
     NAME,
     `None of the ${terms.length} redlisted terms appears in subject or body.${exemptNote}`,
     `Remove or reword these terms before sending.${exemptNote}`,
+    exempt.size === 0,
   );
 };

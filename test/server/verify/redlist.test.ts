@@ -78,6 +78,17 @@ describe("redlist", () => {
     expect(result.message).toContain("Exempt because the recipient address contains them");
   });
 
+  it("keeps no pass message that quotes an exempt term for later requests", () => {
+    const request = redlist(["jane"], "Hi, JANE.", "jane.doe@northwind-labs.com");
+    const first = checkOf(request, "redlist");
+    expect(first.message).toContain("Exempt because");
+    // A shared result is frozen and handed to every request; this one is made for its request alone.
+    expect(Object.isFrozen(first)).toBe(false);
+    expect(checkOf(request, "redlist")).not.toBe(first);
+    const plain = checkOf(redlist(["acme"], "Nothing here."), "redlist");
+    expect(checkOf(redlist(["acme"], "Nothing here."), "redlist")).toBe(plain);
+  });
+
   it("exempts only the term found in the address", () => {
     const result = checkOf(redlist(["acme", "globex"], "Acme beats Globex.", "sales@acme.com"), "redlist");
     expect(result.status).toBe("fail");
