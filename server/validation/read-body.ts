@@ -26,8 +26,13 @@ function concat(chunks: Uint8Array[], total: number): Uint8Array {
 }
 
 /** The Node request under srvx's Request, when there is one. */
-function nodeRequest(request: Request): IncomingMessage | undefined {
+export function nodeRequest(request: Request): IncomingMessage | undefined {
   return (request as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req;
+}
+
+/** Node's error for a client that closed its connection before its body ended. */
+function clientGone(): Error {
+  return Object.assign(new Error("aborted"), { code: "ECONNRESET" });
 }
 
 /**
@@ -37,6 +42,8 @@ function nodeRequest(request: Request): IncomingMessage | undefined {
  */
 export function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<ReadBodyResult> {
   if (declaredOver(req.headers["content-length"], maxBytes)) return Promise.resolve({ ok: false });
+  // Gone before the read began (a route may read its body after a store call): its events are past.
+  if (req.destroyed) return Promise.reject(clientGone());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
@@ -61,8 +68,8 @@ export function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<Re
       settle();
       reject(error);
     };
-    // A client gone before the end: Node 20 closes the request without an error event.
-    const onClose = () => onError(new Error("The client closed the request before its body ended"));
+    // Node emits its own "aborted" error first; a close without it still ends the read.
+    const onClose = () => onError(clientGone());
     req.on("data", onData);
     req.on("end", onEnd);
     req.on("error", onError);
