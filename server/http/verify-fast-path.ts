@@ -21,6 +21,8 @@ export async function serveVerifyFast(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
+  // Read now: once the client has gone, its socket no longer says where it was.
+  const socketAddress = req.socket.remoteAddress;
   try {
     const read = await readNodeBody(req, VERIFY_BODY_MAX_BYTES);
     const body = read.ok
@@ -29,7 +31,7 @@ export async function serveVerifyFast(
     // Node joins a repeated X-Forwarded-For with ", " as Headers.get does; the type allows a list.
     const forwarded = req.headers["x-forwarded-for"];
     const forwardedFor = typeof forwarded === "string" ? forwarded : (forwarded?.join(", ") ?? null);
-    const address = clientIp(req.socket.remoteAddress, forwardedFor, context.config.trustProxy);
+    const address = clientIp(socketAddress, forwardedFor, context.config.trustProxy);
     writeJson(res, await answerVerify(context, body, address));
   } catch (error) {
     // A client gone before its body ended has no one to answer, and nothing went wrong here.

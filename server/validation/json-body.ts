@@ -6,7 +6,7 @@ import { decodeJsonBytes, decodeRawBytes } from "./body-text.ts";
 import { detailBody, jsonInvalid, validationErrorBody } from "./errors.ts";
 import { readExactJson } from "./exact-json.ts";
 import { parsePythonJson } from "./python-json.ts";
-import { readBodyLimited } from "./read-body.ts";
+import { nodeRequest, readBodyLimited } from "./read-body.ts";
 
 /** The cap of a route that names none; each POST route names its own, sized to what its schema holds. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -84,7 +84,12 @@ export async function parseJsonBody(request: Request, options: BodyOptions = {})
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BODY_BYTES;
   const read = await readBodyLimited(request, maxBytes);
   if (!read.ok) return tooLarge(maxBytes);
-  return parseBodyBytes(read.bytes, request.headers.get("content-type"));
+  // A repeated Content-Type: Starlette reads the first, as Node keeps it; Headers would join them.
+  const node = nodeRequest(request);
+  return parseBodyBytes(
+    read.bytes,
+    node ? node.headers["content-type"] : request.headers.get("content-type"),
+  );
 }
 
 /** A body already read, parsed as `parseJsonBody` does under its Content-Type. */

@@ -1,8 +1,8 @@
 import { createServer } from "node:http";
 import { type AddressInfo, connect } from "node:net";
-import { toNodeHandler } from "h3/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../../server/http/app.ts";
+import { nodeHandler } from "../../../server/http/node-answer.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { type Call, clientFor, MODES, postJson } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
@@ -273,7 +273,7 @@ describe("the fast path before the router", () => {
     const routed = await testContext(snapshots, { config: { verifyLimit: 1000 }, now });
     const fast = await clientFor("real port", context);
     const app = createApp(routed);
-    const server = createServer(toNodeHandler(app));
+    const server = createServer(nodeHandler((request) => app.fetch(request), routed.log));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const port = (server.address() as AddressInfo).port;
     try {
@@ -288,6 +288,50 @@ describe("the fast path before the router", () => {
       expect(await answerOf(await fast.call("/v1/verify", init))).toEqual(expected);
     } finally {
       server.close();
+      await fast.close();
+    }
+  });
+});
+
+describe("a repeated Content-Type", () => {
+  /** The status code and body of one raw HTTP/1.1 exchange. */
+  const rawPost = (port: number, head: string, body: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      let seen = "";
+      const socket = connect(port, "127.0.0.1", () =>
+        socket.write(`${head}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`),
+      );
+      socket.on("data", (chunk) => {
+        seen += chunk.toString();
+      });
+      socket.on("end", () => {
+        const [status = "", rest = ""] = seen.split("\r\n\r\n");
+        resolve({ status: Number(status.split(" ")[1]), body: rest });
+      });
+      socket.on("error", reject);
+    });
+
+  it("is read by its first value on the fast path and the route alike, as Starlette reads it", async () => {
+    const now = () => Date.parse("2026-11-18T10:00:00Z");
+    const context = await testContext(snapshots, { config: { verifyLimit: 1000 }, now });
+    const fast = await clientFor("real port", context);
+    const app = createApp(await testContext(snapshots, { config: { verifyLimit: 1000 }, now }));
+    const routed = createServer(
+      nodeHandler(
+        (request) => app.fetch(request),
+        () => {},
+      ),
+    );
+    await new Promise<void>((resolve) => routed.listen(0, "127.0.0.1", resolve));
+    const head =
+      "POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Type: application/json\r\n";
+    try {
+      const viaFast = await rawPost(Number(new URL(fast.url as string).port), head, JSON.stringify(good));
+      const viaRoute = await rawPost((routed.address() as AddressInfo).port, head, JSON.stringify(good));
+      expect(viaFast.status).toBe(200);
+      expect(viaRoute).toEqual(viaFast);
+    } finally {
+      routed.close();
       await fast.close();
     }
   });
