@@ -5,7 +5,7 @@ import type { AppContext } from "../context.ts";
 import { answerMcpPost, type McpParts, refusedOrigin } from "../routes/mcp-routes.ts";
 import { answerPapersList } from "../routes/papers-routes.ts";
 import { JSON_TYPE } from "./answers.ts";
-import { failedAnswer, plainly, sendResponse, writeResponse } from "./node-answer.ts";
+import { failedAnswer, plainly, sendResponse } from "./node-answer.ts";
 
 // The two keyed requests that clients repeat at volume, answered before the router through the same
 // functions as the app's routes, so with the same bytes, headers and refusals. What they skip is the
@@ -44,7 +44,7 @@ export async function servePapersFast(
   if (answer instanceof Response) {
     // A refusal (401, 422, 429, 503): rare enough to go through its Response as the app sends it.
     keepPrivate(answer);
-    return writeResponse(res, answer);
+    return sendResponse(res, answer, context.log);
   }
   res.writeHead(200, {
     "cache-control": PRIVATE_CACHE_CONTROL,

@@ -18,16 +18,6 @@ export const failedAnswer = (context: AppContext, error: unknown): Promise<Respo
     error instanceof HTTPError ? error : { status: 500, message: "Internal Server Error", cause: error },
   );
 
-/** A Response written as the app would send it, with its length. */
-export async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
-  const body = Buffer.from(await response.arrayBuffer());
-  const headers: Record<string, string | number> = {};
-  for (const [name, value] of response.headers) headers[name] = value;
-  headers["content-length"] = body.byteLength;
-  res.writeHead(response.status, headers);
-  res.end(body);
-}
-
 /** JSON text written with its status and headers, as `jsonText` answers through the app. */
 export function writeJson(
   res: ServerResponse,

@@ -4,7 +4,7 @@ import type { AppContext } from "../context.ts";
 import { answerVerify, VERIFY_BODY_MAX_BYTES } from "../routes/verify-routes.ts";
 import { parseBodyBytes, tooLarge } from "../validation/json-body.ts";
 import { readNodeBody } from "../validation/read-body.ts";
-import { failedAnswer, plainly, writeJson, writeResponse } from "./node-answer.ts";
+import { failedAnswer, plainly, sendResponse, writeJson } from "./node-answer.ts";
 
 // The playground's check, answered before the router through the route's own `answerVerify`, so with
 // the same bytes, headers and refusals. It skips the h3 layer (router, event, Request, Headers and
@@ -36,6 +36,6 @@ export async function serveVerifyFast(
   } catch (error) {
     // A client gone before its body ended has no one to answer, and nothing went wrong here.
     if (!req.complete && req.destroyed) return;
-    await writeResponse(res, await failedAnswer(context, error));
+    await sendResponse(res, await failedAnswer(context, error), context.log);
   }
 }

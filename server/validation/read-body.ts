@@ -79,11 +79,11 @@ export function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<Re
 
 /** The body's bytes, or `{ ok: false }` when it is larger than `maxBytes`. */
 export async function readBodyLimited(request: Request, maxBytes: number): Promise<ReadBodyResult> {
-  if (declaredTooLarge(request, maxBytes)) return { ok: false };
-  // With a declared length within the limit (Node's parser holds the client to it), read the Node
-  // stream directly: a web stream per request costs more than the rest of a small request.
-  const node = request.headers.has("content-length") ? nodeRequest(request) : undefined;
+  // On a Node request, read its stream directly: a web stream per request costs more than the rest of
+  // a small request. readNodeBody holds the declared length and the chunks to the limit itself.
+  const node = nodeRequest(request);
   if (node) return readNodeBody(node, maxBytes);
+  if (declaredTooLarge(request, maxBytes)) return { ok: false };
   const body = request.body;
   if (body === null) return { ok: true, bytes: new Uint8Array(0) };
   const reader = body.getReader();
