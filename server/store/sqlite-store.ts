@@ -1,4 +1,5 @@
 import { createStorage } from "unstorage";
+import { joinConsumes } from "./joined-consumes.ts";
 import {
   assertAmount,
   assertCount,
@@ -122,6 +123,11 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     const value = sql.value.get(key, clock());
     return value === undefined ? 0 : toCount(key, String(value));
   };
+  const consume = joinConsumes(
+    write,
+    (key, limit, expiresAt, amount) => sql.consume.get({ key, limit, expiresAt, amount, now: clock() }),
+    countOf,
+  );
 
   const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
   const timer =
@@ -160,17 +166,12 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     },
     async consume(key, limit, expiresAt, amount = 1) {
       open();
-      assertKey(key);
-      const params = {
-        key,
-        limit: assertCount("limit", limit),
-        expiresAt: assertEpochMs("expiresAt", expiresAt),
-        amount: assertAmount(amount),
-      };
-      return write(() => {
-        const count = sql.consume.get({ ...params, now: clock() });
-        return count === undefined ? { allowed: false, count: countOf(key) } : { allowed: true, count };
-      });
+      return consume(
+        assertKey(key),
+        assertCount("limit", limit),
+        assertEpochMs("expiresAt", expiresAt),
+        assertAmount(amount),
+      );
     },
     async peek(key) {
       open();
