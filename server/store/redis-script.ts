@@ -36,18 +36,31 @@ export async function loadScripts(client: Redis, scripts: RedisScript[]): Promis
 }
 
 // Redis has no "increment below a limit"; INCR then DECR would let a concurrent reader see an
-// overshoot, so the check and the increment run in one script. ARGV: limit, expiresAt, amount.
+// overshoot, so the checks and the increment run in one script. ARGV: limit, expiresAt, then the
+// amounts of the consumes joined (joined-consumes.ts), each allowed or refused in turn as if alone.
+// Returns allowed (1 or 0) and count for each.
 export const CONSUME = defineScript(`
-local count = tonumber(redis.call("GET", KEYS[1]) or "0")
-local amount = tonumber(ARGV[3])
-if count + amount > tonumber(ARGV[1]) then
-  return {0, count}
+local start = tonumber(redis.call("GET", KEYS[1]) or "0")
+local limit = tonumber(ARGV[1])
+local count = start
+local answers = {}
+for i = 3, #ARGV do
+  local amount = tonumber(ARGV[i])
+  if count + amount > limit then
+    answers[#answers + 1] = 0
+  else
+    count = count + amount
+    answers[#answers + 1] = 1
+  end
+  answers[#answers + 1] = count
 end
-count = redis.call("INCRBY", KEYS[1], amount)
-if count == amount then
-  redis.call("PEXPIREAT", KEYS[1], ARGV[2])
+if count > start then
+  redis.call("INCRBY", KEYS[1], count - start)
+  if start == 0 then
+    redis.call("PEXPIREAT", KEYS[1], ARGV[2])
+  end
 end
-return {1, count}
+return answers
 `);
 
 // The queue's clock is the Redis server's, shared by every process, so leases do not depend on the

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { createStorage } from "unstorage";
 import redisDriver from "unstorage/drivers/redis";
+import { joinConsumes } from "./joined-consumes.ts";
 import {
   assertAmount,
   assertCount,
@@ -59,17 +60,26 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
     throw new Error(`Expected Redis at ${redactUrl(options.url)} to answer`, { cause: error });
   }
 
+  // A turn's consumes of one counter go as one script call (each answered as if alone, in order).
+  const consume = joinConsumes(nextCheckPhase, async (key, limit, expiresAt, amounts) => {
+    const answers = (await runScript(client, CONSUME, [key], [limit, expiresAt, ...amounts])) as number[];
+    return amounts.map((_, index) => ({
+      allowed: answers[2 * index] === 1,
+      count: answers[2 * index + 1] as number,
+    }));
+  });
+
   return {
     kind: "redis",
     ...storageRecords(storage, assertOpen),
     async consume(key, limit, expiresAt, amount = 1) {
       assertOpen();
-      const args = [assertCount("limit", limit), assertEpochMs("expiresAt", expiresAt), assertAmount(amount)];
-      const [allowed, count] = (await runScript(client, CONSUME, [redisKey(assertKey(key))], args)) as [
-        number,
-        number,
-      ];
-      return { allowed: allowed === 1, count };
+      return consume(
+        redisKey(assertKey(key)),
+        assertCount("limit", limit),
+        assertEpochMs("expiresAt", expiresAt),
+        assertAmount(amount),
+      );
     },
     async peek(key) {
       assertOpen();
@@ -132,6 +142,11 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
       await client.quit().catch(() => client.disconnect());
     },
   };
+}
+
+/** Runs `work` after the requests of this turn of the event loop have asked for theirs. */
+function nextCheckPhase<T>(work: () => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => setImmediate(() => work().then(resolve, reject)));
 }
 
 function redactUrl(url: string): string {

@@ -1,5 +1,5 @@
 import { createStorage } from "unstorage";
-import { joinConsumes } from "./joined-consumes.ts";
+import { consumeInOrder, joinConsumes } from "./joined-consumes.ts";
 import {
   assertAmount,
   assertCount,
@@ -125,8 +125,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   };
   const consume = joinConsumes(
     write,
-    (key, limit, expiresAt, amount) => sql.consume.get({ key, limit, expiresAt, amount, now: clock() }),
-    countOf,
+    consumeInOrder(
+      (key, limit, expiresAt, amount) => sql.consume.get({ key, limit, expiresAt, amount, now: clock() }),
+      countOf,
+    ),
   );
 
   const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../../server/store/types.ts";
 import { type OpenedStore, useBackends } from "./backends.ts";
@@ -145,6 +146,34 @@ for (const backend of backends) {
         );
         expect(await store.peek("batch:race")).toBe(99);
         await expect(store.consume("batch:k", 10, expiresAt, 0)).rejects.toThrow(/amount/);
+      });
+
+      it("answers a turn's consumes of counters exactly as one at a time, in the order asked", async () => {
+        let run = 0;
+        await fc.assert(
+          fc.asyncProperty(
+            fc.array(fc.record({ key: fc.constantFrom("a", "b"), amount: fc.integer({ min: 1, max: 4 }) }), {
+              maxLength: 40,
+            }),
+            fc.integer({ min: 0, max: 30 }),
+            async (asks, limit) => {
+              run += 1;
+              const expiresAt = Date.now() + 60_000;
+              const joined = await Promise.all(
+                asks.map(({ key, amount }) => store.consume(`turn:r${run}${key}`, limit, expiresAt, amount)),
+              );
+              const counts = new Map<string, number>();
+              const alone = asks.map(({ key, amount }) => {
+                const count = counts.get(key) ?? 0;
+                if (count + amount > limit) return { allowed: false, count };
+                counts.set(key, count + amount);
+                return { allowed: true, count: count + amount };
+              });
+              expect(joined).toEqual(alone);
+            },
+          ),
+          { numRuns: 40 },
+        );
       });
 
       it("starts an expired counter again at the amount consumed", async () => {

@@ -1,7 +1,5 @@
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { joinConsumes } from "../../../server/store/joined-consumes.ts";
-import { createSqliteStore } from "../../../server/store/sqlite-store.ts";
+import { consumeInOrder, joinConsumes } from "../../../server/store/joined-consumes.ts";
 
 /** Counters in a map, consumed one statement at a time as the SQL upsert does (no expiry here). */
 function counters() {
@@ -47,7 +45,7 @@ function turnWriter(options: { failBatches?: number } = {}) {
 describe("joinConsumes", () => {
   it("answers a turn's consumes of one counter with one statement when their sum fits", async () => {
     const model = counters();
-    const consume = joinConsumes(turnWriter(), model.consumeOnce, model.count);
+    const consume = joinConsumes(turnWriter(), consumeInOrder(model.consumeOnce, model.count));
     const results = await Promise.all([1, 2, 1, 3].map((amount) => consume("usage:k", 10, 1, amount)));
     expect(results).toEqual([
       { allowed: true, count: 1 },
@@ -63,7 +61,7 @@ describe("joinConsumes", () => {
 
   it("runs each alone, in order, when the sum does not fit, as one statement after another would", async () => {
     const model = counters();
-    const consume = joinConsumes(turnWriter(), model.consumeOnce, model.count);
+    const consume = joinConsumes(turnWriter(), consumeInOrder(model.consumeOnce, model.count));
     const results = await Promise.all([4, 4, 3, 1].map((amount) => consume("usage:k", 9, 1, amount)));
     expect(results).toEqual([
       { allowed: true, count: 4 },
@@ -75,7 +73,7 @@ describe("joinConsumes", () => {
 
   it("keeps counters, limits and windows apart", async () => {
     const model = counters();
-    const consume = joinConsumes(turnWriter(), model.consumeOnce, model.count);
+    const consume = joinConsumes(turnWriter(), consumeInOrder(model.consumeOnce, model.count));
     const results = await Promise.all([
       consume("usage:a", 5, 1, 1),
       consume("usage:b", 5, 1, 1),
@@ -88,38 +86,13 @@ describe("joinConsumes", () => {
 
   it("fails every consume of a batch that failed, and does not keep the group open after", async () => {
     const model = counters();
-    const consume = joinConsumes(turnWriter({ failBatches: 1 }), model.consumeOnce, model.count);
+    const consume = joinConsumes(
+      turnWriter({ failBatches: 1 }),
+      consumeInOrder(model.consumeOnce, model.count),
+    );
     const both = [consume("usage:k", 5, 1, 1), consume("usage:k", 5, 1, 1)];
     for (const result of both) await expect(result).rejects.toThrow(/disk full/);
     expect(model.counts.size).toBe(0);
     expect(await consume("usage:k", 5, 1, 1)).toEqual({ allowed: true, count: 1 });
-  });
-
-  it("matches consumes run one at a time, for any turn of consumes (SQLite store)", async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.record({ key: fc.constantFrom("a", "b"), amount: fc.integer({ min: 1, max: 4 }) }), {
-          maxLength: 40,
-        }),
-        fc.integer({ min: 0, max: 30 }),
-        async (asks, limit) => {
-          const store = createSqliteStore({ path: ":memory:", sweepIntervalMs: 0 });
-          const expiresAt = Date.now() + 60_000;
-          const joined = await Promise.all(
-            asks.map(({ key, amount }) => store.consume(`usage:${key}`, limit, expiresAt, amount)),
-          );
-          const model = counters();
-          const alone = asks.map(({ key, amount }) => {
-            const count = model.consumeOnce(`usage:${key}`, limit, expiresAt, amount);
-            return count === undefined
-              ? { allowed: false, count: model.count(`usage:${key}`) }
-              : { allowed: true, count };
-          });
-          expect(joined).toEqual(alone);
-          await store.close();
-        },
-      ),
-      { numRuns: 60 },
-    );
   });
 });
