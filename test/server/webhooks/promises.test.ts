@@ -26,6 +26,11 @@ const FAST = {
 
 /** The least wait of a scheduled retry here: four minutes less the jitter of 20%, less a margin. */
 const MINUTES_AWAY = 180_000;
+/**
+ * "At once" for a manual retry: far under the scheduled retry's minutes, with room for a machine busy
+ * with other suites (2 s here failed now and then beside them).
+ */
+const PROMPTLY = 10_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -90,7 +95,7 @@ describe.each([
             }>;
           };
           return body.attempts.length >= count ? body.attempts : null;
-        }, 2_000);
+        }, PROMPTLY);
 
       expect((await api("/test", "POST")).status).toBe(202);
       const [first] = await attempts(1);
@@ -105,7 +110,7 @@ describe.each([
         const retried = await api(`/deliveries/${first?.delivery_id}/retry`, "POST");
         expect(retried.status).toBe(202);
         const [latest] = await attempts(count);
-        expect(Date.now() - asked).toBeLessThan(2_000);
+        expect(Date.now() - asked).toBeLessThan(PROMPTLY);
         expect(latest).toMatchObject({ attempt: count, delivered });
         // The schedule starts over: the next retry is the first step of it again, not a later one.
         if (!delivered)
@@ -115,7 +120,7 @@ describe.each([
       expect(receiver.received.filter((r) => r.path === "/flaky")).toHaveLength(3);
       expect(new Set(receiver.received.map((r) => r.id)).size).toBe(1);
     },
-    30_000,
+    60_000,
   );
 });
 
