@@ -1,7 +1,8 @@
 import { accessSync, constants } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, type BrowserContext, chromium } from "playwright-core";
+import { afterEach, expect } from "vitest";
 
 /** Debian's Chromium (`apt-get install chromium`; `.ci/run` installs it when missing). */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -54,4 +55,29 @@ export async function launchChromium(): Promise<Browser> {
   if (missing) throw new Error(`${missing}; CI requires the browser tests to run`);
   await mkdir(ARTIFACTS, { recursive: true });
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS });
+}
+
+/**
+ * The browser contexts a test opens and the problems their pages report (an uncaught error, a
+ * request that left the origin, a blocked inline script): after each test its contexts are closed,
+ * and any problem fails the test that caused it. Call at the top of a test file.
+ */
+export function watchPages(): { keep(context: BrowserContext): void; report(problem: string): void } {
+  let contexts: BrowserContext[] = [];
+  let problems: string[] = [];
+  afterEach(async () => {
+    for (const context of contexts) await context.close();
+    contexts = [];
+    const found = problems;
+    problems = [];
+    expect(found).toEqual([]);
+  });
+  return {
+    keep: (context) => {
+      contexts.push(context);
+    },
+    report: (problem) => {
+      problems.push(problem);
+    },
+  };
 }

@@ -1,10 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Started } from "../helpers/processes.ts";
-import { ARTIFACTS, browserPlan, launchChromium } from "./chromium.ts";
+import { ARTIFACTS, browserPlan, launchChromium, watchPages } from "./chromium.ts";
 import { startSeededSite } from "./site-under-test.ts";
 
 // The first screen of the page `npm start` serves (`picks serve --seed`): readers come for the picks,
@@ -27,8 +27,7 @@ const DESKTOP = { width: 1366, height: 900 };
 
 let browser: Browser;
 let server: Started;
-let contexts: BrowserContext[] = [];
-let problems: string[] = [];
+const pages = watchPages();
 
 beforeAll(async () => {
   if (plan.skip) return;
@@ -39,19 +38,12 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
 });
-afterEach(async () => {
-  for (const context of contexts) await context.close();
-  contexts = [];
-  const found = problems;
-  problems = [];
-  expect(found).toEqual([]);
-});
 
 async function open(viewport: { width: number; height: number }, dark = false, path = "/"): Promise<Page> {
   const context = await browser.newContext({ viewport, colorScheme: dark ? "dark" : "light" });
-  contexts.push(context);
+  pages.keep(context);
   const page = await context.newPage();
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  page.on("pageerror", (error) => pages.report(`pageerror: ${error.message}`));
   await page.goto(`${server.url}${path}`);
   await page.waitForSelector("html[data-ready=true]");
   return page;

@@ -1,10 +1,10 @@
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AXIS_IDS } from "../../pipeline/domain/score.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
 import { type Started, startPicksServer } from "../helpers/processes.ts";
-import { ARTIFACTS, browserPlan, launchChromium } from "./chromium.ts";
+import { ARTIFACTS, browserPlan, launchChromium, watchPages } from "./chromium.ts";
 import { type LoopbackServer, publishSite, startRuntimePage, startStaticHost } from "./site-under-test.ts";
 
 // The page in a real Chromium against a real `picks serve` over the three sample days. Screenshots
@@ -31,8 +31,7 @@ const CITED_DAY = "2026-11-19";
 
 let browser: Browser;
 let site: { publicDir: string; days: DailySnapshot[] };
-let contexts: BrowserContext[] = [];
-let pageErrors: string[] = [];
+const pages = watchPages();
 
 beforeAll(async () => {
   if (plan.skip) return;
@@ -41,14 +40,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
-});
-afterEach(async () => {
-  for (const context of contexts) await context.close();
-  contexts = [];
-  // An uncaught error or a blocked inline script/style in the page fails the test that caused it.
-  const errors = pageErrors;
-  pageErrors = [];
-  expect(errors).toEqual([]);
 });
 
 async function open(
@@ -60,12 +51,12 @@ async function open(
     viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
     colorScheme: "light",
   });
-  contexts.push(context);
+  pages.keep(context);
   const page = await context.newPage();
-  page.on("pageerror", (error) => pageErrors.push(`pageerror: ${error.message}`));
+  page.on("pageerror", (error) => pages.report(`pageerror: ${error.message}`));
   page.on("console", (message) => {
     if (message.type() === "error" && /Content Security Policy/i.test(message.text())) {
-      pageErrors.push(`csp: ${message.text()}`);
+      pages.report(`csp: ${message.text()}`);
     }
   });
   await page.goto(`${base}${path}`);

@@ -1,11 +1,11 @@
 import { readFile, rm, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
 import { type Started, startPicksServer } from "../helpers/processes.ts";
-import { ARTIFACTS, browserPlan, launchChromium } from "./chromium.ts";
+import { ARTIFACTS, browserPlan, launchChromium, watchPages } from "./chromium.ts";
 import { publishSite } from "./site-under-test.ts";
 
 // What the other browser suites leave out: one day printed (print media, a PDF kept under
@@ -44,8 +44,7 @@ const require = createRequire(import.meta.url);
 let browser: Browser;
 let site: { publicDir: string; days: DailySnapshot[] };
 let server: Started;
-let contexts: BrowserContext[] = [];
-let problems: string[] = [];
+const pages = watchPages();
 
 beforeAll(async () => {
   if (plan.skip) return;
@@ -62,13 +61,6 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
 });
-afterEach(async () => {
-  for (const context of contexts) await context.close();
-  contexts = [];
-  const found = problems;
-  problems = [];
-  expect(found).toEqual([]);
-});
 
 async function open(
   path = "/",
@@ -78,16 +70,16 @@ async function open(
     viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
     colorScheme: options.dark ? "dark" : "light",
   });
-  contexts.push(context);
+  pages.keep(context);
   const origin = new URL(server.url).origin;
   await context.route("**/*", async (route) => {
     const url = new URL(route.request().url());
     if (url.origin === origin) return route.continue();
-    problems.push(`request left the origin: ${url.href}`);
+    pages.report(`request left the origin: ${url.href}`);
     return route.abort();
   });
   const page = await context.newPage();
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  page.on("pageerror", (error) => pages.report(`pageerror: ${error.message}`));
   await page.goto(`${server.url}${path}`);
   if (options.ready !== false) await page.waitForSelector("html[data-ready=true]");
   return page;
@@ -290,12 +282,12 @@ describe.skipIf(plan.skip)("focus and motion", () => {
 describe.skipIf(plan.skip)("a snapshot that is not JSON", () => {
   it("shows a message, not a blank list", async () => {
     const context = await browser.newContext();
-    contexts.push(context);
+    pages.keep(context);
     await context.route("**/v1/daily/2026-11-18*", (route) =>
       route.fulfill({ status: 200, contentType: "application/json", body: '{"date":"2026-11-18","picks":[' }),
     );
     const page = await context.newPage();
-    page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+    page.on("pageerror", (error) => pages.report(`pageerror: ${error.message}`));
     await page.goto(`${server.url}/?date=2026-11-18`);
     await page.waitForSelector("html[data-ready=true]");
     const text = (await page.textContent("#pick-list")) ?? "";

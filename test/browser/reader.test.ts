@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
 import { type Started, startPicksServer } from "../helpers/processes.ts";
-import { ARTIFACTS, browserPlan, launchChromium } from "./chromium.ts";
+import { ARTIFACTS, browserPlan, launchChromium, watchPages } from "./chromium.ts";
 import { type LoopbackServer, publishSite, startStaticHost } from "./site-under-test.ts";
 
 // The reader's page in a real Chromium over the three sample days (one pick with citation figures):
@@ -35,8 +35,7 @@ let site: { publicDir: string; days: DailySnapshot[] };
 let server: Started;
 let staticHost: LoopbackServer;
 let key: string;
-let contexts: BrowserContext[] = [];
-let problems: string[] = [];
+const pages = watchPages();
 
 beforeAll(async () => {
   if (plan.skip) return;
@@ -61,13 +60,6 @@ afterAll(async () => {
   await server?.stop();
   await staticHost?.close();
 });
-afterEach(async () => {
-  for (const context of contexts) await context.close();
-  contexts = [];
-  const found = problems;
-  problems = [];
-  expect(found).toEqual([]);
-});
 
 interface Opened {
   page: Page;
@@ -84,13 +76,13 @@ async function open(
     viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
     colorScheme: options.dark ? "dark" : "light",
   });
-  contexts.push(context);
+  pages.keep(context);
   const origin = new URL(base).origin;
   const requests: Opened["requests"] = [];
   await context.route("**/*", async (route) => {
     const url = new URL(route.request().url());
     if (url.origin !== origin) {
-      problems.push(`request left the origin: ${url.href}`);
+      pages.report(`request left the origin: ${url.href}`);
       await route.abort();
       return;
     }
@@ -103,10 +95,10 @@ async function open(
     const body = await response.body().catch(() => Buffer.alloc(0));
     requests.push({ path: `${url.pathname}${url.search}`, bytes: body.byteLength });
   });
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  page.on("pageerror", (error) => pages.report(`pageerror: ${error.message}`));
   page.on("console", (message) => {
     if (message.type() === "error" && /Content Security Policy/i.test(message.text())) {
-      problems.push(`csp: ${message.text()}`);
+      pages.report(`csp: ${message.text()}`);
     }
   });
   await page.goto(`${base}${path}`);
@@ -304,7 +296,7 @@ describe.skipIf(plan.skip)("the citation graph and the figures", () => {
 
   it("says so when stats.json or a day's snapshot cannot be loaded, on a static host", async () => {
     const context = await browser.newContext();
-    contexts.push(context);
+    pages.keep(context);
     await context.route("**/v1/stats.json", (route) => route.fulfill({ status: 500, body: "down" }));
     await context.route("**/v1/daily/latest.json", (route) => route.fulfill({ status: 500, body: "down" }));
     const page = await context.newPage();
