@@ -1,10 +1,12 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configFromEnv } from "../../../server/config.ts";
 import { createApp } from "../../../server/http/app.ts";
 import { nodeHandler } from "../../../server/http/node-answer.ts";
-import { acceptedForm } from "../../../server/mcp/hosted-mcp.ts";
+import { acceptedForm, createHostedMcp } from "../../../server/mcp/hosted-mcp.ts";
+import { createHostedSnapshots } from "../../../server/mcp/hosted-snapshots.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { type Call, clientFor, postJson } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
@@ -134,6 +136,62 @@ describe("what a tools/call spends", () => {
     expect(await used()).toBe(before);
     await result("application/json", 8, "labs_stats", {});
     expect(await used()).toBe(before + 1);
+  });
+});
+
+describe("what a body will cost", () => {
+  // A lone plain tools/call is planned without the SDK schema's parses; a batch of that one message
+  // goes through them, and must cost the same, for calls near that shape and off it.
+  it("plans a lone tools/call as the SDK's schema plans the batch of it alone", () => {
+    const hosted = createHostedMcp({
+      snapshots: createHostedSnapshots(snapshots),
+      version: "t",
+      log: () => {},
+    });
+    const args = fc.oneof(
+      fc.constant(undefined),
+      fc.constant({ days: 7, compact: true }),
+      fc.constant({ limit: 0 }),
+      fc.constant({ axis: "A10" }),
+      fc.dictionary(fc.constantFrom("days", "limit", "axis", "extra"), fc.jsonValue(), { maxKeys: 2 }),
+    );
+    const plainCall = fc.record({
+      jsonrpc: fc.constant("2.0"),
+      id: fc.oneof(fc.string(), fc.integer()),
+      method: fc.constant("tools/call"),
+      params: fc.record(
+        { name: fc.constantFrom("labs_papers", "labs_stats", "labs_nothing"), arguments: args },
+        { requiredKeys: ["name"] },
+      ),
+    });
+    // Half plain, half with one thing off the plain shape.
+    type Message = Record<string, unknown> & { params: Record<string, unknown> };
+    const offShape: fc.Arbitrary<(message: Message) => unknown>[] = [
+      fc.constant((m) => ({ ...m, jsonrpc: "1.0" })),
+      fc.constant((m) => ({ ...m, method: "tools/list" })),
+      fc.constant((m) => ({ ...m, extra: 1 })),
+      fc
+        .oneof(fc.double(), fc.constant(null), fc.constant(2 ** 60), fc.boolean())
+        .map((id) => (m) => ({ ...m, id })),
+      fc.constant((m) => ({ ...m, params: null })),
+      fc.constant((m) => ({ ...m, params: { ...m.params, name: 7 } })),
+      fc.constant((m) => ({ ...m, params: { ...m.params, task: {} } })),
+      fc
+        .oneof(fc.constant(null), fc.constant([]), fc.string())
+        .map((a) => (m) => ({ ...m, params: { ...m.params, arguments: a } })),
+      fc
+        .oneof(fc.constant({}), fc.record({ progressToken: fc.oneof(fc.string(), fc.boolean()) }))
+        .map((meta) => (m) => ({ ...m, params: { ...m.params, _meta: meta } })),
+    ];
+    const body = fc
+      .tuple(plainCall, fc.option(fc.oneof(...offShape), { freq: 2 }))
+      .map(([message, change]) => (change ? change(message as Message) : message));
+    fc.assert(
+      fc.property(body, fc.constantFrom(null, "2025-06-18", "1999-01-01"), (message, version) => {
+        expect(hosted.plan(message, version)).toEqual(hosted.plan([message], version));
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });
 
