@@ -23,13 +23,13 @@ export function writeJson(
   res: ServerResponse,
   answer: { status: number; body: string; headers?: Record<string, string> },
 ): void {
-  const body = Buffer.from(answer.body);
+  // Written as text: Node sends the head and a text body in one write, with no Buffer made here.
   res.writeHead(answer.status, {
     ...answer.headers,
     "content-type": JSON_TYPE,
-    "content-length": body.byteLength,
+    "content-length": Buffer.byteLength(answer.body),
   });
-  res.end(body);
+  res.end(answer.body);
 }
 
 /**

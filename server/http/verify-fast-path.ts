@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { clientIp } from "../access/client-ip.ts";
 import type { AppContext } from "../context.ts";
 import { answerVerify, VERIFY_BODY_MAX_BYTES } from "../routes/verify-routes.ts";
-import { parseBodyBytes, tooLarge } from "../validation/json-body.ts";
+import { type BodyResult, parseBodyBytes, tooLarge } from "../validation/json-body.ts";
 import { readNodeBody } from "../validation/read-body.ts";
 import { failedAnswer, plainly, sendResponse, writeJson } from "./node-answer.ts";
 
@@ -15,6 +15,23 @@ import { failedAnswer, plainly, sendResponse, writeJson } from "./node-answer.ts
 export const isVerifyPost = (req: IncomingMessage): boolean =>
   req.method === "POST" && plainly(req.url ?? "", "/v1/verify");
 
+/**
+ * The request's body, parsed. Its own function so that no local of `serveVerifyFast` holds the bytes or
+ * the parsed body while the answer waits: an async frame keeps its locals across an await, dead or not.
+ */
+async function readVerifyBody(req: IncomingMessage): Promise<BodyResult> {
+  const read = await readNodeBody(req, VERIFY_BODY_MAX_BYTES);
+  return read.ok ? parseBodyBytes(read.bytes, req.headers["content-type"]) : tooLarge(VERIFY_BODY_MAX_BYTES);
+}
+
+/** The client's address, as the limit counts it. */
+function addressOf(context: AppContext, req: IncomingMessage, socketAddress: string | undefined): string {
+  // Node joins a repeated X-Forwarded-For with ", " as Headers.get does; the type allows a list.
+  const forwarded = req.headers["x-forwarded-for"];
+  const forwardedFor = typeof forwarded === "string" ? forwarded : (forwarded?.join(", ") ?? null);
+  return clientIp(socketAddress, forwardedFor, context.config.trustProxy);
+}
+
 /** `POST /v1/verify` on Node's request and response. */
 export async function serveVerifyFast(
   context: AppContext,
@@ -24,15 +41,9 @@ export async function serveVerifyFast(
   // Read now: once the client has gone, its socket no longer says where it was.
   const socketAddress = req.socket.remoteAddress;
   try {
-    const read = await readNodeBody(req, VERIFY_BODY_MAX_BYTES);
-    const body = read.ok
-      ? parseBodyBytes(read.bytes, req.headers["content-type"])
-      : tooLarge(VERIFY_BODY_MAX_BYTES);
-    // Node joins a repeated X-Forwarded-For with ", " as Headers.get does; the type allows a list.
-    const forwarded = req.headers["x-forwarded-for"];
-    const forwardedFor = typeof forwarded === "string" ? forwarded : (forwarded?.join(", ") ?? null);
-    const address = clientIp(socketAddress, forwardedFor, context.config.trustProxy);
-    writeJson(res, await answerVerify(context, body, address));
+    // Neither the body nor its bytes in a local: see readVerifyBody.
+    const answer = answerVerify(context, await readVerifyBody(req), addressOf(context, req, socketAddress));
+    writeJson(res, await answer);
   } catch (error) {
     // A client gone before its body ended has no one to answer, and nothing went wrong here.
     if (!req.complete && req.destroyed) return;
