@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 
 // Linux reports utime and stime in clock ticks, 100 a second on every usual configuration.
 const TICK_MS = 10;
@@ -24,4 +24,26 @@ export const cpuMsOf = (pid: number): Promise<number> => cpuMsIn(`/proc/${pid}/s
 export async function offMainCpuMsOf(pid: number): Promise<number> {
   const [all, main] = await Promise.all([cpuMsOf(pid), cpuMsIn(`/proc/${pid}/task/${pid}/stat`)]);
   return all - main;
+}
+
+/**
+ * The CPU time, in ms, of a process's threads running at scheduling priority `nice`: in a server,
+ * the webhook delivery thread (nice 10) alone, without V8's helper threads, which work for the
+ * serving thread too (its garbage collection, its compiles) and under load would count in a figure
+ * of everything off the serving thread. A thread that ended since an earlier call no longer counts.
+ */
+export async function niceThreadsCpuMsOf(pid: number, nice: number): Promise<number> {
+  const tids = await readdir(`/proc/${pid}/task`);
+  const times = await Promise.all(
+    tids.map(async (tid) => {
+      try {
+        const fields = (await readFile(`/proc/${pid}/task/${tid}/stat`, "utf8")).split(") ")[1]?.split(" ");
+        // Field 19 of stat (nice), counted after the command name like utime and stime above.
+        return Number(fields?.[16]) === nice ? (Number(fields?.[11]) + Number(fields?.[12])) * TICK_MS : 0;
+      } catch {
+        return 0; // The thread ended between the listing and the read.
+      }
+    }),
+  );
+  return times.reduce((sum, ms) => sum + ms, 0);
 }

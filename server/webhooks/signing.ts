@@ -1,5 +1,6 @@
-import { createHmac, randomBytes } from "node:crypto";
+import { createHmac, createSecretKey, type KeyObject, randomBytes } from "node:crypto";
 import { signatureHeader, signedContent } from "../../pipeline/domain/webhook.ts";
+import { createBoundedCache } from "../bounded-cache.ts";
 import type { EndpointRecord } from "./webhook-records.ts";
 
 const PREFIX = "whsec_";
@@ -7,10 +8,17 @@ const PREFIX = "whsec_";
 /** A new signing secret: `whsec_` and the base64 of 24 random bytes (192 bits), as Standard Webhooks has it. */
 export const newSecret = (): string => `${PREFIX}${randomBytes(24).toString("base64")}`;
 
+// A secret's key is decoded once rather than for every signature: decoding and copying it into the
+// HMAC took about a third of a signature's 4-5 µs. A fan-out signs once per endpoint, so the cache
+// holds as many keys as a fan-out has recipients.
+const keys = createBoundedCache<string, KeyObject>(4096);
+
+const keyOf = (secret: string): KeyObject =>
+  keys.get(secret) ?? keys.set(secret, createSecretKey(Buffer.from(secret.slice(PREFIX.length), "base64")));
+
 /** The base64 HMAC-SHA256 of the signed content, keyed with the secret's decoded bytes. */
 export function sign(secret: string, id: string, timestampSeconds: number, body: string): string {
-  const key = Buffer.from(secret.slice(PREFIX.length), "base64");
-  return createHmac("sha256", key)
+  return createHmac("sha256", keyOf(secret))
     .update(signedContent(id, timestampSeconds, body))
     .digest("base64");
 }
