@@ -17,11 +17,10 @@ export type ConsumeOnce = (
 ) => number | undefined;
 
 interface Group {
-  readonly key: string;
   readonly limit: number;
   readonly expiresAt: number;
   readonly amounts: number[];
-  results?: Promise<ConsumeResult[]>;
+  readonly results: Promise<ConsumeResult[]>;
 }
 
 /**
@@ -29,9 +28,12 @@ interface Group {
  * the same turn of the event loop, all on its key's counter) into one step of the store, which
  * answers each as if it had run alone, in the order asked: exact, as one at a time. At saturation
  * on one key this saves all but one of a turn's store calls (about 5 µs a keyed request on SQLite).
+ * A consume of the counter with another limit or expiry (a tier just changed, a clock stepped back)
+ * closes the group and opens the next, so the groups, run in the order they were opened, keep the
+ * order asked.
  *
- * `write` runs its work once the turn's consumes are in (the store's group commit, or the next
- * check phase) and resolves with its result; the work may run again should its commit be tried again.
+ * `write` runs its work later, never before it returns (the store's group commit, or the next check
+ * phase), and resolves with its result; the work may run again should its commit be tried again.
  */
 export function joinConsumes<R extends ConsumeResult[] | Promise<ConsumeResult[]>>(
   write: (work: () => R) => Promise<ConsumeResult[]>,
@@ -39,27 +41,38 @@ export function joinConsumes<R extends ConsumeResult[] | Promise<ConsumeResult[]
 ): (key: string, limit: number, expiresAt: number, amount: number) => Promise<ConsumeResult> {
   const open = new Map<string, Group>();
 
-  return async (key, limit, expiresAt, amount) => {
-    const id = `${limit}:${expiresAt}:${key}`;
-    let group = open.get(id);
-    if (group === undefined) {
-      const made: Group = { key, limit, expiresAt, amounts: [] };
-      open.set(id, made);
-      // Closed to newcomers once its work starts, or once refused before it ran (the store closed,
-      // the batch failed).
-      const close = (): void => {
-        if (open.get(id) === made) open.delete(id);
-      };
-      made.results = write(() => {
+  const start = (key: string, limit: number, expiresAt: number): Group => {
+    const amounts: number[] = [];
+    // Closed to newcomers once its work starts, or once refused before it ran (the store closed, the
+    // batch failed), or when `write` throws.
+    const close = (): void => {
+      if (open.get(key)?.amounts === amounts) open.delete(key);
+    };
+    let results: Promise<ConsumeResult[]>;
+    try {
+      results = write(() => {
         close();
-        return consumeAll(key, limit, expiresAt, made.amounts);
+        return consumeAll(key, limit, expiresAt, amounts);
       });
-      made.results.catch(close);
-      group = made;
+    } catch (error) {
+      results = Promise.reject(error);
+    }
+    const group = { limit, expiresAt, amounts, results };
+    open.set(key, group);
+    results.catch(close);
+    return group;
+  };
+
+  return async (key, limit, expiresAt, amount) => {
+    let group = open.get(key);
+    if (group === undefined || group.limit !== limit || group.expiresAt !== expiresAt) {
+      group = start(key, limit, expiresAt);
     }
     const index = group.amounts.push(amount) - 1;
-    const results = await (group.results as Promise<ConsumeResult[]>);
-    return results[index] as ConsumeResult;
+    const results = await group.results;
+    const result = results[index];
+    if (result === undefined) throw new Error(`Expected an answer for consume ${index + 1} of ${key}`);
+    return result;
   };
 }
 

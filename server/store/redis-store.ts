@@ -60,12 +60,28 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
     throw new Error(`Expected Redis at ${redactUrl(options.url)} to answer`, { cause: error });
   }
 
-  // A turn's consumes of one counter go as one script call (each answered as if alone, in order).
+  // A turn's consumes of one counter go as one script call (each answered as if alone, in order),
+  // sent in the next check phase; close() waits for those asked before it.
+  const deferred = new Set<Promise<unknown>>();
+  const nextCheckPhase = <T>(work: () => Promise<T>): Promise<T> => {
+    const done = new Promise<T>((resolve, reject) => setImmediate(() => work().then(resolve, reject)));
+    const settled: Promise<unknown> = done.then(
+      () => deferred.delete(settled),
+      () => deferred.delete(settled),
+    );
+    deferred.add(settled);
+    return done;
+  };
   const consume = joinConsumes(nextCheckPhase, async (key, limit, expiresAt, amounts) => {
-    const answers = (await runScript(client, CONSUME, [key], [limit, expiresAt, ...amounts])) as number[];
+    const answers = await runScript(client, CONSUME, [key], [limit, expiresAt, ...amounts]);
+    if (!Array.isArray(answers) || answers.length !== 2 * amounts.length) {
+      throw new Error(
+        `Expected ${2 * amounts.length} numbers from the consume script, got ${String(answers)}`,
+      );
+    }
     return amounts.map((_, index) => ({
       allowed: answers[2 * index] === 1,
-      count: answers[2 * index + 1] as number,
+      count: Number(answers[2 * index + 1]),
     }));
   });
 
@@ -139,14 +155,10 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
         return;
       }
       closed = true;
+      await Promise.all(deferred);
       await client.quit().catch(() => client.disconnect());
     },
   };
-}
-
-/** Runs `work` after the requests of this turn of the event loop have asked for theirs. */
-function nextCheckPhase<T>(work: () => Promise<T>): Promise<T> {
-  return new Promise<T>((resolve, reject) => setImmediate(() => work().then(resolve, reject)));
 }
 
 function redactUrl(url: string): string {

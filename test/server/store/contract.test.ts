@@ -150,22 +150,28 @@ for (const backend of backends) {
 
       it("answers a turn's consumes of counters exactly as one at a time, in the order asked", async () => {
         let run = 0;
+        const ask = fc.record({
+          key: fc.constantFrom("a", "b"),
+          amount: fc.integer({ min: 1, max: 4 }),
+          // Now and then another limit for the same counter (a tier changed within the turn).
+          raised: fc.integer({ min: 0, max: 5 }).map((n) => (n === 0 ? 1 : 0)),
+        });
         await fc.assert(
           fc.asyncProperty(
-            fc.array(fc.record({ key: fc.constantFrom("a", "b"), amount: fc.integer({ min: 1, max: 4 }) }), {
-              maxLength: 40,
-            }),
+            fc.array(ask, { maxLength: 40 }),
             fc.integer({ min: 0, max: 30 }),
             async (asks, limit) => {
               run += 1;
               const expiresAt = Date.now() + 60_000;
               const joined = await Promise.all(
-                asks.map(({ key, amount }) => store.consume(`turn:r${run}${key}`, limit, expiresAt, amount)),
+                asks.map(({ key, amount, raised }) =>
+                  store.consume(`turn:r${run}${key}`, limit + raised, expiresAt, amount),
+                ),
               );
               const counts = new Map<string, number>();
-              const alone = asks.map(({ key, amount }) => {
+              const alone = asks.map(({ key, amount, raised }) => {
                 const count = counts.get(key) ?? 0;
-                if (count + amount > limit) return { allowed: false, count };
+                if (count + amount > limit + raised) return { allowed: false, count };
                 counts.set(key, count + amount);
                 return { allowed: true, count: count + amount };
               });
@@ -174,6 +180,12 @@ for (const backend of backends) {
           ),
           { numRuns: 40 },
         );
+      });
+
+      it("answers a consume asked before close", async () => {
+        const asked = store.consume("closing:k", 5, Date.now() + 60_000, 2);
+        await store.close();
+        expect(await asked).toEqual({ allowed: true, count: 2 });
       });
 
       it("starts an expired counter again at the amount consumed", async () => {

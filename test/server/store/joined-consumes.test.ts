@@ -84,6 +84,39 @@ describe("joinConsumes", () => {
     expect(model.statements()).toBe(4);
   });
 
+  it("keeps the order asked when one counter is asked with another limit in the same turn", async () => {
+    const model = counters();
+    const consume = joinConsumes(turnWriter(), consumeInOrder(model.consumeOnce, model.count));
+    const results = await Promise.all([
+      consume("usage:k", 5, 1, 3),
+      consume("usage:k", 6, 1, 3),
+      consume("usage:k", 5, 1, 2),
+      consume("usage:k", 5, 2, 1),
+    ]);
+    expect(results).toEqual([
+      { allowed: true, count: 3 },
+      { allowed: true, count: 6 },
+      { allowed: false, count: 6 },
+      { allowed: false, count: 6 },
+    ]);
+  });
+
+  it("fails only the consumes asked while a write throws, and opens a new group after", async () => {
+    const model = counters();
+    let throws = true;
+    const batched = turnWriter();
+    const write = <T>(work: () => T): Promise<T> => {
+      if (throws) {
+        throws = false;
+        throw new Error("no checkpoint thread");
+      }
+      return batched(work);
+    };
+    const consume = joinConsumes(write, consumeInOrder(model.consumeOnce, model.count));
+    await expect(consume("usage:k", 5, 1, 1)).rejects.toThrow(/no checkpoint thread/);
+    expect(await consume("usage:k", 5, 1, 1)).toEqual({ allowed: true, count: 1 });
+  });
+
   it("fails every consume of a batch that failed, and does not keep the group open after", async () => {
     const model = counters();
     const consume = joinConsumes(
