@@ -28,16 +28,20 @@ async function readLate(waitMs: number, send: (port: number) => Promise<void>): 
   }
 }
 
-const partialBody = (port: number, leaveAfterMs: number) =>
+/** Sends `request` raw and closes the connection `leaveAfterMs` later. */
+const sendAndLeave = (port: number, request: string, leaveAfterMs: number) =>
   new Promise<void>((resolve) => {
     const socket = connect(port, "127.0.0.1", () => {
-      socket.write("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{");
+      socket.write(request);
       setTimeout(() => {
         socket.destroy();
         resolve();
       }, leaveAfterMs);
     });
   });
+
+const partialBody = (port: number, leaveAfterMs: number) =>
+  sendAndLeave(port, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{", leaveAfterMs);
 
 describe("readNodeBody", () => {
   it("fails as Node's 'aborted' when the client leaves during the read", async () => {
@@ -50,15 +54,7 @@ describe("readNodeBody", () => {
 
   it("reads a whole body that arrived before the read began", async () => {
     const whole = (port: number) =>
-      new Promise<void>((resolve) => {
-        const socket = connect(port, "127.0.0.1", () => {
-          socket.write("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello");
-          setTimeout(() => {
-            socket.destroy();
-            resolve();
-          }, 500);
-        });
-      });
+      sendAndLeave(port, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello", 500);
     expect(await readLate(100, whole)).toBe("read 5 bytes");
   });
 });
