@@ -3,11 +3,17 @@ import { readdir, readFile } from "node:fs/promises";
 // Linux reports utime and stime in clock ticks, 100 a second on every usual configuration.
 const TICK_MS = 10;
 
+/** A /proc stat file's fields after the command name: field N of proc(5) is at index N - 3. */
+async function statFields(statPath: string): Promise<string[]> {
+  return (await readFile(statPath, "utf8")).split(") ")[1]?.split(" ") ?? [];
+}
+
+/** CPU time (user + system, fields 14 and 15) in ms from stat fields. */
+const cpuMsOfFields = (fields: string[]): number => (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+
 /** CPU time (user + system) in ms from a /proc stat file. */
 async function cpuMsIn(statPath: string): Promise<number> {
-  const fields = (await readFile(statPath, "utf8")).split(") ")[1]?.split(" ") ?? [];
-  // Fields 14 and 15 of stat (utime, stime), counted after the command name.
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  return cpuMsOfFields(await statFields(statPath));
 }
 
 /**
@@ -37,9 +43,9 @@ export async function niceThreadsCpuMsOf(pid: number, nice: number): Promise<num
   const times = await Promise.all(
     tids.map(async (tid) => {
       try {
-        const fields = (await readFile(`/proc/${pid}/task/${tid}/stat`, "utf8")).split(") ")[1]?.split(" ");
-        // Field 19 of stat (nice), counted after the command name like utime and stime above.
-        return Number(fields?.[16]) === nice ? (Number(fields?.[11]) + Number(fields?.[12])) * TICK_MS : 0;
+        const fields = await statFields(`/proc/${pid}/task/${tid}/stat`);
+        // Field 19 of stat: nice.
+        return Number(fields[16]) === nice ? cpuMsOfFields(fields) : 0;
       } catch {
         return 0; // The thread ended between the listing and the read.
       }
