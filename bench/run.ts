@@ -69,10 +69,12 @@ const median = (values: number[]): number => {
  * n times, one after the other, and the medians follow: one pair on a shared machine can land on
  * another program's burst.
  */
+type RequestShape = { method?: string; body?: string; headers?: Record<string, string> };
+
 async function compare(
   name: string,
   url: string,
-  options: { method?: string; body?: string; headers?: Record<string, string> },
+  options: RequestShape,
   target: string,
   server?: TracedServer,
 ): Promise<LoadResult> {
@@ -107,12 +109,13 @@ async function compare(
       );
     }
   }
+  await costMatched(file, options, runs);
   // The tail at one load both can carry (half what the service took): at saturation a server at
   // 0.4 of bare's rate holds each request 2.5 times as long in its queue (Little's law), so p99
   // there compares queues more than pauses. A client with a latency budget meets this one.
   const rate = Math.round(median(runs.map((run) => run.measured.rps)) / 2);
   const paced = { seconds, ...options, rate };
-  const bareAtRate = await baselineFor(file, rate);
+  const bareAtRate = await baselineFor(file, { rate });
   const atRate = await load(url, paced);
   console.log(
     `  paced at about ${rate} req/s (wrk paces in whole ms: measured ${Math.round(atRate.rps)}, bare ` +
@@ -129,6 +132,42 @@ async function compare(
     );
   }
   return (runs[runs.length >> 1] as (typeof runs)[number]).measured;
+}
+
+/**
+ * What queueing alone makes of the tail at the service's cost. At saturation 50 requests wait in
+ * line, so a server twice as expensive holds each twice as long whatever it does: bare node:http
+ * spending the service's extra CPU on each request, with no pauses, waits or allocation, shows the
+ * p99 that cost implies. For a request with a body it first measures bare answering that request
+ * (the floor of its shape: reading a 10 KB POST is not free).
+ */
+async function costMatched(
+  file: string,
+  request: RequestShape,
+  runs: Array<{ measured: LoadResult; baseline: LoadResult }>,
+): Promise<void> {
+  const cpu = median(runs.map((run) => run.measured.cpuUsPerRequest ?? Number.NaN));
+  const p99 = median(runs.map((run) => run.measured.p99));
+  const rps = median(runs.map((run) => run.measured.rps));
+  let floor = median(runs.map((run) => run.baseline.cpuUsPerRequest ?? Number.NaN));
+  if (request.body !== undefined) {
+    const shaped = await baselineFor(file, { request });
+    const bareRps = median(runs.map((run) => run.baseline.rps));
+    floor = shaped.cpuUsPerRequest ?? Number.NaN;
+    console.log(
+      `  bare answering the same ${request.method ?? "GET"} (its ${Buffer.byteLength(request.body)}-byte body read): ` +
+        `${Math.round(shaped.rps)} req/s = ${(shaped.rps / bareRps).toFixed(2)} of bare's GET, ${floor.toFixed(0)} µs a request; ` +
+        `the service keeps ${(rps / shaped.rps).toFixed(2)} of it`,
+    );
+  }
+  const extra = cpu - floor;
+  if (!(extra > 0)) return;
+  const matched = await baselineFor(file, { request, cpuUs: extra });
+  console.log(
+    `  cost-matched: bare spending ${extra.toFixed(0)} µs more a request: ${Math.round(matched.rps)} req/s, ` +
+      `p50 ${ms(matched.p50)}, p99 ${ms(matched.p99)}; the service's p99 ${ms(p99)} = ${(p99 / matched.p99).toFixed(1)} x ` +
+      "what its cost alone implies",
+  );
 }
 
 /** The `tail` section: latency percentiles beside the bare baseline's, and the GC pauses of each load. */
@@ -168,11 +207,23 @@ async function curateWallTime(root: string, runs: number): Promise<number> {
   return Math.min(...times);
 }
 
-async function baselineFor(file: string, rate?: number): Promise<LoadResult> {
-  const bare = await startProcess([BARE, file]);
+/**
+ * The bare server sending `file`, loaded with a plain GET unless `request` gives the measured load's
+ * method, body and headers; `cpuUs` makes it spend that much CPU on each request (cost-matched).
+ */
+async function baselineFor(
+  file: string,
+  { rate, request, cpuUs }: { rate?: number; request?: RequestShape; cpuUs?: number } = {},
+): Promise<LoadResult> {
+  const bare = await startProcess([BARE, file, ...(cpuUs ? [cpuUs.toFixed(1)] : [])]);
   pinServer(bare.child.pid);
   try {
-    return await load(bare.url, { seconds, serverPid: bare.child.pid, ...(rate ? { rate } : {}) });
+    return await load(bare.url, {
+      seconds,
+      ...request,
+      serverPid: bare.child.pid,
+      ...(rate ? { rate } : {}),
+    });
   } finally {
     await bare.stop();
   }
