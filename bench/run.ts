@@ -62,6 +62,9 @@ const median = (values: number[]): number => {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 
+/** The method, body and headers a load sends. */
+type RequestShape = { method?: string; body?: string; headers?: Record<string, string> };
+
 /**
  * Measures `url` on a running server against a bare node:http server sending the same bytes that
  * url answers with, measured right before it: the ratio is what the service costs over the bytes.
@@ -69,8 +72,6 @@ const median = (values: number[]): number => {
  * n times, one after the other, and the medians follow: one pair on a shared machine can land on
  * another program's burst.
  */
-type RequestShape = { method?: string; body?: string; headers?: Record<string, string> };
-
 async function compare(
   name: string,
   url: string,
