@@ -212,8 +212,12 @@ describe("the fast path before the router", () => {
     ["no key", message(11, "labs_stats", {}), { "x-api-key": "" }],
     ["an origin not listed", message(12, "labs_stats", {}), { origin: "https://elsewhere.example" }],
   ])("answers %s with the route's status, headers and bytes", async (_name, body, extra) => {
+    // One instant for both answers: the seconds to a limit's reset (RateLimit's t=) would otherwise
+    // differ by one whenever the two calls straddle a second.
+    const instant = Date.now();
     const context = await testContext(snapshots, {
       config: { mcpAllowedOrigins: ["https://app.example"] },
+      now: () => instant,
     });
     const keyed = (await context.keys.issue({ tier: "enterprise", email: "f@example.org", label: "t" })).key;
     // Both on a real port: the app alone (its route) and `listen` (the fast path first).
