@@ -4,7 +4,7 @@ import { keepPrivate, PRIVATE_CACHE_CONTROL } from "../access/keyed.ts";
 import type { AppContext } from "../context.ts";
 import { answerMcpPost, type McpParts, refusedOrigin } from "../routes/mcp-routes.ts";
 import { answerPapersList } from "../routes/papers-routes.ts";
-import { JSON_TYPE } from "./answers.ts";
+import { JSON_TYPE, withHeader } from "./answers.ts";
 import { failedAnswer, plainly, sendResponse } from "./node-answer.ts";
 
 // The two keyed requests that clients repeat at volume, answered before the router through the same
@@ -79,12 +79,10 @@ export async function serveMcpFast(
   }
   let length = 0;
   for (const part of answer.parts) length += part.byteLength;
-  res.writeHead(200, {
-    ...answer.headers,
-    "content-type": JSON_TYPE,
-    "cache-control": PRIVATE_CACHE_CONTROL,
-    "content-length": length,
-  });
+  const headers = withHeader(answer.headers, "content-type", JSON_TYPE);
+  headers["cache-control"] = PRIVATE_CACHE_CONTROL;
+  headers["content-length"] = String(length);
+  res.writeHead(200, headers);
   res.cork();
   for (const part of answer.parts) res.write(part);
   res.end();

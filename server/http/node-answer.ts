@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { HTTPError } from "h3";
 import { NodeRequest, sendNodeResponse } from "srvx/node";
 import type { AppContext } from "../context.ts";
-import { JSON_TYPE } from "./answers.ts";
+import { JSON_TYPE, withHeader } from "./answers.ts";
 import { errorAnswer } from "./error-answer.ts";
 
 /** True when a request target is `path` written plainly: a fragment, dot segments or a trailing slash miss. */
@@ -24,11 +24,9 @@ export function writeJson(
   answer: { status: number; body: string; headers?: Record<string, string> },
 ): void {
   // Written as text: Node sends the head and a text body in one write, with no Buffer made here.
-  res.writeHead(answer.status, {
-    ...answer.headers,
-    "content-type": JSON_TYPE,
-    "content-length": Buffer.byteLength(answer.body),
-  });
+  const headers = withHeader(answer.headers, "content-type", JSON_TYPE);
+  headers["content-length"] = String(Buffer.byteLength(answer.body));
+  res.writeHead(answer.status, headers);
   res.end(answer.body);
 }
 

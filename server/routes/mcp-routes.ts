@@ -8,7 +8,7 @@ import { limitByKey, mergedRateHeaders, rateRefusal } from "../access/key-limit.
 import { authFailure, keyInQuery, spendOrRefuse } from "../access/keyed.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
-import { detail, JSON_TYPE, methodNotAllowed, notFound } from "../http/answers.ts";
+import { detail, JSON_TYPE, methodNotAllowed, notFound, withHeader } from "../http/answers.ts";
 import type { RouteMethods } from "../http/route-table.ts";
 import {
   acceptedForm,
@@ -237,7 +237,8 @@ export async function answerMcpPost(
     form,
   });
   const rateHeaders = mergedRateHeaders(...headers);
-  if (!(answer instanceof Response)) return { ...answer, headers: rateHeaders };
+  // Named, not spread: see withHeader in ../http/answers.ts.
+  if (!(answer instanceof Response)) return { parts: answer.parts, headers: rateHeaders };
   for (const [name, value] of Object.entries(rateHeaders)) answer.headers.set(name, value);
   return answer;
 }
@@ -249,7 +250,10 @@ export interface McpParts extends JsonParts {
 
 /** An answer in parts as one Response, for the app's route. */
 export const partsResponse = ({ parts, headers }: McpParts): Response =>
-  new FastResponse(Buffer.concat(parts), { status: 200, headers: { ...headers, "content-type": JSON_TYPE } });
+  new FastResponse(Buffer.concat(parts), {
+    status: 200,
+    headers: withHeader(headers, "content-type", JSON_TYPE),
+  });
 
 /** The hosted MCP server: the tools of `picks mcp` over Streamable HTTP, keyed and counted. */
 export function registerMcpRoutes(app: H3, context: AppContext): void {

@@ -48,8 +48,12 @@ export async function verifyMessage(
   const checks = runChecks(request, { now });
   const semanticResult = await review;
   const local = localTime(now, request.options.timezone);
+  const { verdict, risk, summary } = decide(checks, semanticResult);
+  // Named, not spread: see withHeader in ../http/answers.ts.
   return {
-    ...decide(checks, semanticResult),
+    verdict,
+    risk,
+    summary,
     checks,
     semantic: semanticResult,
     metadata: {
