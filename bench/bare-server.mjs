@@ -3,9 +3,11 @@
 //
 //   node bench/bare-server.mjs FILE [CPU_US]
 //
-// With CPU_US it also spends that many microseconds of CPU on every request before answering: the
-// cost-matched baseline, a server exactly as expensive as the service but with nothing else going on
-// (no pauses, no waits, no allocation), whose tail is the part queueing alone explains.
+// With CPU_US it also spends that many microseconds on every request before answering, busy, by the
+// clock: the cost-matched baseline, a server with the service's CPU a request on one thread and
+// nothing else going on (no pauses, no waits, no allocation), whose tail is what queueing explains.
+// The bench prints the CPU it measured beside the target, since a spin by the clock also counts time
+// the server was not running.
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { performance } from "node:perf_hooks";

@@ -140,7 +140,7 @@ async function compare(
  * line, so a server twice as expensive holds each twice as long whatever it does: bare node:http
  * spending the service's extra CPU on each request, with no pauses, waits or allocation, shows the
  * p99 that cost implies. For a request with a body it first measures bare answering that request
- * (the floor of its shape: reading a 10 KB POST is not free).
+ * (the floor of its shape: Node parses a 10 KB POST body even when the handler drops it).
  */
 async function costMatched(
   file: string,
@@ -156,7 +156,7 @@ async function costMatched(
     const bareRps = median(runs.map((run) => run.baseline.rps));
     floor = shaped.cpuUsPerRequest ?? Number.NaN;
     console.log(
-      `  bare answering the same ${request.method ?? "GET"} (its ${Buffer.byteLength(request.body)}-byte body read): ` +
+      `  bare answering the same ${request.method ?? "GET"} (its ${Buffer.byteLength(request.body)}-byte body parsed and dropped): ` +
         `${Math.round(shaped.rps)} req/s = ${(shaped.rps / bareRps).toFixed(2)} of bare's GET, ${floor.toFixed(0)} µs a request; ` +
         `the service keeps ${(rps / shaped.rps).toFixed(2)} of it`,
     );
@@ -165,7 +165,8 @@ async function costMatched(
   if (!(extra > 0)) return;
   const matched = await baselineFor(file, { request, cpuUs: extra });
   console.log(
-    `  cost-matched: bare spending ${extra.toFixed(0)} µs more a request: ${Math.round(matched.rps)} req/s, ` +
+    `  cost-matched: bare spending ${extra.toFixed(0)} µs more a request (measured ${matched.cpuUsPerRequest?.toFixed(0)} ` +
+      `against ${cpu.toFixed(0)} µs): ${Math.round(matched.rps)} req/s, ` +
       `p50 ${ms(matched.p50)}, p99 ${ms(matched.p99)}; the service's p99 ${ms(p99)} = ${(p99 / matched.p99).toFixed(1)} x ` +
       "what its cost alone implies",
   );

@@ -6,7 +6,7 @@ import { FastResponse } from "srvx";
 export const JSON_TYPE = "application/json";
 
 /**
- * `{ ...headers, [name]: value }`, written out. Node 20's V8 makes the copy of an object literal that
+ * `{ ...headers, [name]: value }` for headers (own string keys), written out. Node 20's V8 makes the copy of an object literal that
  * starts with a spread in its old generation: one made for every request piles up there, and until
  * the next mark-compact it keeps the young objects it points to alive, which scavenges then copy
  * and promote. On the serving path that was 100-170 KB promoted a scavenge and a mark-compact every
@@ -18,7 +18,7 @@ export function withHeader(
   value: string,
 ): Record<string, string> {
   const merged: Record<string, string> = {};
-  for (const key in headers) merged[key] = headers[key] as string;
+  for (const key in headers) if (Object.hasOwn(headers, key)) merged[key] = headers[key] as string;
   merged[name] = value;
   return merged;
 }

@@ -89,11 +89,11 @@ export function notModifiedFor(
   // null: compressing did not pay, the identity is sent; undefined: not made yet, its tag is known.
   const etag = known === null ? prepared.etag : (known?.etag ?? encodedEtag(prepared.etag, coding as Coding));
   if (!matchesIfNoneMatch(ifNoneMatch, etag)) return undefined;
-  return notModifiedHeaders({ ...prepared, etag });
+  return notModifiedHeaders({ etag, headers: prepared.headers });
 }
 
 /** The headers of a 304 for `form`: its tag, and what a cache needs to keep using its copy. */
-export function notModifiedHeaders(form: Representation): Record<string, string> {
+export function notModifiedHeaders(form: Pick<Representation, "etag" | "headers">): Record<string, string> {
   const { etag, headers } = form;
   return {
     etag,

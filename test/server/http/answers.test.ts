@@ -4,7 +4,11 @@ import { withHeader } from "../../../server/http/answers.ts";
 
 describe("withHeader", () => {
   it("gives what the spread it stands for gives, key order included", () => {
-    const name = fc.constantFrom("content-type", "retry-after", "ratelimit", "x-other");
+    // Header names: any string but `__proto__`, which an object literal takes as its prototype.
+    const name = fc.oneof(
+      fc.constantFrom("content-type", "retry-after", "ratelimit", "0"),
+      fc.string().filter((key) => key !== "__proto__"),
+    );
     fc.assert(
       fc.property(
         fc.option(fc.dictionary(name, fc.string()), { nil: undefined }),
@@ -18,6 +22,15 @@ describe("withHeader", () => {
         },
       ),
     );
+  });
+
+  it("copies own headers only, as the spread does", () => {
+    const inherited = Object.create({ "x-inherited": "yes" }) as Record<string, string>;
+    inherited.ratelimit = "r";
+    expect(withHeader(inherited, "content-type", "application/json")).toEqual({
+      ratelimit: "r",
+      "content-type": "application/json",
+    });
   });
 
   it("leaves the headers it was given alone", () => {
