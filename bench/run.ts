@@ -17,6 +17,7 @@ import { enterpriseKey } from "./keys.ts";
 import { limitLines, runLimitsBench } from "./limits.ts";
 import { LOAD_CLIENT, type LoadResult, load, pinServer } from "./load.ts";
 import { runMcpBench } from "./mcp.ts";
+import { median } from "./median.ts";
 import { rankerLines, runRankerBench } from "./ranker.ts";
 import { runScorerBench } from "./scorer.ts";
 import { runSourcesBench } from "./sources.ts";
@@ -53,14 +54,6 @@ const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 
 /** How many (bare, service) pairs each compared load runs; their medians are the figures to quote. */
 const pairs = Math.max(1, Number(process.env.BENCH_PAIRS ?? 1));
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
 
 /** The method, body and headers a load sends. */
 type RequestShape = { method?: string; body?: string; headers?: Record<string, string> };

@@ -16,9 +16,12 @@ import { publishEvent } from "../server/webhooks/publish-event.ts";
 import { createWebhookService } from "../server/webhooks/webhook-service.ts";
 import { publishSampleDays } from "../test/helpers/published.ts";
 import { LOAD_CLIENT, type LoadResult, load, pinServer } from "./load.ts";
+import { median } from "./median.ts";
 import { niceThreadsCpuMsOf, offMainCpuMsOf } from "./process-cpu.ts";
 
 const KEYS = 100;
+const PER_KEY = 10;
+const ENDPOINTS = KEYS * PER_KEY;
 /** The delivery thread's scheduling priority (cli/worker-command.ts), by which it is told apart. */
 const DELIVERY_NICE = 10;
 /** Idle and delivering windows of keyed load, alternated: BENCH_PAIRS, three unless set. */
@@ -34,21 +37,11 @@ interface FanOut {
 
 const msOf = (run: FanOut): string => (run.ended - run.started).toFixed(0);
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-};
-
 // No run to average (no fan-out finished in the window) reads as such, not as "NaN µs".
 const perDelivery = (runs: FanOut[], thread: "threadMs" | "offMainMs"): string =>
   runs.length === 0
     ? "none finished"
     : `${((runs.reduce((sum, run) => sum + run[thread], 0) * 1000) / (runs.length * ENDPOINTS)).toFixed(0)} µs`;
-const PER_KEY = 10;
-const ENDPOINTS = KEYS * PER_KEY;
 
 /** Runs the fan-out bench and returns its report's lines. */
 export async function runWebhookFanoutBench(): Promise<string[]> {

@@ -6,10 +6,10 @@ import { FastResponse } from "srvx";
 export const JSON_TYPE = "application/json";
 
 /**
- * `{ ...headers, [name]: value }` for headers (own string keys), written out. Node 20's V8 makes the copy of an object literal that
- * starts with a spread in its old generation: one made for every request piles up there, and until
- * the next mark-compact it keeps the young objects it points to alive, which scavenges then copy
- * and promote. On the serving path that was 100-170 KB promoted a scavenge and a mark-compact every
+ * `{ ...headers, [name]: value }` for headers (own string keys), written out. Node 20's V8 makes
+ * the copy of an object literal that starts with a spread in its old generation: one made for every
+ * request piles up there, and until the next mark-compact it keeps the young objects it points to
+ * alive, which scavenges then copy and promote. On the serving path that was 100-170 KB promoted a scavenge and a mark-compact every
  * few seconds under load (docs/performance.md, "The fifth round"); Node 26 makes the copy young.
  */
 export function withHeader(

@@ -42,10 +42,15 @@ function turnWriter(options: { failBatches?: number } = {}) {
     });
 }
 
+/** Consumes joined per turn over fresh counters, each group written by one turn's commit. */
+function joinedCounters() {
+  const model = counters();
+  return { model, consume: joinConsumes(turnWriter(), consumeInOrder(model.consumeOnce, model.count)) };
+}
+
 describe("joinConsumes", () => {
   it("answers a turn's consumes of one counter with one statement when their sum fits", async () => {
-    const model = counters();
-    const consume = joinConsumes(turnWriter(), consumeInOrder(model.consumeOnce, model.count));
+    const { model, consume } = joinedCounters();
     const results = await Promise.all([1, 2, 1, 3].map((amount) => consume("usage:k", 10, 1, amount)));
     expect(results).toEqual([
       { allowed: true, count: 1 },
@@ -60,8 +65,7 @@ describe("joinConsumes", () => {
   });
 
   it("runs each alone, in order, when the sum does not fit, as one statement after another would", async () => {
-    const model = counters();
-    const consume = joinConsumes(turnWriter(), consumeInOrder(model.consumeOnce, model.count));
+    const { consume } = joinedCounters();
     const results = await Promise.all([4, 4, 3, 1].map((amount) => consume("usage:k", 9, 1, amount)));
     expect(results).toEqual([
       { allowed: true, count: 4 },
@@ -72,8 +76,7 @@ describe("joinConsumes", () => {
   });
 
   it("keeps counters, limits and windows apart", async () => {
-    const model = counters();
-    const consume = joinConsumes(turnWriter(), consumeInOrder(model.consumeOnce, model.count));
+    const { model, consume } = joinedCounters();
     const results = await Promise.all([
       consume("usage:a", 5, 1, 1),
       consume("usage:b", 5, 1, 1),
@@ -85,8 +88,7 @@ describe("joinConsumes", () => {
   });
 
   it("keeps the order asked when one counter is asked with another limit in the same turn", async () => {
-    const model = counters();
-    const consume = joinConsumes(turnWriter(), consumeInOrder(model.consumeOnce, model.count));
+    const { consume } = joinedCounters();
     const results = await Promise.all([
       consume("usage:k", 5, 1, 3),
       consume("usage:k", 6, 1, 3),
