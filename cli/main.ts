@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   keys: async () => (await import("./keys-command.ts")).registerKeys,
   worker: async () => (await import("./worker-command.ts")).registerWorker,
   bench: async () => (await import("./bench-command.ts")).registerBench,
+  publish: async () => (await import("./publish-command.ts")).registerPublish,
 };
 
 const program = new Command("picks")

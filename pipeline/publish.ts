@@ -41,7 +41,7 @@ export interface PlannedFile {
  * Writes one file atomically: a temporary sibling is written and flushed, then renamed over the target,
  * so readers and crashes see either the old file or the new one, never a torn one.
  */
-export async function writeFileAtomic(path: string, content: string): Promise<void> {
+export async function writeFileAtomic(path: string, content: string | Uint8Array): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   const handle = await open(temp, "w");

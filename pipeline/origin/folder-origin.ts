@@ -1,0 +1,97 @@
+import { createHash } from "node:crypto";
+import { readdir, readFile, rm, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { PublishedKeySchema } from "../domain/manifest.ts";
+import { publishedHeaders } from "../domain/published-files.ts";
+import { writeFileAtomic } from "../publish.ts";
+import { ConditionFailedError, type ObjectMeta, type OriginEntry, type SnapshotOrigin } from "./origin.ts";
+
+// A folder is the published tree as a static host serves it: no metadata is stored beside a file. Its
+// type and caching follow from its path (published-files.ts), its hash and tag from its bytes.
+
+const MAX_DEPTH = 6;
+
+const sha256 = (body: Buffer): string => createHash("sha256").update(body).digest("hex");
+
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR";
+}
+
+export function createFolderOrigin(options: { dir: string }): SnapshotOrigin {
+  const root = resolve(options.dir);
+  const pathOf = (key: string): string => {
+    if (!PublishedKeySchema.safeParse(key).success) throw new Error(`not a published key: ${key}`);
+    return join(root, key);
+  };
+
+  const walk = async (dir: string, prefix: string, depth: number, found: OriginEntry[]) => {
+    const entries = await readdir(dir, { withFileTypes: true }).catch((error) => {
+      if (isMissing(error)) return [];
+      throw error;
+    });
+    for (const entry of entries) {
+      // Dot files and a killed writer's temporary files are never part of the published tree.
+      if (entry.name.startsWith(".") || entry.name.endsWith(".tmp")) continue;
+      const key = `${prefix}${entry.name}`;
+      if (entry.isDirectory() && depth < MAX_DEPTH) {
+        await walk(join(dir, entry.name), `${key}/`, depth + 1, found);
+      } else if (entry.isFile()) {
+        const info = await stat(join(dir, entry.name)).catch(() => undefined);
+        if (info) found.push({ key, size: info.size, modifiedMs: info.mtimeMs });
+      }
+    }
+  };
+
+  const read = async (key: string): Promise<Buffer | undefined> => {
+    try {
+      return await readFile(pathOf(key));
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  };
+
+  const head = async (key: string): Promise<ObjectMeta | undefined> => {
+    const body = await read(key);
+    if (!body) return undefined;
+    const hash = sha256(body);
+    const headers = publishedHeaders(key);
+    return {
+      size: body.byteLength,
+      etag: `"${hash}"`,
+      contentType: headers?.contentType,
+      cacheControl: headers?.cacheControl,
+      sha256: hash,
+    };
+  };
+
+  return {
+    describe: root,
+    async list(prefix) {
+      const found: OriginEntry[] = [];
+      const slash = prefix.lastIndexOf("/");
+      const base = prefix.slice(0, slash + 1);
+      await walk(base ? join(root, base) : root, base, base.split("/").length - 1, found);
+      return found.filter((entry) => entry.key.startsWith(prefix)).sort((a, b) => (a.key < b.key ? -1 : 1));
+    },
+    read,
+    head,
+    async write(key, body, _meta, condition) {
+      const path = pathOf(key);
+      if (condition) {
+        // Checked, then renamed into place: two writers on one machine can still both pass the check
+        // between them; the conditional write that matters, between machines, is the bucket's.
+        const current = await head(key);
+        const holds = "ifMatch" in condition ? current?.etag === condition.ifMatch : current === undefined;
+        if (!holds) throw new ConditionFailedError(`${key} changed since it was read`);
+      }
+      await writeFileAtomic(path, body);
+      return { etag: `"${sha256(body)}"` };
+    },
+    async remove(key) {
+      await rm(pathOf(key), { force: true });
+    },
+    close() {},
+  };
+}

@@ -1,0 +1,68 @@
+import { type BucketLocation, parseBucketUrl } from "../domain/origin-url.ts";
+import { createFolderOrigin } from "./folder-origin.ts";
+import type { SnapshotOrigin } from "./origin.ts";
+import type { S3Settings } from "./s3-origin.ts";
+
+/** A bucket to publish to or load from, checked before anything is sent. */
+export interface BucketTarget extends BucketLocation {
+  settings: S3Settings;
+}
+
+const TRUE = /^(1|true|yes|on)$/i;
+
+/**
+ * The bucket driver's settings from the environment's usual names; a problem naming the variables
+ * when the credentials are missing. The message never holds a secret.
+ */
+export function s3SettingsFromEnv(env: NodeJS.ProcessEnv): S3Settings | { problem: string } {
+  const accessKeyId = env.AWS_ACCESS_KEY_ID?.trim();
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY?.trim();
+  const missing = [
+    ...(accessKeyId ? [] : ["AWS_ACCESS_KEY_ID"]),
+    ...(secretAccessKey ? [] : ["AWS_SECRET_ACCESS_KEY"]),
+  ];
+  if (missing.length > 0 || !accessKeyId || !secretAccessKey) {
+    return { problem: `set ${missing.join(" and ")} to reach an S3-compatible bucket` };
+  }
+  const endpoint = env.S3_ENDPOINT?.trim();
+  if (endpoint && !/^https?:\/\/[^/?#\s]+\/?$/.test(endpoint)) {
+    return {
+      problem: `expected S3_ENDPOINT to be an http(s) origin such as https://ACCOUNT.r2.cloudflarestorage.com, got \`${endpoint}\``,
+    };
+  }
+  const token = env.AWS_SESSION_TOKEN?.trim();
+  return {
+    accessKeyId,
+    secretAccessKey,
+    ...(token ? { sessionToken: token } : {}),
+    region: env.AWS_REGION?.trim() || "auto",
+    ...(endpoint ? { endpoint: endpoint.replace(/\/$/, "") } : {}),
+    forcePathStyle: TRUE.test(env.S3_FORCE_PATH_STYLE ?? ""),
+  };
+}
+
+/** `s3://bucket[/prefix]` and the environment's settings together; a problem for either. */
+export function bucketTarget(url: string, env: NodeJS.ProcessEnv): BucketTarget | { problem: string } {
+  const location = parseBucketUrl(url);
+  if ("problem" in location) return { problem: `\`${url}\`: ${location.problem}` };
+  const settings = s3SettingsFromEnv(env);
+  if ("problem" in settings) return settings;
+  return { ...location, settings };
+}
+
+/**
+ * Opens a bucket. The S3 client is loaded here, not at the top: a command that never reaches a bucket
+ * does not pay for it at start.
+ */
+export async function openBucket(
+  target: BucketTarget,
+  options: { pageSize?: number } = {},
+): Promise<SnapshotOrigin> {
+  // The SDK warns on every start under Node.js 20 that its future releases need 22; this project's
+  // supported versions are stated once, by `picks` itself, and the lockfile holds a release that runs on 20.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  const { createS3Origin } = await import("./s3-origin.ts");
+  return createS3Origin({ ...target, ...options });
+}
+
+export { createFolderOrigin };

@@ -1,0 +1,165 @@
+import { createHash } from "node:crypto";
+import pLimit from "p-limit";
+import {
+  MANIFEST_KEY,
+  type Manifest,
+  type ManifestEntry,
+  POINTER_KEY,
+  parseManifest,
+  planPublish,
+} from "../domain/manifest.ts";
+import { publishedHeaders, publishPhase } from "../domain/published-files.ts";
+import { ConditionFailedError, type SnapshotOrigin, type WriteCondition } from "./origin.ts";
+import { acquireLease, PublishConflictError } from "./publish-lease.ts";
+
+// Publishing: the folder `picks curate` writes is the working copy; the origin (a bucket) is the truth
+// that a CDN and the API servers read. Only files whose hash changed are uploaded, the days first, the
+// pointer and the manifest last, so a reader never meets a pointer to a file not yet there.
+
+export interface PublishOptions {
+  /** The working copy: the folder `picks curate` writes. */
+  from: SnapshotOrigin;
+  to: SnapshotOrigin;
+  now: () => Date;
+  dryRun?: boolean;
+  /** Uploads in flight at once. */
+  concurrency?: number;
+  /** Called after each upload with the count done and the count planned. */
+  progress?: (done: number, total: number) => void;
+  warn?: (message: string) => void;
+}
+
+export interface PublishResult {
+  /** Keys uploaded (planned, with `dryRun`), in upload order; the manifest last when it changed. */
+  uploaded: string[];
+  skipped: number;
+  bytes: number;
+  seconds: number;
+  newest_day: string | null;
+  dry_run: boolean;
+  /** False where the store cannot check conditional writes: concurrent publishers go undetected. */
+  conditional: boolean;
+}
+
+/** The published manifest and its tag, or null when nothing was published yet; throws on a corrupt one. */
+export async function readManifest(
+  origin: SnapshotOrigin,
+): Promise<{ manifest: Manifest; etag: string } | null> {
+  const meta = await origin.head(MANIFEST_KEY);
+  if (!meta) return null;
+  const body = await origin.read(MANIFEST_KEY);
+  if (!body) return null;
+  const manifest = parseManifest(body);
+  if ("problem" in manifest) {
+    throw new Error(`${MANIFEST_KEY} in ${origin.describe} is ${manifest.problem}`);
+  }
+  return { manifest, etag: meta.etag };
+}
+
+const sha256 = (body: Buffer): string => createHash("sha256").update(body).digest("hex");
+
+/** Every publishable file of the working copy with its hash and size. */
+async function localFiles(from: SnapshotOrigin): Promise<Map<string, ManifestEntry & { body: Buffer }>> {
+  const entries = (await from.list("")).filter((entry) => publishedHeaders(entry.key) !== undefined);
+  const limit = pLimit(16);
+  const files = new Map<string, ManifestEntry & { body: Buffer }>();
+  await Promise.all(
+    entries.map((entry) =>
+      limit(async () => {
+        const body = await from.read(entry.key);
+        if (!body) return;
+        files.set(entry.key, {
+          sha256: sha256(body),
+          size: body.byteLength,
+          modified: new Date(Math.floor(entry.modifiedMs)).toISOString(),
+          body,
+        });
+      }),
+    ),
+  );
+  return files;
+}
+
+/** Uploads what changed in `from` to `to`; see the file comment for the order and the guarantees. */
+export async function publishSnapshots(options: PublishOptions): Promise<PublishResult> {
+  const started = performance.now();
+  const warn = options.warn ?? (() => {});
+  const { to } = options;
+  const local = await localFiles(options.from);
+  if (local.size === 0)
+    throw new Error(`nothing to publish in ${options.from.describe}: run \`picks curate\` first`);
+  const lease = options.dryRun
+    ? { conditional: true, release: async () => {} }
+    : await acquireLease(to, options.now, warn);
+  try {
+    const remote = await readManifest(to);
+    const pointer = await to.head(POINTER_KEY);
+    const entries = new Map([...local].map(([key, { body: _body, ...entry }]) => [key, entry]));
+    const plan = planPublish(entries, remote?.manifest ?? null, options.now().toISOString());
+    // Unchanged files keep the time they were first published: a rerun that rewrote the same bytes
+    // changes nothing.
+    const uploaded = [...plan.uploads, ...(plan.manifest ? [MANIFEST_KEY] : [])];
+    const bytes = plan.uploads.reduce((sum, key) => sum + (local.get(key)?.size ?? 0), 0);
+    const result = (): PublishResult => ({
+      uploaded,
+      skipped: plan.unchanged.length,
+      bytes,
+      seconds: Math.round(performance.now() - started) / 1000,
+      newest_day: plan.manifest?.newest_day ?? remote?.manifest.newest_day ?? null,
+      dry_run: options.dryRun === true,
+      conditional: lease.conditional,
+    });
+    if (options.dryRun || uploaded.length === 0) return result();
+
+    const conditional = (etag: string | undefined): WriteCondition | undefined =>
+      lease.conditional ? (etag ? { ifMatch: etag } : { ifNoneMatch: "*" }) : undefined;
+    let done = 0;
+    const put = async (key: string, condition?: WriteCondition) => {
+      const file = local.get(key) as ManifestEntry & { body: Buffer };
+      const headers = publishedHeaders(key) as NonNullable<ReturnType<typeof publishedHeaders>>;
+      await to.write(key, file.body, { ...headers, sha256: file.sha256 }, condition);
+      options.progress?.(++done, uploaded.length);
+    };
+    const limit = pLimit(options.concurrency ?? 8);
+    for (const phase of phasesOf(plan.uploads.filter((key) => key !== POINTER_KEY))) {
+      // Each phase completes before the next starts; a failure stops here, the pointer untouched.
+      const settled = await Promise.allSettled(phase.map((key) => limit(() => put(key))));
+      const failed = settled.find((outcome) => outcome.status === "rejected");
+      if (failed) throw (failed as PromiseRejectedResult).reason;
+    }
+    try {
+      if (plan.uploads.includes(POINTER_KEY)) await put(POINTER_KEY, conditional(pointer?.etag));
+      if (plan.manifest) {
+        const body = Buffer.from(JSON.stringify(plan.manifest));
+        const headers = publishedHeaders(MANIFEST_KEY) as NonNullable<ReturnType<typeof publishedHeaders>>;
+        await to.write(MANIFEST_KEY, body, { ...headers, sha256: sha256(body) }, conditional(remote?.etag));
+        options.progress?.(++done, uploaded.length);
+      }
+    } catch (error) {
+      if (!(error instanceof ConditionFailedError)) throw error;
+      throw new PublishConflictError(
+        `another publisher changed ${POINTER_KEY} or ${MANIFEST_KEY} in ${to.describe} during this publish; ` +
+          "they were left as that publisher wrote them",
+      );
+    }
+    return result();
+  } finally {
+    // A lease left behind only delays the next publish until it expires: never hide the real outcome.
+    await lease
+      .release()
+      .catch((error) => warn(`the publish lease was not released: ${(error as Error).message}`));
+  }
+}
+
+/** Consecutive keys of one publish phase, grouped: the plan is already in phase order. */
+function phasesOf(keys: readonly string[]): string[][] {
+  const groups: string[][] = [];
+  let last = -1;
+  for (const key of keys) {
+    const phase = publishPhase(key);
+    if (phase !== last) groups.push([]);
+    (groups.at(-1) as string[]).push(key);
+    last = phase;
+  }
+  return groups;
+}
