@@ -17,13 +17,36 @@ export const SkippedDaySchema = z.object({
 });
 export type SkippedDay = z.infer<typeof SkippedDaySchema>;
 
+/** Where a server's published files come from, and how its last look at them went (`/health`). */
+export const SnapshotOriginStatusSchema = z.object({
+  kind: z.enum(["folder", "bucket"]),
+  origin: z
+    .string()
+    .describe("`s3://bucket/prefix` for a bucket; `folder` for the server's own folder (its path is not shown)"),
+  last_poll_at: z
+    .string()
+    .nullable()
+    .describe("when the bucket's manifest was last read or found unchanged; null for a folder"),
+  manifest_newest_day: z.string().nullable().describe("the newest day the bucket's manifest names"),
+  stale_seconds: z
+    .number()
+    .int()
+    .nullable()
+    .describe("while polls fail: seconds since the last good one (the last good set is served meanwhile)"),
+  problem: z.string().nullable().describe("why the last poll failed or its manifest was refused"),
+});
+export type SnapshotOriginStatus = z.infer<typeof SnapshotOriginStatusSchema>;
+
 export const HealthSchema = z.object({
   status: z
     .enum(["ok", "degraded"])
-    .describe("degraded while the key and usage store is unreachable; the snapshots are still served"),
+    .describe(
+      "degraded while the key and usage store or the snapshots' bucket is unreachable; the last good snapshots are still served",
+    ),
   version: z.string(),
   latest_snapshot: z.string().nullable().describe("the newest published day; null before the first"),
   store: z.object({ kind: z.enum(["memory", "sqlite", "redis"]), reachable: z.boolean() }),
+  snapshots: SnapshotOriginStatusSchema,
   skipped_days: z
     .array(SkippedDaySchema)
     .describe(

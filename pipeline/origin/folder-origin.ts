@@ -77,6 +77,12 @@ export function createFolderOrigin(options: { dir: string }): SnapshotOrigin {
     },
     read,
     head,
+    async readIfChanged(key, etag) {
+      const body = await read(key);
+      if (!body) return undefined;
+      const tag = `"${sha256(body)}"`;
+      return tag === etag ? "unchanged" : { body, etag: tag };
+    },
     async write(key, body, _meta, condition) {
       const path = pathOf(key);
       if (condition) {

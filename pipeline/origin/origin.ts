@@ -37,6 +37,11 @@ export interface SnapshotOrigin {
   /** The bytes of `key`, or undefined when there is no such object. */
   read(key: string): Promise<Buffer | undefined>;
   head(key: string): Promise<ObjectMeta | undefined>;
+  /** The bytes and tag of `key`, or "unchanged" while its tag is still `etag`; undefined when absent. */
+  readIfChanged(
+    key: string,
+    etag: string | undefined,
+  ): Promise<{ body: Buffer; etag: string } | "unchanged" | undefined>;
   /**
    * Stores `body` at `key` with its metadata. With `condition`, writes only if it holds, else throws
    * a ConditionFailedError having written nothing; a store that cannot check conditions throws

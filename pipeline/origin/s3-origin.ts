@@ -129,6 +129,19 @@ export function createS3Origin(options: S3OriginOptions): SnapshotOrigin {
         throw explain(error, `read ${key}`);
       }
     },
+    async readIfChanged(key, etag) {
+      try {
+        const answer = await client.send(
+          new GetObjectCommand({ Bucket: bucket, Key: fullKey(key), ...(etag ? { IfNoneMatch: etag } : {}) }),
+        );
+        const body = await (answer.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray();
+        return { body: Buffer.from(body), etag: answer.ETag ?? "" };
+      } catch (error) {
+        if (statusOf(error) === 304) return "unchanged";
+        if (codeOf(error) === "NoSuchKey") return undefined;
+        throw explain(error, `read ${key}`);
+      }
+    },
     async head(key): Promise<ObjectMeta | undefined> {
       try {
         const answer = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: fullKey(key) }));

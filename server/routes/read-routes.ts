@@ -143,12 +143,15 @@ export function registerReadRoutes(app: H3, context: AppContext): void {
   route(app, "/health", {
     GET: async () => {
       const storeUp = await context.store.ping().catch(() => false);
-      // Still 200 when the store is down: the static endpoints keep working, so the instance should stay in rotation.
+      const origin = context.snapshots.origin();
+      // Still 200 when the store or the bucket is down: the last good snapshots are still served, so
+      // the instance should stay in rotation.
       return json(200, {
-        status: storeUp ? "ok" : "degraded",
+        status: storeUp && origin.problem === null ? "ok" : "degraded",
         version: context.version,
         latest_snapshot: context.snapshots.latestDate(),
         store: { kind: context.store.kind, reachable: storeUp },
+        snapshots: origin,
         skipped_days: [...context.snapshots.problems()],
         circuits: context.semantic.circuits?.() ?? {},
       } satisfies Health);

@@ -1,11 +1,10 @@
-import { createReadStream } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
 import type { PaperListItem, SkippedDay } from "../../pipeline/domain/api-answers.ts";
 import { type IndexedDay, listItem, PICKS_INDEX_FILE } from "../../pipeline/domain/picks-index.ts";
+import { DAY_KEY } from "../../pipeline/domain/published-files.ts";
 import { AXIS_IDS } from "../../pipeline/domain/score.ts";
 import { type DailySnapshot, DailySnapshotSchema } from "../../pipeline/domain/snapshot.ts";
+import type { LoadView } from "./load-view.ts";
+import type { SourceEntry } from "./snapshot-source.ts";
 
 /** A published day as the server holds it: its picks' list items, in rank order. */
 export interface HeldDay {
@@ -16,7 +15,6 @@ export interface HeldDay {
 /** A day file that is not served, and why: shown by `/health`. */
 export type DayProblem = SkippedDay;
 
-export const DAY_FILE = /^\d{4}-\d{2}-\d{2}\.json$/;
 
 /** Parses and checks a day's bytes; a reason instead when they are not a daily snapshot. */
 export function parseDay(body: Buffer): DailySnapshot | { problem: string } {
@@ -30,42 +28,40 @@ export function parseDay(body: Buffer): DailySnapshot | { problem: string } {
   return parsed.success ? parsed.data : { problem: "not a valid daily snapshot" };
 }
 
-/** The day files under `v1/daily` (`2026-11-20.json`), newest first. */
-export async function dayFileNames(v1: string): Promise<string[]> {
-  const names = await readdir(join(v1, "daily")).catch(() => [] as string[]);
-  return names
-    .filter((name) => DAY_FILE.test(name))
-    .sort()
-    .reverse();
+/** The day files the source lists (`2026-11-20.json`), newest first. */
+export function dayFileNames(listing: ReadonlyMap<string, SourceEntry>): string[] {
+  const names: string[] = [];
+  for (const key of listing.keys()) {
+    const date = DAY_KEY.exec(key)?.[1];
+    if (date !== undefined) names.push(`${date}.json`);
+  }
+  return names.sort().reverse();
 }
 
-interface IndexOnDisk {
+interface IndexRead {
   days: Map<string, IndexedDay>;
-  mtimeMs: number;
+  modifiedMs: number;
 }
 
 /** The picks index, a line at a time; undefined when there is none or any line is not a valid day. */
-async function readIndex(path: string, log: (message: string) => void): Promise<IndexOnDisk | undefined> {
-  let mtimeMs: number;
-  try {
-    mtimeMs = (await stat(path)).mtimeMs;
-  } catch {
-    return undefined;
-  }
+async function readIndex(view: LoadView, log: (message: string) => void): Promise<IndexRead | undefined> {
+  const key = `v1/${PICKS_INDEX_FILE}`;
+  const entry = view.listing.get(key);
+  const body = entry ? await view.read(key) : undefined;
+  if (!entry || !body) return undefined;
   const days = new Map<string, IndexedDay>();
   try {
-    const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
-    for await (const line of lines) {
+    for (const line of body.toString("utf8").split("\n")) {
       if (line === "") continue;
       const day: unknown = JSON.parse(line);
       if (!isIndexedDay(day)) throw new Error("not a day");
       days.set(day.date, day);
     }
   } catch {
-    log(`ignoring v1/${PICKS_INDEX_FILE}: not a valid picks index; reading every day in full`);
+    log(`ignoring ${key}: not a valid picks index; reading every day in full`);
     return undefined;
   }
-  return { days, mtimeMs };
+  return { days, modifiedMs: entry.modifiedMs };
 }
 
 const isInt = (value: unknown): value is number => Number.isInteger(value);
@@ -93,44 +89,36 @@ function isIndexedDay(value: unknown): value is IndexedDay {
 }
 
 /**
- * Every published day under `v1/daily`, newest first, as list items. Days the picks index describes
- * (same size, not modified after the index was written) come from it; the rest (a day written by
- * hand, an older curate, no index at all) are read and checked in full. A day that cannot be read
- * or is not a snapshot is left out and named in `problems`; the others are served.
+ * Every published day, newest first, as list items. Days the picks index describes (same size, not
+ * modified after the index was written) come from it; the rest (a day written by hand, an older
+ * curate, no index at all) are read and checked in full. A day that cannot be read or is not a
+ * snapshot is left out and named in `problems`; the others are served.
  */
 export async function loadHeldDays(
-  v1: string,
+  view: LoadView,
   names: readonly string[],
   log: (message: string) => void,
 ): Promise<{ days: HeldDay[]; problems: DayProblem[] }> {
-  const dailyDir = join(v1, "daily");
-  const index = await readIndex(join(v1, PICKS_INDEX_FILE), log);
-  const sizes = await Promise.all(
-    names.map((name) =>
-      stat(join(dailyDir, name)).then(
-        (info) => info,
-        () => undefined,
-      ),
-    ),
-  );
+  const index = await readIndex(view, log);
   const days: HeldDay[] = [];
   const problems: DayProblem[] = [];
-  for (const [i, name] of names.entries()) {
+  for (const name of names) {
     const date = name.slice(0, 10);
-    const info = sizes[i];
+    const info = view.listing.get(`v1/daily/${name}`);
     const indexed = index?.days.get(date);
-    if (indexed && info && info.size === indexed.bytes && info.mtimeMs <= (index as IndexOnDisk).mtimeMs) {
+    if (indexed && info && info.size === indexed.bytes && info.modifiedMs <= (index as IndexRead).modifiedMs) {
       days.push({ date, picks: indexed.picks });
       continue;
     }
-    let body: Buffer;
+    let body: Buffer | undefined;
     try {
-      body = await readFile(join(dailyDir, name));
+      body = await view.read(`v1/daily/${name}`);
     } catch (error) {
-      problems.push({
-        file: name,
-        reason: `unreadable (${(error as NodeJS.ErrnoException).code ?? "error"})`,
-      });
+      problems.push({ file: name, reason: `unreadable (${(error as NodeJS.ErrnoException).code ?? "error"})` });
+      continue;
+    }
+    if (!body) {
+      problems.push({ file: name, reason: "unreadable (gone)" });
       continue;
     }
     const day = parseDay(body);

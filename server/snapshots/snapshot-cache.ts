@@ -1,22 +1,18 @@
-import { type FSWatcher, watch } from "node:fs";
-import { join } from "node:path";
-import type { PaperListItem } from "../../pipeline/domain/api-answers.ts";
+import type { PaperListItem, SnapshotOriginStatus } from "../../pipeline/domain/api-answers.ts";
 import type { Pick } from "../../pipeline/domain/pick.ts";
+import { CACHE_DATED, CACHE_MOVING } from "../../pipeline/domain/published-files.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
 import { createBoundedCache } from "../bounded-cache.ts";
 import { heldBytes, type PreparedResponse, prepare } from "../http/prepared.ts";
+import { createFolderSource } from "./folder-source.ts";
 import { type DayProblem, dayFileNames, type HeldDay, loadHeldDays, parseDay } from "./held-days.ts";
-import { readOptional } from "./read-optional.ts";
+import { type HeldFile, openLoadView } from "./load-view.ts";
+import type { SnapshotSource } from "./snapshot-source.ts";
 import { loadStaticSite } from "./static-site.ts";
-
-// Dated days can still change (a rerun, refreshed citation figures), so even they are cached for
-// an hour rather than forever; the moving files for five minutes.
-const CACHE_MOVING = "public, max-age=300";
-const CACHE_DATED = "public, max-age=3600";
 
 // Memory follows these, not the length of the history: the newest days' bytes are held ready to
 // send (nearly every read asks for them), older days are read from their files when asked and kept
-// in a bounded cache; the OS page cache keeps the files themselves warm.
+// in a bounded cache; from a folder, the OS page cache keeps the files themselves warm.
 export const RECENT_DAYS = 31;
 /** Older days read from their files, their compressed forms included. */
 export const OLDER_DAY_BYTES = 8 * 1024 * 1024;
@@ -49,6 +45,8 @@ export interface SnapshotCache {
   reload(): Promise<void>;
   /** Calls `listener` after each successful reload (webhooks announce new days from it). */
   onReload?(listener: () => void): () => void;
+  /** Where the files come from and how the last look at them went (`/health`). */
+  origin(): SnapshotOriginStatus;
   close(): void;
 }
 
@@ -66,39 +64,40 @@ export class DayUnavailableError extends Error {}
 const DAY_PATH = /^\/v1\/daily\/(\d{4}-\d{2}-\d{2})$/;
 
 /** What is served without the history: the site, the moving files and the newest days' bytes. */
-async function loadFront(publicDir: string, log: (message: string) => void) {
-  const v1 = join(publicDir, "v1");
-  const responses = await loadStaticSite(publicDir, log);
+async function loadFront(source: SnapshotSource, previous: ReadonlyMap<string, HeldFile>, log: (m: string) => void) {
+  const view = await openLoadView(source, previous);
+  const responses = await loadStaticSite(view, log);
   for (const [route, file] of FIXED_FILES) {
-    const body = await readOptional(join(v1, file));
-    if (body) responses.set(route, prepare(body, CACHE_MOVING));
+    const prepared = await view.hold(`v1/${file}`, (body) => prepare(body, CACHE_MOVING));
+    if (prepared) responses.set(route, prepared);
   }
-  const names = await dayFileNames(v1);
+  const names = dayFileNames(view.listing);
   for (const name of names.slice(0, RECENT_DAYS)) {
-    const body = await readOptional(join(v1, "daily", name));
-    if (body) responses.set(`/v1/daily/${name.slice(0, 10)}`, prepare(body, CACHE_DATED));
+    const prepared = await view.hold(`v1/daily/${name}`, (body) => prepare(body, CACHE_DATED));
+    if (prepared) responses.set(`/v1/daily/${name.slice(0, 10)}`, prepared);
   }
-  return { responses, names };
+  return { responses, names, view };
 }
 
 type Front = Awaited<ReturnType<typeof loadFront>>;
 
-async function load(publicDir: string, log: (message: string) => void, front?: Front) {
-  const v1 = join(publicDir, "v1");
-  const { responses, names } = front ?? (await loadFront(publicDir, log));
-  const { days, problems } = await loadHeldDays(v1, names, log);
+async function load(source: SnapshotSource, front: Front, log: (message: string) => void) {
+  const { responses, names, view } = front;
+  const { days, problems } = await loadHeldDays(view, names, log);
   for (const problem of problems) responses.delete(`/v1/daily/${problem.file.slice(0, 10)}`);
-  return generation(responses, days, problems, days[0]?.date ?? null);
+  return generation(responses, view.held, days, problems, days[0]?.date ?? null);
 }
 
 function generation(
   responses: Map<string, PreparedResponse>,
+  held: ReadonlyMap<string, HeldFile>,
   days: HeldDay[],
   problems: DayProblem[],
   latest: string | null,
 ) {
   return {
     responses,
+    held,
     days,
     dates: new Set(days.map((day) => day.date)),
     problems,
@@ -110,12 +109,14 @@ function generation(
 }
 
 /**
- * Loads `{publicDir}/v1` and the static site beside it and, with `watch`, reloads them shortly after a
- * file in the site root, `v1` or `v1/daily` changes (assets are read at start and at each reload).
- * Readers always see a complete generation: the maps are swapped whole, never mutated in place.
+ * Loads the published files (a folder's `v1` and the site beside it, or a bucket's) and, with `watch`,
+ * reloads them when the source says they changed. Readers always see a complete generation: the maps
+ * are swapped whole, never mutated in place; a file a reload finds unchanged is not read again.
  */
 export async function createSnapshotCache(options: {
-  publicDir: string;
+  /** The published folder; shorthand for `source: createFolderSource(publicDir)`. */
+  publicDir?: string;
+  source?: SnapshotSource;
   watch?: boolean;
   log?: (message: string) => void;
   /**
@@ -125,17 +126,19 @@ export async function createSnapshotCache(options: {
    */
   background?: boolean;
 }): Promise<SnapshotCache> {
-  const v1 = join(options.publicDir, "v1");
+  const source =
+    options.source ??
+    createFolderSource(options.publicDir ?? (() => {
+      throw new Error("createSnapshotCache needs a publicDir or a source");
+    })());
   const log = options.log ?? (() => {});
-  const front = await loadFront(options.publicDir, log);
-  let state = generation(front.responses, [], [], front.names[0]?.slice(0, 10) ?? null);
-  const loaded = load(options.publicDir, log, front).then((full) => {
+  const front = await loadFront(source, new Map(), log);
+  let state = generation(front.responses, front.view.held, [], [], front.names[0]?.slice(0, 10) ?? null);
+  const loaded = load(source, front, log).then((full) => {
     state = full;
   });
   if (options.background) loaded.catch((error) => log(`loading the published days failed: ${error}`));
   else await loaded;
-  let watchers: FSWatcher[] = [];
-  let timer: NodeJS.Timeout | undefined;
   let reloading: Promise<void> = loaded;
   const reloaded = new Set<() => void>();
 
@@ -144,43 +147,14 @@ export async function createSnapshotCache(options: {
     reloading = reloading
       .catch(() => {})
       .then(async () => {
-        state = await load(options.publicDir, log);
+        state = await load(source, await loadFront(source, state.held, log), log);
         for (const listener of reloaded) listener();
       });
     return reloading;
   };
-  const schedule = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => void reload().catch((error) => log(`reload failed: ${error}`)), 50);
-  };
-  // The site root too: the feeds are written there, after the snapshots.
-  const watched = [options.publicDir, v1, join(v1, "daily")];
-  const startWatching = () => {
-    for (const dir of watched) {
-      try {
-        const watcher = watch(dir, { persistent: false }, schedule);
-        watcher.on("error", () => watcher.close());
-        watchers.push(watcher);
-      } catch {
-        // The folder does not exist yet; the first curate run creates it and the poll below notices.
-      }
-    }
-  };
-  let poll: NodeJS.Timeout | undefined;
-  if (options.watch) {
-    startWatching();
-    // fs.watch misses events on some file systems and cannot watch a folder created later: a slow
-    // poll of the folder list covers both.
-    poll = setInterval(() => {
-      if (watchers.length < watched.length) {
-        for (const watcher of watchers) watcher.close();
-        watchers = [];
-        startWatching();
-        if (watchers.length > 0) schedule();
-      }
-    }, 2000);
-    poll.unref();
-  }
+  const stopWatching = options.watch
+    ? source.watch(() => void reload().catch((error) => log(`reload failed: ${error}`)))
+    : () => {};
 
   const read = async (pathname: string): Promise<PreparedResponse | undefined> => {
     const held = state.responses.get(pathname) ?? state.older.get(pathname);
@@ -190,7 +164,7 @@ export async function createSnapshotCache(options: {
     const current = state;
     const date = DAY_PATH.exec(pathname)?.[1];
     if (date === undefined || !current.dates.has(date)) return undefined;
-    const body = await readOptional(join(v1, "daily", `${date}.json`));
+    const body = await source.read(`v1/daily/${date}.json`).catch(() => undefined);
     if (!body) return undefined;
     const prepared = prepare(body, CACHE_DATED);
     // A compressed form, once made, is kept with the day and counted in the budget: it is the costly part.
@@ -206,7 +180,7 @@ export async function createSnapshotCache(options: {
     const known = current.parsed.get(date);
     if (known) return known;
     const parsing = read(`/v1/daily/${date}`).then((prepared) => {
-      const day = prepared ? parseDay(prepared.body) : { problem: "no longer on disk" };
+      const day = prepared ? parseDay(prepared.body) : { problem: "no longer published" };
       if ("problem" in day)
         throw new DayUnavailableError(`the published day ${date} cannot be read: ${day.problem}`);
       return day;
@@ -240,10 +214,10 @@ export async function createSnapshotCache(options: {
       reloaded.add(listener);
       return () => reloaded.delete(listener);
     },
+    origin: () => source.status(),
     close() {
-      clearTimeout(timer);
-      clearInterval(poll);
-      for (const watcher of watchers) watcher.close();
+      stopWatching();
+      source.close();
     },
   };
 }

@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 
 // The arrows of the layout (docs/architecture.md), checked on every import, type-only ones included:
 // cli -> server | pipeline; server -> pipeline/domain, pipeline/http.ts and pipeline/model-client.ts
-// (the one outbound client and the one model client); pipeline -> pipeline/domain;
+// (the one outbound client and the one model client) and pipeline/origin (where the published files
+// live, which the server reads); pipeline -> pipeline/domain;
 // pipeline/domain imports zod and itself only; nothing imports cli; and no cycles anywhere.
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -96,9 +97,12 @@ describe("the import graph of the source", () => {
     ).toEqual([]);
   });
 
-  it("lets server reach the pipeline only through its domain and its HTTP and model clients", () => {
+  it("lets server reach the pipeline only through its domain, its HTTP and model clients and the origin", () => {
     const allowed = (to: string) =>
-      to.startsWith("pipeline/domain/") || to === "pipeline/http.ts" || to === "pipeline/model-client.ts";
+      to.startsWith("pipeline/domain/") ||
+      to.startsWith("pipeline/origin/") ||
+      to === "pipeline/http.ts" ||
+      to === "pipeline/model-client.ts";
     expect(
       arrows((from, to) => from.startsWith("server/") && to.startsWith("pipeline/") && !allowed(to)),
     ).toEqual([]);

@@ -67,6 +67,14 @@ describe.each(MODES)("public read routes (%s)", (mode) => {
       version: "0.1.0",
       latest_snapshot: "2026-06-25",
       store: { kind: "memory", reachable: true },
+      snapshots: {
+        kind: "folder",
+        origin: "folder",
+        last_poll_at: null,
+        manifest_newest_day: null,
+        stale_seconds: null,
+        problem: null,
+      },
       skipped_days: [],
       circuits: {},
     });

@@ -1,0 +1,115 @@
+import type { SnapshotOriginStatus } from "../../pipeline/domain/api-answers.ts";
+import { MANIFEST_KEY, type Manifest, parseManifest } from "../../pipeline/domain/manifest.ts";
+import type { SnapshotOrigin } from "../../pipeline/origin/origin.ts";
+import { subscribePublishHints } from "../../pipeline/origin/publish-hint.ts";
+import type { SnapshotSource, SourceEntry } from "./snapshot-source.ts";
+
+export interface BucketSourceOptions {
+  origin: SnapshotOrigin;
+  /** `s3://bucket/prefix`, as `/health` shows it (never the endpoint's credentials). */
+  url: string;
+  pollSeconds: number;
+  /** With Redis, a publisher's hint makes every server poll at once. */
+  redisUrl?: string;
+  now?: () => number;
+  log: (message: string) => void;
+}
+
+/**
+ * The published files of a bucket, as its manifest names them. The manifest is polled with
+ * If-None-Match (a 304 costs no body) every `pollSeconds`, and at once on a publish hint; only a new,
+ * valid manifest triggers a reload. A poll that fails or finds a corrupt manifest keeps the last good
+ * set, and `/health` says why.
+ */
+export function createBucketSource(options: BucketSourceOptions): SnapshotSource & { poll(): Promise<void> } {
+  const { origin } = options;
+  const now = options.now ?? Date.now;
+  let current: { manifest: Manifest; etag: string } | null = null;
+  let lastGoodMs: number | null = null;
+  let problem: string | null = null;
+  let polling: Promise<boolean> | null = null;
+  const stops = new Set<() => void>();
+
+  /** True when a new manifest was taken. Throws only when there never was a good one. */
+  const fetchManifest = async (): Promise<boolean> => {
+    try {
+      const answer = await origin.readIfChanged(MANIFEST_KEY, current?.etag);
+      if (answer === "unchanged") {
+        lastGoodMs = now();
+        problem = null;
+        return false;
+      }
+      if (answer === undefined) {
+        // Nothing published yet: an empty set, until the first publish.
+        lastGoodMs = now();
+        problem = null;
+        return false;
+      }
+      const manifest = parseManifest(answer.body);
+      if ("problem" in manifest) throw new Error(`${MANIFEST_KEY} is ${manifest.problem}`);
+      current = { manifest, etag: answer.etag };
+      lastGoodMs = now();
+      problem = null;
+      return true;
+    } catch (error) {
+      problem = (error as Error).message;
+      if (lastGoodMs === null) throw error;
+      return false;
+    }
+  };
+  const poll = (): Promise<boolean> => {
+    // One poll at a time: a hint during a poll joins it.
+    polling ??= fetchManifest().finally(() => {
+      polling = null;
+    });
+    return polling;
+  };
+
+  return {
+    async listing() {
+      if (lastGoodMs === null) await poll();
+      const files = new Map<string, SourceEntry>();
+      for (const [key, entry] of Object.entries(current?.manifest.files ?? {})) {
+        files.set(key, { key, size: entry.size, modifiedMs: Date.parse(entry.modified), version: entry.sha256 });
+      }
+      return files;
+    },
+    read: (key) => origin.read(key),
+    watch(onChange) {
+      const check = () =>
+        void poll().then(
+          (changed) => {
+            if (changed) onChange();
+          },
+          (error) => options.log(`snapshots: polling ${options.url} failed: ${(error as Error).message}`),
+        );
+      const timer = setInterval(check, options.pollSeconds * 1000);
+      timer.unref();
+      const unsubscribe = options.redisUrl ? subscribePublishHints(options.redisUrl, check, options.log) : () => {};
+      const stop = () => {
+        clearInterval(timer);
+        unsubscribe();
+        stops.delete(stop);
+      };
+      stops.add(stop);
+      return stop;
+    },
+    async poll() {
+      await poll();
+    },
+    status(): SnapshotOriginStatus {
+      return {
+        kind: "bucket",
+        origin: options.url,
+        last_poll_at: lastGoodMs === null ? null : new Date(lastGoodMs).toISOString(),
+        manifest_newest_day: current?.manifest.newest_day ?? null,
+        stale_seconds: problem !== null && lastGoodMs !== null ? Math.round((now() - lastGoodMs) / 1000) : null,
+        problem,
+      };
+    },
+    close() {
+      for (const stop of [...stops]) stop();
+      origin.close();
+    },
+  };
+}
