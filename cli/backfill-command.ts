@@ -4,6 +4,7 @@ import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { announcedAt, latestListingDay, listingDaysBetween } from "../pipeline/domain/announcement.ts";
 import type { CompiledRelevance } from "../pipeline/domain/relevance-model.ts";
+import type { BucketTarget } from "../pipeline/origin/open-origin.ts";
 import { newestModelPath } from "../pipeline/relevance-file.ts";
 import {
   type DayPages,
@@ -22,12 +23,14 @@ import {
   backfillCheckpoints,
   sameSettings,
 } from "./backfill-job.ts";
+import { publishOption, publishTargetOf } from "./bucket-option.ts";
 import { parseCategories, runCurate } from "./curate-command.ts";
 import { arxivApiUrl, arxivInterval, arxivPageSize, createLiveSetup } from "./curate-live.ts";
 import { serversStoreExists } from "./curate-webhooks.ts";
 import { parseDayOption } from "./options.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR, PROJECT_ROOT } from "./paths.ts";
+import { publishFolder, pullPublishedDays } from "./publish-command.ts";
 import {
   judgeOption,
   maxPicksOption,
@@ -51,6 +54,7 @@ interface BackfillFlags extends ScoringFlags {
   yes: boolean;
   out: string;
   runs: string;
+  publish?: string;
   json: boolean;
 }
 
@@ -166,6 +170,7 @@ async function backfill(flags: BackfillFlags): Promise<void> {
   const resumeStored = flags.resume && flags.from === undefined && flags.to === undefined;
   // Flags are checked before the state store is opened: a refused command creates no database.
   const asked = resumeStored ? null : await settingsFrom(flags, now);
+  const publishTo = publishTargetOf(flags.publish, env);
   if (asked) await confirmLongRange(asked, flags.yes);
   const storeExists = serversStoreExists(env);
   if (resumeStored && !storeExists) throw new UsageError(NOTHING_TO_RESUME);
@@ -202,8 +207,9 @@ async function backfill(flags: BackfillFlags): Promise<void> {
           `set aside: the ${stored.done.length} days it published stay published\n`,
       );
     }
+    if (publishTo) await pullPublishedDays(publishTo, settings.out, out);
     const job = await checkpoints.begin(settings, now);
-    await runJob({ settings, job, checkpoints, ranker, out, json: flags.json, env });
+    await runJob({ settings, job, checkpoints, ranker, out, json: flags.json, env, publishTo });
   } finally {
     await store.close();
   }
@@ -236,10 +242,21 @@ interface JobRun {
   out: Output;
   json: boolean;
   env: NodeJS.ProcessEnv;
+  /** The bucket to publish the folder to at the end; absent: the folder only. */
+  publishTo: BucketTarget | undefined;
 }
 
 /** Publishes the job's days oldest first, checkpointing as it goes; stops at the first day that fails. */
-async function runJob({ settings, job, checkpoints, ranker, out, json, env }: JobRun): Promise<void> {
+async function runJob({
+  settings,
+  job,
+  checkpoints,
+  ranker,
+  out,
+  json,
+  env,
+  publishTo,
+}: JobRun): Promise<void> {
   const live = createLiveSetup({
     source: "arxiv-history",
     categories: settings.categories,
@@ -324,6 +341,8 @@ async function runJob({ settings, job, checkpoints, ranker, out, json, env }: Jo
         (skipped.length > 0 ? `, skipped ${skipped.length} already published` : "") +
         `; ${papers} papers read in ${arxiv} arXiv requests, ${minutes(Date.now() - started)}`,
     );
+    // The days published before a failure are published to the bucket too: they are complete.
+    if (publishTo) await publishFolder({ target: publishTo, from: settings.out, out });
     out.json({
       from: settings.from,
       to: settings.to,
@@ -367,6 +386,7 @@ export function registerBackfill(program: Command): void {
     .option("--yes", "backfill a range over three years without asking", false)
     .option("--out <dir>", "static site root; snapshots go to <dir>/v1", DEFAULT_PUBLIC_DIR)
     .option("--runs <dir>", "where run records go", DEFAULT_RUNS_DIR)
+    .addOption(publishOption())
     .addOption(minTotalOption())
     .addOption(maxPicksOption())
     .option("--json", "print the result as JSON", false)

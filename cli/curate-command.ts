@@ -14,11 +14,13 @@ import { createFileSource } from "../pipeline/sources/file-source.ts";
 import { createSampleSource, sampleDays } from "../pipeline/sources/sample-source.ts";
 import type { CandidateSource } from "../pipeline/sources/source.ts";
 import { firmViewsOfDay } from "./bench-command.ts";
+import { publishOption, publishTargetOf } from "./bucket-option.ts";
 import { createLiveSetup, type LiveSetup } from "./curate-live.ts";
 import { announceToServers, recordQuietlyInServers } from "./curate-webhooks.ts";
 import { parseDateOption } from "./options.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR } from "./paths.ts";
+import { publishFolder, pullPublishedDays } from "./publish-command.ts";
 import {
   judgeOption,
   maxPicksOption,
@@ -37,6 +39,7 @@ interface CurateFlags extends ScoringFlags {
   citations: boolean;
   out: string;
   runs: string;
+  publish?: string;
   json: boolean;
 }
 
@@ -241,6 +244,7 @@ export function registerCurate(program: Command): void {
     .addOption(modelOption())
     .option("--out <dir>", "static site root; snapshots go to <dir>/v1", DEFAULT_PUBLIC_DIR)
     .option("--runs <dir>", "where run records go", DEFAULT_RUNS_DIR)
+    .addOption(publishOption())
     .addOption(minTotalOption())
     .addOption(maxPicksOption())
     .option("--json", "print the result as JSON", false)
@@ -249,6 +253,7 @@ export function registerCurate(program: Command): void {
       const kind = sourceKind(flags.source);
       if (flags.categories && kind !== "arxiv")
         throw new UsageError("`--categories` applies only to `--source arxiv`");
+      const publishTo = publishTargetOf(flags.publish, process.env);
       // Before any request: a missing or broken model stops the run with nothing published.
       const ranker = await rankerFrom(flags);
       const live = createLiveSetup({
@@ -259,6 +264,7 @@ export function registerCurate(program: Command): void {
         env: process.env,
       });
       try {
+        if (publishTo) await pullPublishedDays(publishTo, flags.out, out);
         const source = sourceFrom(flags.source, live);
         if (live.arxiv && !flags.date) out.progress("gather: reading the arXiv listing to learn its day");
         const date =
@@ -279,6 +285,7 @@ export function registerCurate(program: Command): void {
           ...(client ? { httpCounts: () => client.counts() } : {}),
           webhooks: "announce",
         });
+        if (publishTo) await publishFolder({ target: publishTo, from: flags.out, out });
       } finally {
         await live.client?.close();
       }

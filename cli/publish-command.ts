@@ -1,14 +1,11 @@
 import type { Command } from "commander";
 import { bucketUrl, ORIGIN_URL_FORM } from "../pipeline/domain/origin-url.ts";
-import {
-  type BucketTarget,
-  bucketTarget,
-  createFolderOrigin,
-  openBucket,
-} from "../pipeline/origin/open-origin.ts";
+import { type BucketTarget, createFolderOrigin, openBucket } from "../pipeline/origin/open-origin.ts";
 import { sendPublishHint } from "../pipeline/origin/publish-hint.ts";
 import { type PublishResult, publishSnapshots } from "../pipeline/origin/publish-job.ts";
-import { createOutput, type Output, UsageError } from "./output.ts";
+import { pullMissingDays } from "../pipeline/origin/pull-days.ts";
+import { bucketTargetFrom } from "./bucket-option.ts";
+import { createOutput, type Output } from "./output.ts";
 import { DEFAULT_PUBLIC_DIR } from "./paths.ts";
 
 interface PublishFlags {
@@ -16,22 +13,6 @@ interface PublishFlags {
   from: string;
   dryRun: boolean;
   json: boolean;
-}
-
-/**
- * `s3://bucket[/prefix]` with the environment's credentials, checked before any work: a wrong form or
- * missing credentials is a wrong call (exit 2).
- */
-export function publishTargetFrom(
-  flag: string,
-  value: string | undefined,
-  env: NodeJS.ProcessEnv,
-): BucketTarget {
-  if (value === undefined) throw new UsageError(`Expected \`${flag}\` ${ORIGIN_URL_FORM} (or PUBLISH_URL)`);
-  const target = bucketTarget(value, env);
-  if ("problem" in target)
-    throw new UsageError(`Expected \`${flag}\` to be ${ORIGIN_URL_FORM}: ${target.problem}`);
-  return target;
 }
 
 const kilobytes = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
@@ -77,6 +58,21 @@ export async function publishFolder(options: {
   }
 }
 
+/**
+ * Before a run that publishes: the bucket's days the folder lacks are copied into it, so the files
+ * derived from the history (recent, stats, feeds, indexes) are built from all of it.
+ */
+export async function pullPublishedDays(target: BucketTarget, dir: string, out: Output): Promise<void> {
+  const bucket = await openBucket(target);
+  try {
+    const pulled = await pullMissingDays(bucket, createFolderOrigin({ dir }));
+    if (pulled.length > 0)
+      out.line(`${bucket.describe}: copied ${pulled.length} published days the folder lacked`);
+  } finally {
+    bucket.close();
+  }
+}
+
 export function registerPublish(program: Command): void {
   program
     .command("publish")
@@ -87,7 +83,7 @@ export function registerPublish(program: Command): void {
     .option("--json", "print the result as JSON", false)
     .action(async (flags: PublishFlags) => {
       const out = createOutput({ json: flags.json });
-      const target = publishTargetFrom(
+      const target = bucketTargetFrom(
         "--to",
         flags.to ?? (process.env.PUBLISH_URL?.trim() || undefined),
         process.env,

@@ -1,12 +1,16 @@
 import { readdir } from "node:fs/promises";
 import { join, relative } from "node:path";
 import type { Command } from "commander";
+import { bucketUrl, ORIGIN_URL_FORM } from "../pipeline/domain/origin-url.ts";
 import { RANKED_SELECTION } from "../pipeline/domain/selection.ts";
 import { siteUrlFromEnv } from "../pipeline/feeds.ts";
+import { type BucketTarget, openBucket } from "../pipeline/origin/open-origin.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
 import { configFromEnv } from "../server/config.ts";
 import { type AppContext, createContext } from "../server/context.ts";
 import { listen } from "../server/http/listen.ts";
+import { createBucketSource } from "../server/snapshots/bucket-source.ts";
+import { createFolderSource } from "../server/snapshots/folder-source.ts";
 import { createSnapshotCache } from "../server/snapshots/snapshot-cache.ts";
 import { createStoreFromEnv } from "../server/store/from-env.ts";
 import type { Store } from "../server/store/types.ts";
@@ -17,6 +21,7 @@ import { semanticConfigFromEnv } from "../server/verify/semantic-config.ts";
 import { watchPublishedDays } from "../server/webhooks/daily-announcer.ts";
 import { WEBHOOK_QUEUE } from "../server/webhooks/webhook-records.ts";
 import { type WebhookSettings, webhookSettingsFromEnv } from "../server/webhooks/webhook-settings.ts";
+import { bucketTargetFrom } from "./bucket-option.ts";
 import { deliverOnDemand } from "./delivery-thread.ts";
 import { parseIntOption, parsePortOption } from "./options.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
@@ -34,6 +39,7 @@ interface ServeFlags {
   port: number;
   host: string;
   public: string;
+  snapshots?: string;
   runs: string;
   seed: boolean;
   worker: boolean;
@@ -104,6 +110,31 @@ async function startDeliveries(
   });
 }
 
+/** `--snapshots s3://...` or SNAPSHOTS_URL, checked with its credentials before anything starts. */
+function snapshotsBucketFrom(flags: ServeFlags, env: NodeJS.ProcessEnv): BucketTarget | undefined {
+  const url = flags.snapshots ?? (env.SNAPSHOTS_URL?.trim() || undefined);
+  if (url === undefined) return undefined;
+  if (flags.seed) {
+    throw new UsageError(
+      "`--seed` curates into the local folder; with `--snapshots`, curate with `picks curate --publish` instead",
+    );
+  }
+  return bucketTargetFrom("--snapshots", url, env);
+}
+
+/** SNAPSHOTS_POLL_SECONDS: how often a server reads the bucket's manifest (default 30). */
+function pollSecondsFrom(env: NodeJS.ProcessEnv): number {
+  const value = env.SNAPSHOTS_POLL_SECONDS?.trim();
+  if (!value) return 30;
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || seconds < 0.1 || seconds > 3600) {
+    throw new UsageError(
+      `Expected SNAPSHOTS_POLL_SECONDS to be a number of seconds from 0.1 to 3600, got \`${value}\``,
+    );
+  }
+  return seconds;
+}
+
 export function registerServe(program: Command): void {
   program
     .command("serve")
@@ -116,6 +147,10 @@ export function registerServe(program: Command): void {
     )
     .option("--host <host>", "address to listen on", process.env.HOST ?? "127.0.0.1")
     .option("--public <dir>", "static site root holding v1/", DEFAULT_PUBLIC_DIR)
+    .option(
+      "--snapshots <url>",
+      `load the published days from a bucket, ${ORIGIN_URL_FORM}, instead of --public (default: SNAPSHOTS_URL)`,
+    )
     .option("--runs <dir>", "where run records go (with --seed)", DEFAULT_RUNS_DIR)
     .option("--seed", "curate the embedded sample days first when no snapshot exists", false)
     .option("--no-worker", "do not score submissions in this process (also WORKER=off); run `picks worker`")
@@ -127,7 +162,8 @@ export function registerServe(program: Command): void {
     )
     .action(async (flags: ServeFlags) => {
       const out = createOutput({ json: false });
-      if (flags.seed && !isClusterWorker()) await seedSample(flags.public, flags.runs, out);
+      const bucket = snapshotsBucketFrom(flags, process.env);
+      if (flags.seed && !isClusterWorker() && !bucket) await seedSample(flags.public, flags.runs, out);
       const log = (message: string) => process.stderr.write(`${message}\n`);
       const config = configFromEnv(process.env);
       // Settings are checked before the store is opened, so a wrong one leaves no state behind.
@@ -158,7 +194,15 @@ export function registerServe(program: Command): void {
         return;
       }
       const snapshots = await createSnapshotCache({
-        publicDir: flags.public,
+        source: bucket
+          ? createBucketSource({
+              origin: await openBucket(bucket),
+              url: bucketUrl(bucket),
+              pollSeconds: pollSecondsFrom(process.env),
+              ...(process.env.REDIS_URL?.trim() ? { redisUrl: process.env.REDIS_URL.trim() } : {}),
+              log,
+            })
+          : createFolderSource(flags.public),
         watch: true,
         log,
         background: true,

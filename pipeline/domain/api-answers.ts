@@ -22,7 +22,9 @@ export const SnapshotOriginStatusSchema = z.object({
   kind: z.enum(["folder", "bucket"]),
   origin: z
     .string()
-    .describe("`s3://bucket/prefix` for a bucket; `folder` for the server's own folder (its path is not shown)"),
+    .describe(
+      "`s3://bucket/prefix` for a bucket; `folder` for the server's own folder (its path is not shown)",
+    ),
   last_poll_at: z
     .string()
     .nullable()

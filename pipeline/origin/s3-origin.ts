@@ -134,7 +134,9 @@ export function createS3Origin(options: S3OriginOptions): SnapshotOrigin {
         const answer = await client.send(
           new GetObjectCommand({ Bucket: bucket, Key: fullKey(key), ...(etag ? { IfNoneMatch: etag } : {}) }),
         );
-        const body = await (answer.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray();
+        const body = await (
+          answer.Body as { transformToByteArray(): Promise<Uint8Array> }
+        ).transformToByteArray();
         return { body: Buffer.from(body), etag: answer.ETag ?? "" };
       } catch (error) {
         if (statusOf(error) === 304) return "unchanged";

@@ -46,7 +46,7 @@ export function createBucketSource(options: BucketSourceOptions): SnapshotSource
         return false;
       }
       const manifest = parseManifest(answer.body);
-      if ("problem" in manifest) throw new Error(`${MANIFEST_KEY} is ${manifest.problem}`);
+      if ("problem" in manifest) throw new Error(`${MANIFEST_KEY} in ${options.url} is ${manifest.problem}`);
       current = { manifest, etag: answer.etag };
       lastGoodMs = now();
       problem = null;
@@ -70,7 +70,12 @@ export function createBucketSource(options: BucketSourceOptions): SnapshotSource
       if (lastGoodMs === null) await poll();
       const files = new Map<string, SourceEntry>();
       for (const [key, entry] of Object.entries(current?.manifest.files ?? {})) {
-        files.set(key, { key, size: entry.size, modifiedMs: Date.parse(entry.modified), version: entry.sha256 });
+        files.set(key, {
+          key,
+          size: entry.size,
+          modifiedMs: Date.parse(entry.modified),
+          version: entry.sha256,
+        });
       }
       return files;
     },
@@ -85,7 +90,9 @@ export function createBucketSource(options: BucketSourceOptions): SnapshotSource
         );
       const timer = setInterval(check, options.pollSeconds * 1000);
       timer.unref();
-      const unsubscribe = options.redisUrl ? subscribePublishHints(options.redisUrl, check, options.log) : () => {};
+      const unsubscribe = options.redisUrl
+        ? subscribePublishHints(options.redisUrl, check, options.log)
+        : () => {};
       const stop = () => {
         clearInterval(timer);
         unsubscribe();
@@ -103,7 +110,8 @@ export function createBucketSource(options: BucketSourceOptions): SnapshotSource
         origin: options.url,
         last_poll_at: lastGoodMs === null ? null : new Date(lastGoodMs).toISOString(),
         manifest_newest_day: current?.manifest.newest_day ?? null,
-        stale_seconds: problem !== null && lastGoodMs !== null ? Math.round((now() - lastGoodMs) / 1000) : null,
+        stale_seconds:
+          problem !== null && lastGoodMs !== null ? Math.round((now() - lastGoodMs) / 1000) : null,
         problem,
       };
     },

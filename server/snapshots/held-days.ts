@@ -15,7 +15,6 @@ export interface HeldDay {
 /** A day file that is not served, and why: shown by `/health`. */
 export type DayProblem = SkippedDay;
 
-
 /** Parses and checks a day's bytes; a reason instead when they are not a daily snapshot. */
 export function parseDay(body: Buffer): DailySnapshot | { problem: string } {
   let json: unknown;
@@ -106,7 +105,12 @@ export async function loadHeldDays(
     const date = name.slice(0, 10);
     const info = view.listing.get(`v1/daily/${name}`);
     const indexed = index?.days.get(date);
-    if (indexed && info && info.size === indexed.bytes && info.modifiedMs <= (index as IndexRead).modifiedMs) {
+    if (
+      indexed &&
+      info &&
+      info.size === indexed.bytes &&
+      info.modifiedMs <= (index as IndexRead).modifiedMs
+    ) {
       days.push({ date, picks: indexed.picks });
       continue;
     }
@@ -114,7 +118,10 @@ export async function loadHeldDays(
     try {
       body = await view.read(`v1/daily/${name}`);
     } catch (error) {
-      problems.push({ file: name, reason: `unreadable (${(error as NodeJS.ErrnoException).code ?? "error"})` });
+      problems.push({
+        file: name,
+        reason: `unreadable (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+      });
       continue;
     }
     if (!body) {

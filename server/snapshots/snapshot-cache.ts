@@ -64,7 +64,11 @@ export class DayUnavailableError extends Error {}
 const DAY_PATH = /^\/v1\/daily\/(\d{4}-\d{2}-\d{2})$/;
 
 /** What is served without the history: the site, the moving files and the newest days' bytes. */
-async function loadFront(source: SnapshotSource, previous: ReadonlyMap<string, HeldFile>, log: (m: string) => void) {
+async function loadFront(
+  source: SnapshotSource,
+  previous: ReadonlyMap<string, HeldFile>,
+  log: (m: string) => void,
+) {
   const view = await openLoadView(source, previous);
   const responses = await loadStaticSite(view, log);
   for (const [route, file] of FIXED_FILES) {
@@ -81,7 +85,7 @@ async function loadFront(source: SnapshotSource, previous: ReadonlyMap<string, H
 
 type Front = Awaited<ReturnType<typeof loadFront>>;
 
-async function load(source: SnapshotSource, front: Front, log: (message: string) => void) {
+async function load(front: Front, log: (message: string) => void) {
   const { responses, names, view } = front;
   const { days, problems } = await loadHeldDays(view, names, log);
   for (const problem of problems) responses.delete(`/v1/daily/${problem.file.slice(0, 10)}`);
@@ -128,13 +132,16 @@ export async function createSnapshotCache(options: {
 }): Promise<SnapshotCache> {
   const source =
     options.source ??
-    createFolderSource(options.publicDir ?? (() => {
-      throw new Error("createSnapshotCache needs a publicDir or a source");
-    })());
+    createFolderSource(
+      options.publicDir ??
+        (() => {
+          throw new Error("createSnapshotCache needs a publicDir or a source");
+        })(),
+    );
   const log = options.log ?? (() => {});
   const front = await loadFront(source, new Map(), log);
   let state = generation(front.responses, front.view.held, [], [], front.names[0]?.slice(0, 10) ?? null);
-  const loaded = load(source, front, log).then((full) => {
+  const loaded = load(front, log).then((full) => {
     state = full;
   });
   if (options.background) loaded.catch((error) => log(`loading the published days failed: ${error}`));
@@ -147,7 +154,7 @@ export async function createSnapshotCache(options: {
     reloading = reloading
       .catch(() => {})
       .then(async () => {
-        state = await load(source, await loadFront(source, state.held, log), log);
+        state = await load(await loadFront(source, state.held, log), log);
         for (const listener of reloaded) listener();
       });
     return reloading;

@@ -64,7 +64,9 @@ export async function loadStaticSite(
       log(`not serving ${entry.key}: larger than ${MAX_ASSET_BYTES} bytes`);
       continue;
     }
-    const prepared = await view.hold(entry.key, (body) => withHeaders(prepare(body, CACHE_SITE, type), security));
+    const prepared = await view.hold(entry.key, (body) =>
+      withHeaders(prepare(body, CACHE_SITE, type), security),
+    );
     if (prepared) site.set(`/${segments.map(encodeURIComponent).join("/")}`, prepared);
   }
   const feeds: ReadonlyArray<[string, string]> = [

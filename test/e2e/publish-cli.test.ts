@@ -3,7 +3,13 @@ import { cp, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+} from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { curate } from "../../pipeline/curate.ts";
 import { type Manifest, parseManifest } from "../../pipeline/domain/manifest.ts";
@@ -149,7 +155,10 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
     extra: Record<string, string | undefined> = {},
     endpoint = proxy.endpoint,
   ): Promise<Finished> {
-    return runPicks(["publish", "--to", `s3://${bucket}/${PREFIX}`, "--from", from, ...args], env(endpoint, extra));
+    return runPicks(
+      ["publish", "--to", `s3://${bucket}/${PREFIX}`, "--from", from, ...args],
+      env(endpoint, extra),
+    );
   }
 
   async function publishOk(bucket: string, from: string, args: string[] = []): Promise<Finished> {
@@ -174,11 +183,17 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
   async function bytes(bucket: string, key: string): Promise<Buffer | undefined> {
     try {
       const answer = await direct.send(new GetObjectCommand({ Bucket: bucket, Key: `${PREFIX}/${key}` }));
-      return Buffer.from(await (answer.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray());
+      return Buffer.from(
+        await (answer.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(),
+      );
     } catch (error) {
       if ((error as Error).name === "NoSuchKey") return undefined;
       throw error;
     }
+  }
+
+  async function putDirect(bucket: string, key: string, body: string): Promise<void> {
+    await direct.send(new PutObjectCommand({ Bucket: bucket, Key: `${PREFIX}/${key}`, Body: body }));
   }
 
   async function storedKeys(bucket: string): Promise<string[]> {
@@ -212,7 +227,9 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
     }
   }
 
-  it("uploads every file with its type, caching and hash, and a manifest of them all", { timeout: 60_000 }, async () => {
+  it("uploads every file with its type, caching and hash, and a manifest of them all", {
+    timeout: 60_000,
+  }, async () => {
     const bucket = await newBucket();
     const result = await publishOk(bucket, site, ["--json"]);
     const report = JSON.parse(result.stdout) as Record<string, unknown>;
@@ -251,7 +268,9 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
     const manifest = await manifestOf(bucket);
     expect(manifest.newest_day).toBe("2026-11-20");
     const stored = await storedKeys(bucket);
-    expect(stored).toEqual([...[...local.keys()].map((key) => `${PREFIX}/${key}`), `${PREFIX}/${MANIFEST}`].sort());
+    expect(stored).toEqual(
+      [...[...local.keys()].map((key) => `${PREFIX}/${key}`), `${PREFIX}/${MANIFEST}`].sort(),
+    );
     expect(stored).not.toContain(`${PREFIX}/_headers`);
     expect(stored).not.toContain(`${PREFIX}/_redirects`);
     expect(stored).not.toContain(`${PREFIX}/${LEASE}`);
@@ -274,7 +293,9 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
     expect(await bytes(bucket, MANIFEST)).toEqual(manifestBefore);
   });
 
-  it("uploads the days first, the pointer second to last and the manifest last", { timeout: 60_000 }, async () => {
+  it("uploads the days first, the pointer second to last and the manifest last", {
+    timeout: 60_000,
+  }, async () => {
     const bucket = await newBucket();
     proxy.reset();
     await publishOk(bucket, site);
@@ -299,7 +320,9 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
     const before = await publishable(dir);
     await curateNewDay(dir);
     const after = await publishable(dir);
-    const changed = [...after].filter(([key, file]) => before.get(key)?.sha256 !== file.sha256).map(([key]) => key);
+    const changed = [...after]
+      .filter(([key, file]) => before.get(key)?.sha256 !== file.sha256)
+      .map(([key]) => key);
     expect(changed).toContain(`v1/daily/${NEW_DAY}.json`);
     expect(changed).toContain(POINTER);
     expect(changed).not.toContain("index.html");
@@ -320,7 +343,9 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
     expect((await manifestOf(bucket)).newest_day).toBe(NEW_DAY);
   });
 
-  it("leaves the pointer and manifest as they were when the store refuses an upload", { timeout: 60_000 }, async () => {
+  it("leaves the pointer and manifest as they were when the store refuses an upload", {
+    timeout: 60_000,
+  }, async () => {
     const bucket = await newBucket();
     const dir = await siteCopy();
     await publishOk(bucket, dir);
@@ -346,28 +371,87 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
     expect(await bytes(bucket, POINTER)).toEqual(await readFile(join(dir, POINTER)));
   });
 
-  it("lets one of two racing publishers win and stops the other", { timeout: 60_000 }, async () => {
-    const bucket = await newBucket();
-    const dir = await siteCopy();
-    await publishOk(bucket, dir);
-    await curateNewDay(dir);
+  describe("one publisher at a time", () => {
+    it("lets one of two racing publishers win and stops the other", { timeout: 60_000 }, async () => {
+      const bucket = await newBucket();
+      const dir = await siteCopy();
+      await publishOk(bucket, dir);
+      await curateNewDay(dir);
 
-    const results = await Promise.all([publish(bucket, dir), publish(bucket, dir)]);
-    const codes = results.map((result) => result.code).sort();
-    expect(codes, results.map((result) => result.stderr).join("\n")).toEqual([0, 1]);
-    const loser = results.find((result) => result.code === 1) as Finished;
-    expect(loser.stderr).toMatch(/another publish(er)? .*(is in progress|started just now|changed)/);
+      // A slow store keeps the first publisher at work for seconds, longer than the two processes'
+      // difference in start-up: the second meets the lease, not a finished publish.
+      proxy.reset();
+      proxy.delayPuts(400);
+      const results = await Promise.all([publish(bucket, dir), publish(bucket, dir)]).finally(() =>
+        proxy.reset(),
+      );
+      const codes = results.map((result) => result.code).sort();
+      expect(codes, results.map((result) => result.stderr).join("\n")).toEqual([0, 1]);
+      const loser = results.find((result) => result.code === 1) as Finished;
+      expect(loser.stderr).toMatch(/another publish(er)? .*(is in progress|started just now|changed)/);
+      expect(loser.stderr).toContain(`s3://${bucket}/${PREFIX}`);
 
-    const manifest = await manifestOf(bucket);
-    expect(manifest.newest_day).toBe(NEW_DAY);
-    for (const [key, entry] of Object.entries(manifest.files)) {
-      const body = await bytes(bucket, key);
-      expect(body, key).toBeDefined();
-      expect(sha256(body as Buffer), key).toBe(entry.sha256);
-      expect((await head(bucket, key)).Metadata?.sha256, key).toBe(entry.sha256);
-    }
-    await expectManifestOf(bucket, dir);
-    expect(await storedKeys(bucket)).not.toContain(`${PREFIX}/${LEASE}`);
+      const manifest = await manifestOf(bucket);
+      expect(manifest.newest_day).toBe(NEW_DAY);
+      for (const [key, entry] of Object.entries(manifest.files)) {
+        const body = await bytes(bucket, key);
+        expect(body, key).toBeDefined();
+        expect(sha256(body as Buffer), key).toBe(entry.sha256);
+        expect((await head(bucket, key)).Metadata?.sha256, key).toBe(entry.sha256);
+      }
+      await expectManifestOf(bucket, dir);
+      expect(await storedKeys(bucket)).not.toContain(`${PREFIX}/${LEASE}`);
+    });
+
+    it("stops before writing anything while another publisher's lease runs", {
+      timeout: 60_000,
+    }, async () => {
+      const bucket = await newBucket();
+      const dir = await siteCopy();
+      await publishOk(bucket, dir);
+      await curateNewDay(dir);
+      const lease = JSON.stringify({
+        holder: "other",
+        expires_at: new Date(Date.now() + 60_000).toISOString(),
+      });
+      await putDirect(bucket, LEASE, lease);
+      const manifestBefore = await bytes(bucket, MANIFEST);
+
+      proxy.reset();
+      const result = await publish(bucket, dir);
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(/another publish to .* is in progress .*nothing was written/);
+      expect(putKeys(bucket)).toEqual([]);
+      expect(proxy.counts().DELETE ?? 0).toBe(0);
+      expect(await bytes(bucket, MANIFEST)).toEqual(manifestBefore);
+      expect((await bytes(bucket, LEASE))?.toString()).toBe(lease);
+    });
+
+    it("takes over the lease a dead publisher left behind", { timeout: 60_000 }, async () => {
+      const bucket = await newBucket();
+      const dir = await siteCopy();
+      await publishOk(bucket, dir);
+      await curateNewDay(dir);
+      await putDirect(
+        bucket,
+        LEASE,
+        JSON.stringify({ holder: "dead", expires_at: "2026-01-01T00:00:00.000Z" }),
+      );
+
+      await publishOk(bucket, dir);
+      await expectManifestOf(bucket, dir);
+      expect(await storedKeys(bucket)).not.toContain(`${PREFIX}/${LEASE}`);
+    });
+
+    // Seen in this race without the slow store: the first publisher released its lease between the
+    // second's HEAD and GET of it; publish-lease.ts:64 then reads the vanished lease as expired
+    // (expiryOf(undefined) is 0) and retries with If-Match on an object that is gone, which S3 and
+    // moto answer 404 NoSuchKey, and s3-origin.ts:178 turns into an OriginError, not a
+    // ConditionFailedError (see the bucket contract's todo).
+    it.todo(
+      "BUG publish-lease.ts:64 + s3-origin.ts:178: a lease released between HEAD and GET fails the second " +
+        "publisher with `failed to write v1/publish-lease.json (404 NoSuchKey)` instead of a conflict or a retry",
+    );
   });
 
   describe("refusals", () => {

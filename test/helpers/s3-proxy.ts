@@ -2,7 +2,8 @@ import { Agent, createServer, type IncomingMessage, request, type ServerResponse
 import type { AddressInfo } from "node:net";
 
 // A recording proxy in front of an S3 endpoint: it forwards every request as it came, counts them by
-// method, remembers the paths written, and can refuse a chosen PUT the way a store refuses one.
+// method, remembers the paths written, and can refuse a chosen PUT the way a store refuses one or
+// slow every PUT down the way a distant store does.
 
 export interface S3Proxy {
   /** `http://127.0.0.1:PORT`: give it as S3_ENDPOINT. */
@@ -11,9 +12,12 @@ export interface S3Proxy {
   counts(): Record<string, number>;
   /** The path (without the query) of each PUT received since the last reset, in arrival order. */
   puts(): string[];
+  /** Clears the counts and the recorded paths, and disarms `failPut` and `delayPuts`. */
   reset(): void;
   /** Makes the `n`-th PUT from now (1 for the next) answer `status` with an S3 error, unforwarded. */
   failPut(n: number, status: number): void;
+  /** Holds each PUT `ms` before forwarding it, as a slow store does: a publish then takes a while. */
+  delayPuts(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -45,6 +49,7 @@ export async function startS3Proxy(upstream: string): Promise<S3Proxy> {
   let puts: string[] = [];
   let putsSinceArm = 0;
   let armed: { n: number; status: number } | null = null;
+  let putDelayMs = 0;
 
   const refuse = (req: IncomingMessage, res: ServerResponse, status: number, path: string) => {
     // The body is read to its end first, as a store does, so the client sees an answer, not a reset.
@@ -75,25 +80,22 @@ export async function startS3Proxy(upstream: string): Promise<S3Proxy> {
         return;
       }
     }
-    const forwarded = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        method,
-        path: url,
-        headers: req.headers,
-        agent,
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forwarded.on("error", (error) => {
-      if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" });
-      res.end(`proxy: ${error.message}`);
-    });
-    req.pipe(forwarded);
+    const forward = () => {
+      const forwarded = request(
+        { host: target.hostname, port: target.port, method, path: url, headers: req.headers, agent },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      forwarded.on("error", (error) => {
+        if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" });
+        res.end(`proxy: ${error.message}`);
+      });
+      req.pipe(forwarded);
+    };
+    if (method === "PUT" && putDelayMs > 0) setTimeout(forward, putDelayMs);
+    else forward();
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -109,11 +111,16 @@ export async function startS3Proxy(upstream: string): Promise<S3Proxy> {
     reset() {
       counts = {};
       puts = [];
+      armed = null;
+      putDelayMs = 0;
     },
     failPut(n, status) {
       if (!Number.isInteger(n) || n < 1) throw new Error(`Expected failPut's n to be 1 or more, got ${n}`);
       armed = { n, status };
       putsSinceArm = 0;
+    },
+    delayPuts(ms) {
+      putDelayMs = ms;
     },
     close() {
       agent.destroy();

@@ -5,7 +5,11 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { publishedHeaders } from "../../../pipeline/domain/published-files.ts";
 import { createFolderOrigin } from "../../../pipeline/origin/folder-origin.ts";
-import { ConditionFailedError, type SnapshotOrigin, type WriteMeta } from "../../../pipeline/origin/origin.ts";
+import {
+  ConditionFailedError,
+  type SnapshotOrigin,
+  type WriteMeta,
+} from "../../../pipeline/origin/origin.ts";
 import { createS3Origin } from "../../../pipeline/origin/s3-origin.ts";
 import {
   createBucket,
@@ -221,9 +225,9 @@ describe.each(DRIVERS)("snapshot origin contract: $name", (driver) => {
 
       // The first tag is stale now: a writer that saw the first version must not overwrite the second.
       const third = Buffer.from('{"version":1,"n":3}');
-      await expect(
-        origin.write(key, third, metaFor(key, third), { ifMatch: written.etag }),
-      ).rejects.toThrow(ConditionFailedError);
+      await expect(origin.write(key, third, metaFor(key, third), { ifMatch: written.etag })).rejects.toThrow(
+        ConditionFailedError,
+      );
       expect(await origin.read(key)).toEqual(second);
       expect((await origin.head(key))?.sha256).toBe(sha256(second));
     });
