@@ -18,6 +18,7 @@ import { limitLines, runLimitsBench } from "./limits.ts";
 import { LOAD_CLIENT, type LoadResult, load, pinServer } from "./load.ts";
 import { runMcpBench } from "./mcp.ts";
 import { median } from "./median.ts";
+import { runOriginBench } from "./origin.ts";
 import { rankerLines, runRankerBench } from "./ranker.ts";
 import { runScorerBench } from "./scorer.ts";
 import { runSourcesBench } from "./sources.ts";
@@ -405,6 +406,9 @@ try {
   }
   if (wanted("backfill")) {
     for (const line of backfillLines(await runBackfillBench(250))) console.log(line);
+  }
+  if (wanted("origin")) {
+    for (const line of await runOriginBench(root)) console.log(line);
   }
   printTail();
 } finally {

@@ -88,16 +88,21 @@ export async function publishSnapshots(options: PublishOptions): Promise<Publish
   const local = await localFiles(options.from);
   if (local.size === 0)
     throw new Error(`nothing to publish in ${options.from.describe}: run \`picks curate\` first`);
-  const lease = options.dryRun
+  const entries = new Map([...local].map(([key, { body: _body, ...entry }]) => [key, entry]));
+  const planNow = async () => {
+    const remote = await readManifest(to);
+    return { remote, plan: planPublish(entries, remote?.manifest ?? null, options.now().toISOString()) };
+  };
+  // Planned once before the lease: an unchanged re-publish (or a dry run) writes nothing at all, not
+  // even the lease. Planned again under the lease, from the manifest as it is then.
+  const first = await planNow();
+  const idle = options.dryRun === true || first.plan.uploads.length === 0;
+  const lease = idle
     ? { conditional: true, release: async () => {} }
     : await acquireLease(to, options.now, warn);
   try {
-    const remote = await readManifest(to);
+    const { remote, plan } = idle ? first : await planNow();
     const pointer = await to.head(POINTER_KEY);
-    const entries = new Map([...local].map(([key, { body: _body, ...entry }]) => [key, entry]));
-    const plan = planPublish(entries, remote?.manifest ?? null, options.now().toISOString());
-    // Unchanged files keep the time they were first published: a rerun that rewrote the same bytes
-    // changes nothing.
     const uploaded = [...plan.uploads, ...(plan.manifest ? [MANIFEST_KEY] : [])];
     const bytes = plan.uploads.reduce((sum, key) => sum + (local.get(key)?.size ?? 0), 0);
     const result = (): PublishResult => ({

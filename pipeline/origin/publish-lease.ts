@@ -49,31 +49,41 @@ export async function acquireLease(
   );
   const meta = { contentType: "application/json", cacheControl: "no-store", sha256: "" };
   const attempt = (condition: WriteCondition) => origin.write(LEASE_KEY, body, meta, condition);
-  try {
-    await attempt({ ifNoneMatch: "*" });
-  } catch (error) {
-    if (error instanceof ConditionsUnsupportedError) {
-      warn(`${origin.describe} does not support conditional writes: two publishers at once are not detected`);
-      return { conditional: false, release: async () => {} };
-    }
-    if (!(error instanceof ConditionFailedError)) throw error;
-    const held = await origin.head(LEASE_KEY);
-    const until = held ? expiryOf(await origin.read(LEASE_KEY)) : 0;
-    if (held && until > now().getTime()) {
-      throw new PublishConflictError(
-        `another publish to ${origin.describe} is in progress (its lease runs until ${new Date(until).toISOString()}); nothing was written`,
-      );
-    }
-    // An expired lease (a publisher that died): taken over only if nobody else took it meanwhile.
+  // A few rounds: a lease can be released between this publisher's look at it and its next write.
+  for (let round = 0; ; round++) {
     try {
-      await attempt(held ? { ifMatch: held.etag } : { ifNoneMatch: "*" });
-    } catch (retry) {
-      if (retry instanceof ConditionFailedError) {
+      await attempt({ ifNoneMatch: "*" });
+      break;
+    } catch (error) {
+      if (error instanceof ConditionsUnsupportedError) {
+        warn(
+          `${origin.describe} does not support conditional writes: two publishers at once are not detected`,
+        );
+        return { conditional: false, release: async () => {} };
+      }
+      if (!(error instanceof ConditionFailedError)) throw error;
+    }
+    const held = await origin.head(LEASE_KEY);
+    const stored = held ? await origin.read(LEASE_KEY) : undefined;
+    if (held && stored) {
+      const until = expiryOf(stored);
+      if (until > now().getTime()) {
         throw new PublishConflictError(
-          `another publish to ${origin.describe} started just now; nothing was written`,
+          `another publish to ${origin.describe} is in progress (its lease runs until ${new Date(until).toISOString()}); nothing was written`,
         );
       }
-      throw retry;
+      try {
+        // An expired lease (a publisher that died): taken over only if nobody else took it meanwhile.
+        await attempt({ ifMatch: held.etag });
+        break;
+      } catch (error) {
+        if (!(error instanceof ConditionFailedError)) throw error;
+      }
+    }
+    if (round >= 2) {
+      throw new PublishConflictError(
+        `another publish to ${origin.describe} started just now; nothing was written`,
+      );
     }
   }
   return {

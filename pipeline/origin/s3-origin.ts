@@ -177,7 +177,9 @@ export function createS3Origin(options: S3OriginOptions): SnapshotOrigin {
         return { etag: answer.ETag ?? "" };
       } catch (error) {
         const status = statusOf(error);
-        if (condition && (status === 412 || status === 409)) {
+        // If-Match on a key that is gone is a 404 NoSuchKey: the object is not the one seen either.
+        const gone = condition && "ifMatch" in condition && codeOf(error) === "NoSuchKey";
+        if (condition && (status === 412 || status === 409 || gone)) {
           throw new ConditionFailedError(`${key} in ${bucketUrl(options)} changed since it was read`);
         }
         if (condition && status === 501) {
