@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readdir, readFile, rm, stat } from "node:fs/promises";
+import { open, readdir, readFile, rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { PublishedKeySchema } from "../domain/manifest.ts";
 import { publishedHeaders } from "../domain/published-files.ts";
@@ -76,6 +76,16 @@ export function createFolderOrigin(options: { dir: string }): SnapshotOrigin {
       return found.filter((entry) => entry.key.startsWith(prefix)).sort((a, b) => (a.key < b.key ? -1 : 1));
     },
     read,
+    async readStream(key) {
+      try {
+        // Opened here, so that a missing file is an answer and not a stream's error later.
+        const handle = await open(pathOf(key), "r");
+        return handle.createReadStream();
+      } catch (error) {
+        if (isMissing(error)) return undefined;
+        throw error;
+      }
+    },
     head,
     async readIfChanged(key, etag) {
       const body = await read(key);

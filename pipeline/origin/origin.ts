@@ -1,3 +1,5 @@
+import type { Readable } from "node:stream";
+
 // Where published snapshots live: one interface, a folder driver and an S3-compatible bucket driver,
 // held to one contract suite (test/pipeline/origin/contract.test.ts). Keys are paths inside the
 // published tree (`v1/daily/2026-11-20.json`, `index.html`); callers never branch on the driver.
@@ -36,6 +38,8 @@ export interface SnapshotOrigin {
   list(prefix: string): Promise<OriginEntry[]>;
   /** The bytes of `key`, or undefined when there is no such object. */
   read(key: string): Promise<Buffer | undefined>;
+  /** The bytes of `key` as a stream, for a file read a line at a time; undefined when absent. */
+  readStream(key: string): Promise<Readable | undefined>;
   head(key: string): Promise<ObjectMeta | undefined>;
   /** The bytes and tag of `key`, or "unchanged" while its tag is still `etag`; undefined when absent. */
   readIfChanged(

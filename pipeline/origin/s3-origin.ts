@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import {
   DeleteObjectCommand,
   GetObjectCommand,
@@ -124,6 +125,15 @@ export function createS3Origin(options: S3OriginOptions): SnapshotOrigin {
         return Buffer.from(
           await (answer.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(),
         );
+      } catch (error) {
+        if (codeOf(error) === "NoSuchKey") return undefined;
+        throw explain(error, `read ${key}`);
+      }
+    },
+    async readStream(key) {
+      try {
+        const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: fullKey(key) }));
+        return answer.Body as Readable;
       } catch (error) {
         if (codeOf(error) === "NoSuchKey") return undefined;
         throw explain(error, `read ${key}`);

@@ -80,6 +80,7 @@ export function createBucketSource(options: BucketSourceOptions): SnapshotSource
       return files;
     },
     read: (key) => origin.read(key),
+    stream: (key) => origin.readStream(key),
     watch(onChange) {
       const check = () =>
         void poll().then(

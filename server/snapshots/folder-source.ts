@@ -23,6 +23,7 @@ export function createFolderSource(publicDir: string): SnapshotSource {
       return files;
     },
     read: (key) => origin.read(key),
+    stream: (key) => origin.readStream(key),
     watch(onChange) {
       let watchers: FSWatcher[] = [];
       let timer: NodeJS.Timeout | undefined;

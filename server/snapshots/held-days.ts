@@ -1,3 +1,4 @@
+import { createInterface } from "node:readline";
 import type { PaperListItem, SkippedDay } from "../../pipeline/domain/api-answers.ts";
 import { type IndexedDay, listItem, PICKS_INDEX_FILE } from "../../pipeline/domain/picks-index.ts";
 import { DAY_KEY } from "../../pipeline/domain/published-files.ts";
@@ -46,11 +47,14 @@ interface IndexRead {
 async function readIndex(view: LoadView, log: (message: string) => void): Promise<IndexRead | undefined> {
   const key = `v1/${PICKS_INDEX_FILE}`;
   const entry = view.listing.get(key);
-  const body = entry ? await view.read(key) : undefined;
-  if (!entry || !body) return undefined;
+  if (!entry) return undefined;
   const days = new Map<string, IndexedDay>();
+  // A line at a time: ten years of index are megabytes that need never be one string.
+  const stream = await view.stream(key).catch(() => undefined);
+  if (!stream) return undefined;
   try {
-    for (const line of body.toString("utf8").split("\n")) {
+    const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+    for await (const line of lines) {
       if (line === "") continue;
       const day: unknown = JSON.parse(line);
       if (!isIndexedDay(day)) throw new Error("not a day");
@@ -59,6 +63,9 @@ async function readIndex(view: LoadView, log: (message: string) => void): Promis
   } catch {
     log(`ignoring ${key}: not a valid picks index; reading every day in full`);
     return undefined;
+  } finally {
+    // A bad line stops the read early: the rest of the file (or the bucket's connection) is let go.
+    stream.destroy();
   }
   return { days, modifiedMs: entry.modifiedMs };
 }

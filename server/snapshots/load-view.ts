@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import type { PreparedResponse } from "../http/prepared.ts";
 import type { SnapshotSource, SourceEntry } from "./snapshot-source.ts";
 
@@ -18,6 +19,8 @@ export interface LoadView {
   hold(key: string, make: (body: Buffer) => PreparedResponse): Promise<PreparedResponse | undefined>;
   /** The bytes of a file read once, not held: undefined when it is not published or is gone. */
   read(key: string): Promise<Buffer | undefined>;
+  /** A file read a line at a time (the picks index): undefined when it is not published or is gone. */
+  stream(key: string): Promise<Readable | undefined>;
   /** What this load holds, for the next load to reuse. */
   readonly held: Map<string, HeldFile>;
 }
@@ -50,5 +53,6 @@ export async function openLoadView(
       return prepared;
     },
     read: (key) => (listing.has(key) ? source.read(key) : Promise.resolve(undefined)),
+    stream: (key) => (listing.has(key) ? source.stream(key) : Promise.resolve(undefined)),
   };
 }

@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import type { SnapshotOriginStatus } from "../../pipeline/domain/api-answers.ts";
 
 // Where the server's published files come from: the local folder `picks curate` writes, or a bucket
@@ -17,6 +18,8 @@ export interface SnapshotSource {
   listing(): Promise<Map<string, SourceEntry>>;
   /** The bytes of a published file, or undefined when it is gone. */
   read(key: string): Promise<Buffer | undefined>;
+  /** A published file as a stream, for one read a line at a time; undefined when it is gone. */
+  stream(key: string): Promise<Readable | undefined>;
   /** Calls `onChange` when the published set may have changed; returns the stop. */
   watch(onChange: () => void): () => void;
   /** For `/health`: where the files come from and whether the last look at it worked. */

@@ -137,6 +137,16 @@ describe.each(DRIVERS)("snapshot origin contract: $name", (driver) => {
       expect(await origin.read("v1/recent.json")).toEqual(text);
     });
 
+    it("streams the bytes of a key, and answers undefined for a missing one", async () => {
+      const lines = `${Array.from({ length: 2000 }, (_, n) => `{"n":${n}}`).join("\n")}\n`;
+      await put(origin, "v1/picks-index.jsonl", lines);
+      const stream = await origin.readStream("v1/picks-index.jsonl");
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream ?? []) chunks.push(Buffer.from(chunk as Uint8Array));
+      expect(Buffer.concat(chunks).toString("utf8")).toBe(lines);
+      expect(await origin.readStream("v1/daily/2026-01-01.json")).toBeUndefined();
+    });
+
     it("answers undefined for a missing key, read or head", async () => {
       expect(await origin.read("v1/daily/2026-01-01.json")).toBeUndefined();
       expect(await origin.head("v1/daily/2026-01-01.json")).toBeUndefined();
