@@ -1,9 +1,11 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { readdir, readFile, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { writeFileAtomic } from "./atomic-write.ts";
 import { FILE_SCHEMAS, type FileKind } from "./domain/json-schemas.ts";
 import { type DailySnapshot, DailySnapshotSchema } from "./domain/snapshot.ts";
+
+export { writeFileAtomic };
 
 // Only the first error is reported, and each schema is compiled once per run: skip the work of
 // collecting every error and of optimising code that runs a handful of times.
@@ -35,26 +37,6 @@ export interface PlannedFile {
   path: string;
   kind: FileKind;
   value: unknown;
-}
-
-/**
- * Writes one file atomically: a temporary sibling is written and flushed, then renamed over the target,
- * so readers and crashes see either the old file or the new one, never a torn one.
- */
-export async function writeFileAtomic(path: string, content: string | Uint8Array): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  const handle = await open(temp, "w");
-  try {
-    await handle.writeFile(content);
-    await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await rm(temp, { force: true });
-    throw error;
-  }
-  await handle.close();
-  await rename(temp, path);
 }
 
 function isRunning(pid: number): boolean {

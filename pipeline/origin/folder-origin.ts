@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { open, readdir, readFile, rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { writeFileAtomic } from "../atomic-write.ts";
 import { PublishedKeySchema } from "../domain/manifest.ts";
 import { publishedHeaders } from "../domain/published-files.ts";
-import { writeFileAtomic } from "../publish.ts";
 import { ConditionFailedError, type ObjectMeta, type OriginEntry, type SnapshotOrigin } from "./origin.ts";
 
 // A folder is the published tree as a static host serves it: no metadata is stored beside a file. Its

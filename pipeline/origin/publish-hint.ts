@@ -1,7 +1,13 @@
-import { Redis } from "ioredis";
+import type { Redis as RedisClient } from "ioredis";
 
 // A hint on Redis that a publish finished, so every server polls the manifest at once instead of at
 // its next interval. Only a hint: the manifest is the truth, and a lost hint delays a day to the poll.
+
+/** ioredis, loaded only where a hint is sent or heard: `picks publish` without Redis never pays for it. */
+async function connectTo(url: string, options: import("ioredis").RedisOptions): Promise<RedisClient> {
+  const { Redis } = await import("ioredis");
+  return new Redis(url, options);
+}
 
 export const PUBLISH_HINT_CHANNEL = "picks:snapshots:published";
 
@@ -11,7 +17,11 @@ export async function sendPublishHint(
   newestDay: string | null,
   warn: (message: string) => void,
 ): Promise<void> {
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3_000 });
+  const redis = await connectTo(redisUrl, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 3_000,
+  });
   redis.on("error", () => {});
   try {
     await redis.connect();
@@ -26,8 +36,12 @@ export async function sendPublishHint(
 }
 
 /** Calls `onHint` at each publish hint; returns the unsubscribe. Reconnects by itself. */
-export function subscribePublishHints(redisUrl: string, onHint: () => void, log: (message: string) => void) {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null, connectTimeout: 3_000 });
+export async function subscribePublishHints(
+  redisUrl: string,
+  onHint: () => void,
+  log: (message: string) => void,
+): Promise<() => void> {
+  const redis = await connectTo(redisUrl, { maxRetriesPerRequest: null, connectTimeout: 3_000 });
   let warned = false;
   redis.on("error", (error) => {
     if (!warned) log(`publish hints: Redis unreachable (${error.message}); polling only until it returns`);

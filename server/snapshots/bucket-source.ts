@@ -91,12 +91,12 @@ export function createBucketSource(options: BucketSourceOptions): SnapshotSource
         );
       const timer = setInterval(check, options.pollSeconds * 1000);
       timer.unref();
-      const unsubscribe = options.redisUrl
+      const subscribed = options.redisUrl
         ? subscribePublishHints(options.redisUrl, check, options.log)
-        : () => {};
+        : Promise.resolve(() => {});
       const stop = () => {
         clearInterval(timer);
-        unsubscribe();
+        void subscribed.then((unsubscribe) => unsubscribe());
         stops.delete(stop);
       };
       stops.add(stop);
