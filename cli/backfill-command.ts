@@ -5,6 +5,7 @@ import type { Command } from "commander";
 import { announcedAt, latestListingDay, listingDaysBetween } from "../pipeline/domain/announcement.ts";
 import type { CompiledRelevance } from "../pipeline/domain/relevance-model.ts";
 import type { BucketTarget } from "../pipeline/origin/open-origin.ts";
+import { publishFolderTo, pullFolderFrom } from "../pipeline/origin/publish-folder.ts";
 import { newestModelPath } from "../pipeline/relevance-file.ts";
 import {
   type DayPages,
@@ -30,7 +31,7 @@ import { serversStoreExists } from "./curate-webhooks.ts";
 import { parseDayOption } from "./options.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR, PROJECT_ROOT } from "./paths.ts";
-import { publishFolder, pullPublishedDays } from "./publish-command.ts";
+import { printPublish, publishSettings } from "./publish-command.ts";
 import {
   judgeOption,
   maxPicksOption,
@@ -207,7 +208,11 @@ async function backfill(flags: BackfillFlags): Promise<void> {
           `set aside: the ${stored.done.length} days it published stay published\n`,
       );
     }
-    if (publishTo) await pullPublishedDays(publishTo, settings.out, out);
+    if (publishTo) {
+      // Once, before the first day: recent.json and the feeds of every day then hold the whole history.
+      const { where, pulled } = await pullFolderFrom(publishTo, settings.out);
+      if (pulled.length > 0) out.line(`${where}: copied ${pulled.length} published days the folder lacked`);
+    }
     const job = await checkpoints.begin(settings, now);
     await runJob({ settings, job, checkpoints, ranker, out, json: flags.json, env, publishTo });
   } finally {
@@ -309,6 +314,9 @@ async function runJob({
           citationsSkipped: live.citationsSkipped,
           httpCounts: () => client.counts(),
           webhooks: settings.announce ? "announce" : "quiet",
+          // An announced day is published before it is announced, so a receiver finds it; history that
+          // is not news goes to the bucket once, at the end.
+          ...(publishTo && settings.announce ? { publishTo } : {}),
           backfilled: { announcedAt: announcedAt(day) },
         });
         const ms = Math.round(performance.now() - curating);
@@ -342,7 +350,9 @@ async function runJob({
         `; ${papers} papers read in ${arxiv} arXiv requests, ${minutes(Date.now() - started)}`,
     );
     // The days published before a failure are published to the bucket too: they are complete.
-    if (publishTo) await publishFolder({ target: publishTo, from: settings.out, out });
+    if (publishTo && !settings.announce) {
+      printPublish(out, await publishFolderTo(publishTo, settings.out, publishSettings(out, env)));
+    }
     out.json({
       from: settings.from,
       to: settings.to,

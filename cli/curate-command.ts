@@ -1,12 +1,14 @@
 import { basename } from "node:path";
 import type { Command } from "commander";
 import type { CitationLookup } from "../pipeline/citations/citation-lookup.ts";
-import { type CurateResult, curate } from "../pipeline/curate.ts";
+import type { CurateResult } from "../pipeline/curate.ts";
+import { runDailyJob } from "../pipeline/daily-job.ts";
 import { dayOf } from "../pipeline/domain/calendar.ts";
 import type { CompiledRelevance } from "../pipeline/domain/relevance-model.ts";
 import type { HttpCounts } from "../pipeline/domain/run-record.ts";
 import type { SelectionPolicy } from "../pipeline/domain/selection.ts";
 import { siteUrlFromEnv } from "../pipeline/feeds.ts";
+import type { BucketTarget } from "../pipeline/origin/open-origin.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
 import type { CandidateScorer } from "../pipeline/screen.ts";
 import { DEFAULT_CATEGORIES } from "../pipeline/sources/arxiv-source.ts";
@@ -20,7 +22,7 @@ import { announceToServers, recordQuietlyInServers } from "./curate-webhooks.ts"
 import { parseDateOption } from "./options.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR } from "./paths.ts";
-import { publishFolder, pullPublishedDays } from "./publish-command.ts";
+import { printPublish, publishSettings } from "./publish-command.ts";
 import {
   judgeOption,
   maxPicksOption,
@@ -168,13 +170,15 @@ export interface CurateJobOptions {
   env?: NodeJS.ProcessEnv;
   /** A past day curated later: its snapshots dated by its announcement, its run record marked. */
   backfilled?: { announcedAt: Date };
+  /** The bucket the folder is published to after the day is written, before anything announces it. */
+  publishTo?: BucketTarget;
 }
 
-/** Runs one day's curation and prints its summary. */
+/** Runs one day's daily job (pipeline/daily-job.ts) with this machine's webhooks and firms, printing as it goes. */
 export async function runCurate(options: CurateJobOptions): Promise<CurateResult> {
   const env = options.env ?? process.env;
-  if (options.webhooks === "quiet") await recordQuietlyInServers(options.date, env, options.out);
-  const result = await curate({
+  const { out } = options;
+  const { result } = await runDailyJob({
     date: options.date,
     source: options.source,
     outDir: options.outDir,
@@ -183,38 +187,47 @@ export async function runCurate(options: CurateJobOptions): Promise<CurateResult
     selection: options.selection,
     now: () => new Date(),
     siteUrl: siteUrlFromEnv(env),
-    onProgress: (stage, message) => options.out.progress(`${stage}: ${message}`),
+    onProgress: (stage, message) => out.progress(`${stage}: ${message}`),
     ...(options.scorer ? { scorer: options.scorer } : {}),
     ...(options.ranker ? { ranker: options.ranker } : {}),
     ...(options.citations ? { citations: options.citations } : {}),
     ...(options.citationsSkipped ? { citationsSkipped: options.citationsSkipped } : {}),
     ...(options.httpCounts ? { httpCounts: options.httpCounts } : {}),
     ...(options.backfilled ? { backfilled: true, generatedAt: options.backfilled.announcedAt } : {}),
+    ...(options.publishTo ? { publishTo: options.publishTo, publish: publishSettings(out, env) } : {}),
+    ...(options.webhooks === "quiet"
+      ? { beforeWrite: () => recordQuietlyInServers(options.date, env, out) }
+      : {}),
+    onPulled: (where, days) => out.line(`${where}: copied ${days.length} published days the folder lacked`),
+    onWritten: (written) => printSummary(out, written),
+    onPublished: (published) => printPublish(out, published),
+    afterPublish: async (written) => {
+      if (options.firmViews !== false) await storeFirmViews(written, options.citations, out);
+      if (options.webhooks === "announce") await announceToServers(written.snapshot, env, out);
+    },
   });
-  printSummary(options.out, result);
-  if (options.firmViews !== false) {
-    // After the public day is published, never before: a firm's view failing leaves the public day as it is.
-    try {
-      const views = await firmViewsOfDay({
-        record: result.record,
-        candidates: result.candidates,
-        citations: options.citations,
-      });
-      if (views.firms.length > 0) {
-        options.out.line(
-          `  bench: views of ${views.firms.length} firm(s) stored, ${views.watched} watched papers looked up`,
-        );
-      }
-      for (const problem of views.problems) options.out.line(`  warning: bench citations: ${problem}`);
-    } catch (error) {
-      process.stderr.write(
-        `picks: warning: the bench firms' views were not stored: ${(error as Error).message}\n`,
-      );
-      process.exitCode = 1;
-    }
-  }
-  if (options.webhooks === "announce") await announceToServers(result.snapshot, env, options.out);
   return result;
+}
+
+/**
+ * The Bench-as-a-Service firms' views of the day, after the public day is published, never before: a
+ * firm's view failing leaves the public day as it is (and the exit code 1).
+ */
+async function storeFirmViews(result: CurateResult, citations: CitationLookup | undefined, out: Output) {
+  try {
+    const views = await firmViewsOfDay({ record: result.record, candidates: result.candidates, citations });
+    if (views.firms.length > 0) {
+      out.line(
+        `  bench: views of ${views.firms.length} firm(s) stored, ${views.watched} watched papers looked up`,
+      );
+    }
+    for (const problem of views.problems) out.line(`  warning: bench citations: ${problem}`);
+  } catch (error) {
+    process.stderr.write(
+      `picks: warning: the bench firms' views were not stored: ${(error as Error).message}\n`,
+    );
+    process.exitCode = 1;
+  }
 }
 
 export function registerCurate(program: Command): void {
@@ -264,7 +277,6 @@ export function registerCurate(program: Command): void {
         env: process.env,
       });
       try {
-        if (publishTo) await pullPublishedDays(publishTo, flags.out, out);
         const source = sourceFrom(flags.source, live);
         if (live.arxiv && !flags.date) out.progress("gather: reading the arXiv listing to learn its day");
         const date =
@@ -284,8 +296,8 @@ export function registerCurate(program: Command): void {
           citationsSkipped: live.citationsSkipped,
           ...(client ? { httpCounts: () => client.counts() } : {}),
           webhooks: "announce",
+          ...(publishTo ? { publishTo } : {}),
         });
-        if (publishTo) await publishFolder({ target: publishTo, from: flags.out, out });
       } finally {
         await live.client?.close();
       }

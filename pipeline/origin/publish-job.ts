@@ -8,7 +8,7 @@ import {
   parseManifest,
   planPublish,
 } from "../domain/manifest.ts";
-import { publishedHeaders, publishPhase } from "../domain/published-files.ts";
+import { DAY_KEY, publishedHeaders, publishPhase } from "../domain/published-files.ts";
 import { ConditionFailedError, type SnapshotOrigin, type WriteCondition } from "./origin.ts";
 import { acquireLease, PublishConflictError } from "./publish-lease.ts";
 
@@ -96,6 +96,21 @@ export async function publishSnapshots(options: PublishOptions): Promise<Publish
   // Planned once before the lease: an unchanged re-publish (or a dry run) writes nothing at all, not
   // even the lease. Planned again under the lease, from the manifest as it is then.
   const first = await planNow();
+  const lacking = Object.keys(first.remote?.manifest.files ?? {}).filter(
+    (key) => DAY_KEY.test(key) && !local.has(key),
+  );
+  if (lacking.length > 0 && first.plan.uploads.some((key) => publishPhase(key) === 2)) {
+    // The published days stay (nothing is ever deleted), but the files derived from the folder's own
+    // days would no longer list them.
+    warn(
+      `the folder lacks ${lacking.length} published days (${lacking
+        .slice(0, 3)
+        .map((key) => key.slice(9, 19))
+        .join(", ")}` +
+        `${lacking.length > 3 ? ", ..." : ""}): its recent.json, stats.json, feeds and indexes leave them out. ` +
+        "`picks curate --publish` copies them into the folder before it builds those files",
+    );
+  }
   const idle = options.dryRun === true || first.plan.uploads.length === 0;
   const lease = idle
     ? { conditional: true, release: async () => {} }

@@ -312,6 +312,27 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
     expect(await storedKeys(bucket)).not.toContain(`${PREFIX}/${LEASE}`);
   });
 
+  it("warns when the folder lacks published days, and still erases none of them", {
+    timeout: 60_000,
+  }, async () => {
+    const bucket = await newBucket();
+    await publishOk(bucket, site);
+    const partial = await siteCopy();
+    const days = (await readdir(join(partial, "v1", "daily")))
+      .filter((name) => name !== "latest.json")
+      .sort();
+    for (const name of days.slice(0, 2)) await rm(join(partial, "v1", "daily", name));
+    // A file derived from the days changes, so the partial folder has something to publish.
+    await cp(join(partial, "v1", "stats.json"), join(partial, "v1", "recent.json"));
+    const result = await publishOk(bucket, partial);
+    expect(result.stderr).toMatch(
+      /the folder lacks 2 published days \(\d{4}-\d{2}-\d{2}, \d{4}-\d{2}-\d{2}\)/,
+    );
+    expect(result.stderr).toContain("picks curate --publish");
+    const manifest = await manifestOf(bucket);
+    for (const name of days) expect(Object.keys(manifest.files)).toContain(`v1/daily/${name}`);
+  });
+
   it("uploads only what a new day changed, then the manifest", { timeout: 60_000 }, async () => {
     const bucket = await newBucket();
     const dir = await siteCopy();

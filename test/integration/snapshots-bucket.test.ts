@@ -1,7 +1,7 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Health } from "../../pipeline/domain/api-answers.ts";
 import { LISTING_250 } from "../helpers/fixtures.ts";
@@ -126,12 +126,34 @@ describe.skipIf(skipRedis)("two servers, one Redis, one bucket", () => {
     }
     const key = await issuePaidKey(env);
     await createEndpoint(servers[0]?.url as string, key, receiver, "/daily", ["daily.published"]);
+    // What a receiver meets when it follows the event at once: the day in the bucket (the CDN's
+    // origin), since the job publishes before anything announces.
+    const [bucket, prefix] = url.slice("s3://".length).split("/") as [string, string];
+    const inBucketOnArrival: boolean[] = [];
+    const checker = s3Client(moto.endpoint);
+    receiver.behaviours.set("/daily", (_req, res) => {
+      // The manifest is written last: it names the day once the whole publish is in place.
+      const manifest = new GetObjectCommand({ Bucket: bucket, Key: `${prefix}/v1/manifest.json` });
+      void checker
+        .send(manifest)
+        .then((answer) => answer.Body?.transformToString() ?? "")
+        .then((text) => {
+          inBucketOnArrival.push(text.includes(`"v1/daily/${NEW_DAY}.json"`));
+          res.writeHead(200).end("ok");
+        });
+    });
 
     const curator = await emptyDir("curator");
+    // The curating host reaches a slow store: an announcement made before its publish ends would
+    // reach the receiver before the day is in the bucket.
+    const slow = await startS3Proxy(moto.endpoint);
+    slow.delayPuts(400);
     const done = await runPicks(curateArgs(url, join(curator, "public"), join(curator, "runs")), {
       ...process.env,
       ...env,
+      ...s3Env(slow.endpoint),
     });
+    await slow.close();
     expect(done.code, done.stderr).toBe(0);
     // The new machine's folder had none of the history: it was copied first, so recent.json keeps it.
     expect(done.stdout).toMatch(/copied 3 published days the folder lacked/);
@@ -154,6 +176,8 @@ describe.skipIf(skipRedis)("two servers, one Redis, one bucket", () => {
     const got = receiver.of("/daily", "daily.published");
     expect(got).toHaveLength(1);
     expect(got[0]?.id).toBe(`evt_daily_${NEW_DAY}`);
+    checker.destroy();
+    expect(inBucketOnArrival).toEqual([true]);
   }, 90_000);
 });
 
