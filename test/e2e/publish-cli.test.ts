@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { cp, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import {
@@ -17,6 +16,7 @@ import { DEFAULT_SELECTION } from "../../pipeline/domain/selection.ts";
 import { loadRubric } from "../../pipeline/rubric-file.ts";
 import { createFileSource } from "../../pipeline/sources/file-source.ts";
 import { LISTING_PARTIAL } from "../helpers/fixtures.ts";
+import { freePort } from "../helpers/local-process.ts";
 import {
   createBucket,
   type MotoServer,
@@ -81,16 +81,8 @@ async function curateNewDay(dir: string): Promise<void> {
   await rm(runsDir, { recursive: true, force: true });
 }
 
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject()));
-    });
-  });
-}
+/** A loopback port with nothing listening: connections to it are refused. */
+const closedPort = freePort;
 
 describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
   let moto: MotoServer;

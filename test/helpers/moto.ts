@@ -1,10 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { accessSync, constants } from "node:fs";
-import { createServer } from "node:net";
-import { delimiter, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import type { S3Settings } from "../../pipeline/origin/s3-origin.ts";
+import { findOnPath, freePort, stopChild } from "./local-process.ts";
 
 // A real S3 API on loopback for the bucket driver's tests: moto's server, one per test file, a fresh
 // bucket per case.
@@ -20,14 +18,7 @@ const READY_MS = 15_000;
 
 /** The path of `moto_server` on PATH, or null. */
 export function findMotoServer(): string | null {
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    const candidate = join(dir || ".", "moto_server");
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {}
-  }
-  return null;
+  return findOnPath("moto_server");
 }
 
 /** Why bucket tests cannot run here, or null when they can. Only a missing binary is a reason. */
@@ -118,17 +109,6 @@ export function uniqueBucketName(label: string): string {
   return `${label}-${process.pid}-${bucketCount}-${Math.random().toString(36).slice(2, 8)}`.slice(0, 63);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject()));
-    });
-  });
-}
-
 async function waitForHttp(child: ChildProcess, endpoint: string): Promise<void> {
   let output = "";
   const collect = (chunk: Buffer) => {
@@ -149,13 +129,4 @@ async function waitForHttp(child: ChildProcess, endpoint: string): Promise<void>
     await sleep(100);
   }
   throw new Error(`moto_server did not answer at ${endpoint} in ${READY_MS / 1000} s:\n${output}`);
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-  await exited;
-  clearTimeout(timer);
 }

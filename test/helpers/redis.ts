@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
+import { findOnPath, freePort, stopChild } from "./local-process.ts";
 
 export interface RedisServer {
   url: string;
@@ -12,14 +12,7 @@ export interface RedisServer {
 
 /** The path of `redis-server` on PATH, or null. */
 export function findRedisServer(): string | null {
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    const candidate = join(dir || ".", "redis-server");
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {}
-  }
-  return null;
+  return findOnPath("redis-server");
 }
 
 /** Why Redis tests cannot run here, or null when they can. Only a missing binary is a reason. */
@@ -67,17 +60,6 @@ export async function startRedis(): Promise<RedisServer> {
   throw new Error("Expected redis-server to start on a free loopback port", { cause: lastError });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject()));
-    });
-  });
-}
-
 function waitForReady(child: ChildProcess): Promise<void> {
   return new Promise((resolve, reject) => {
     let output = "";
@@ -110,15 +92,4 @@ function waitForReady(child: ChildProcess): Promise<void> {
     child.stderr?.on("data", onData);
     child.once("exit", onExit);
   });
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return;
-  }
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-  await exited;
-  clearTimeout(timer);
 }

@@ -1,13 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { chmod, cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { PutBucketPolicyCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LISTING_250 } from "../helpers/fixtures.ts";
+import { freePort } from "../helpers/local-process.ts";
 import {
   createBucket,
   type MotoServer,
@@ -52,17 +52,6 @@ interface Nginx {
   /** Moves nginx's clock `seconds` ahead of the real one (libfaketime only). */
   setClock(seconds: number): Promise<void>;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject()));
-    });
-  });
 }
 
 /** The documented file with only its placeholders replaced; a placeholder left over fails here. */

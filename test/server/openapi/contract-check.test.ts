@@ -16,6 +16,14 @@ const HEALTH = {
   version: "0.1.0",
   latest_snapshot: null,
   store: { kind: "memory", reachable: true },
+  snapshots: {
+    kind: "bucket",
+    origin: "s3://picks/prod",
+    last_poll_at: "2026-11-28T06:00:00.000Z",
+    manifest_newest_day: "2026-11-27",
+    stale_seconds: null,
+    problem: null,
+  },
   skipped_days: [],
   circuits: {},
 };
