@@ -4,8 +4,10 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { announcedAt, listingDayOf, listingDaysBetween } from "../../pipeline/domain/announcement.ts";
+import { parseManifest } from "../../pipeline/domain/manifest.ts";
 import type { RunRecord } from "../../pipeline/domain/run-record.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
+import { createS3Origin } from "../../pipeline/origin/s3-origin.ts";
 import { createStoreFromEnv } from "../../server/store/from-env.ts";
 import { announcedDayKey } from "../../server/webhooks/webhook-records.ts";
 import { type HistoryEntry, historyEntries, historyReply } from "../helpers/fake-arxiv-history.ts";
@@ -15,6 +17,14 @@ import {
   type SeenRequest,
   startFakeUpstream,
 } from "../helpers/fake-upstream.ts";
+import {
+  createBucket,
+  motoSkipReason,
+  s3Env,
+  s3Settings,
+  startMoto,
+  uniqueBucketName,
+} from "../helpers/moto.ts";
 import { PICKS_BIN, runPicks } from "../helpers/processes.ts";
 
 // Three weeks of listings, Monday 3 to Friday 21 November 2025, across the change from EDT to EST
@@ -265,6 +275,52 @@ describe("picks backfill", () => {
     expect(document.published.map((day) => day.date)).toEqual([FROM, "2025-11-04"]);
     expect(document.failed).toBeNull();
   });
+
+  it.skipIf(motoSkipReason())(
+    "with --publish, uploads the backfilled days to the bucket once, after the last day",
+    async () => {
+      const moto = await startMoto();
+      try {
+        const bucket = uniqueBucketName("backfill");
+        await createBucket(moto.endpoint, bucket);
+        const { env, dirs } = await workspace();
+        const result = await runPicks(
+          [
+            "backfill",
+            "--from",
+            FROM,
+            "--to",
+            "2025-11-04",
+            "--no-citations",
+            "--publish",
+            `s3://${bucket}/h`,
+            ...dirs,
+          ],
+          { ...env, ...s3Env(moto.endpoint) },
+        );
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stdout).toMatch(/s3:\/\/.*\/h at .*: uploaded \d+ files/);
+        const origin = createS3Origin({ bucket, prefix: "h", settings: s3Settings(moto.endpoint) });
+        try {
+          const body = await origin.read("v1/manifest.json");
+          const manifest = parseManifest(body ?? Buffer.alloc(0));
+          if ("problem" in manifest) throw new Error(manifest.problem);
+          expect(manifest.newest_day).toBe("2025-11-04");
+          expect(Object.keys(manifest.files)).toEqual(
+            expect.arrayContaining([
+              `v1/daily/${FROM}.json`,
+              "v1/daily/2025-11-04.json",
+              "v1/daily/latest.json",
+            ]),
+          );
+        } finally {
+          origin.close();
+        }
+      } finally {
+        await moto.stop();
+      }
+    },
+  );
 
   it.each([
     [["--from", "2025-11-10", "--to", "2025-11-03"], /--from.*no later than.*--to/],
