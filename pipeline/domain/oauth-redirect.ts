@@ -1,0 +1,83 @@
+// Where the authorization server may send a person back to: the redirect URIs a client may register,
+// and whether the one an authorization request names is one of them. Every redirect the server makes
+// goes to an address these rules accepted (RFC 9700 §4.1, RFC 8252 §7).
+
+export type RedirectKind = "https" | "loopback" | "private-use";
+
+/** How long a redirect URI may be, and how many one client may register. */
+export const MAX_REDIRECT_URI_LENGTH = 2000;
+export const MAX_REDIRECT_URIS = 10;
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
+// A private-use scheme is the app's own (RFC 8252 §7.1: `com.example.app:/cb`, or `cursor://`): any
+// scheme but those a browser gives a meaning of its own, where a "redirect" would run or read something.
+const BROWSER_SCHEMES = new Set([
+  "http",
+  "https",
+  "javascript",
+  "data",
+  "file",
+  "blob",
+  "about",
+  "ftp",
+  "ws",
+  "wss",
+  "view-source",
+  "chrome",
+  "filesystem",
+]);
+const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
+
+function parse(uri: string): URL | undefined {
+  try {
+    return new URL(uri);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether `uri` may be registered as a redirect URI, and of which kind; a reason otherwise.
+ *
+ * @example checkRedirectUri("http://127.0.0.1:33418/callback") // { kind: "loopback" }
+ * @example checkRedirectUri("http://example.org/cb") // { problem: "http is allowed only on loopback ..." }
+ */
+export function checkRedirectUri(uri: string): { kind: RedirectKind } | { problem: string } {
+  if (uri.length > MAX_REDIRECT_URI_LENGTH)
+    return { problem: `longer than ${MAX_REDIRECT_URI_LENGTH} characters` };
+  const scheme = SCHEME.exec(uri)?.[1]?.toLowerCase();
+  const url = parse(uri);
+  if (!scheme || !url) return { problem: "not an absolute URI" };
+  if (url.hash !== "" || uri.includes("#")) return { problem: "a redirect URI may not have a fragment" };
+  if (url.username !== "" || url.password !== "")
+    return { problem: "a redirect URI may not carry credentials" };
+  if (scheme === "https") {
+    return url.hostname === "" ? { problem: "an https redirect URI needs a host" } : { kind: "https" };
+  }
+  if (scheme === "http") {
+    return LOOPBACK_HOSTS.has(url.hostname)
+      ? { kind: "loopback" }
+      : { problem: "http is allowed only on loopback (127.0.0.1, [::1], localhost); use https" };
+  }
+  if (BROWSER_SCHEMES.has(scheme)) return { problem: `the ${scheme}: scheme is not a redirect URI` };
+  return { kind: "private-use" };
+}
+
+/**
+ * Whether the redirect URI an authorization request names is one the client registered: the same
+ * string, except that a loopback URI may name any port (RFC 8252 §7.3: a native app listens on
+ * whatever port it is given).
+ *
+ * @example redirectMatches(["http://127.0.0.1/cb"], "http://127.0.0.1:51234/cb") // true
+ */
+export function redirectMatches(registered: readonly string[], asked: string): boolean {
+  if (registered.includes(asked)) return true;
+  const url = parse(asked);
+  if (url?.protocol !== "http:" || !LOOPBACK_HOSTS.has(url.hostname)) return false;
+  if ("problem" in checkRedirectUri(asked)) return false;
+  const portless = (value: URL) => `${value.protocol}//${value.hostname}${value.pathname}${value.search}`;
+  return registered.some((uri) => {
+    const known = parse(uri);
+    return known !== undefined && known.protocol === "http:" && portless(known) === portless(url);
+  });
+}
