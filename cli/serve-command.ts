@@ -11,7 +11,7 @@ import { type AppContext, createContext } from "../server/context.ts";
 import { listen } from "../server/http/listen.ts";
 import { createBucketSource } from "../server/snapshots/bucket-source.ts";
 import { createFolderSource } from "../server/snapshots/folder-source.ts";
-import { createSnapshotCache } from "../server/snapshots/snapshot-cache.ts";
+import { createSnapshotCache, type SnapshotCache } from "../server/snapshots/snapshot-cache.ts";
 import { createStoreFromEnv } from "../server/store/from-env.ts";
 import type { Store } from "../server/store/types.ts";
 import { rulesScorer } from "../server/submissions/submission-service.ts";
@@ -163,6 +163,7 @@ export function registerServe(program: Command): void {
     .action(async (flags: ServeFlags) => {
       const out = createOutput({ json: false });
       const bucket = snapshotsBucketFrom(flags, process.env);
+      const pollSeconds = pollSecondsFrom(process.env);
       if (flags.seed && !isClusterWorker() && !bucket) await seedSample(flags.public, flags.runs, out);
       const log = (message: string) => process.stderr.write(`${message}\n`);
       const config = configFromEnv(process.env);
@@ -193,20 +194,26 @@ export function registerServe(program: Command): void {
         });
         return;
       }
-      const snapshots = await createSnapshotCache({
-        source: bucket
-          ? createBucketSource({
-              origin: await openBucket(bucket),
-              url: bucketUrl(bucket),
-              pollSeconds: pollSecondsFrom(process.env),
-              ...(process.env.REDIS_URL?.trim() ? { redisUrl: process.env.REDIS_URL.trim() } : {}),
-              log,
-            })
-          : createFolderSource(flags.public),
-        watch: true,
-        log,
-        background: true,
-      });
+      const source = bucket
+        ? createBucketSource({
+            origin: await openBucket(bucket),
+            url: bucketUrl(bucket),
+            ...(bucket.settings.endpoint ? { endpoint: bucket.settings.endpoint } : {}),
+            pollSeconds,
+            ...(process.env.REDIS_URL?.trim() ? { redisUrl: process.env.REDIS_URL.trim() } : {}),
+            log,
+          })
+        : createFolderSource(flags.public);
+      let snapshots: SnapshotCache;
+      try {
+        snapshots = await createSnapshotCache({ source, watch: true, log, background: true });
+      } catch (error) {
+        // Nothing may keep the process from exiting with the reason: the store's and the bucket's
+        // connections are closed first.
+        source.close();
+        await store.close();
+        throw error;
+      }
       const semantic = createSemanticChecker(semanticConfigFromEnv(process.env));
       const context = await createContext({
         version: VERSION,

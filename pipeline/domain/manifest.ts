@@ -11,9 +11,14 @@ export const PublishedKeySchema = z
   .max(512)
   .regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]*(?:\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/);
 
+/** No published file comes near this; a manifest that says otherwise is not trusted. */
+export const MAX_FILE_BYTES = 64 * 1024 * 1024;
+/** Ten years of days and their site are under 4,000 files. */
+export const MAX_MANIFEST_FILES = 200_000;
+
 export const ManifestEntrySchema = z.strictObject({
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
-  size: z.number().int().nonnegative(),
+  size: z.number().int().nonnegative().max(MAX_FILE_BYTES),
   /** When the file last changed in the folder it was published from. */
   modified: z.iso.datetime(),
 });
@@ -22,7 +27,12 @@ export const ManifestSchema = z.strictObject({
   version: z.literal(1),
   generated_at: z.iso.datetime(),
   newest_day: z.iso.date().nullable(),
-  files: z.record(PublishedKeySchema, ManifestEntrySchema),
+  files: z
+    .record(PublishedKeySchema, ManifestEntrySchema)
+    .refine(
+      (files) => Object.keys(files).length <= MAX_MANIFEST_FILES,
+      `at most ${MAX_MANIFEST_FILES} files`,
+    ),
 });
 
 export type ManifestEntry = z.infer<typeof ManifestEntrySchema>;

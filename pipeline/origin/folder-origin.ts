@@ -1,17 +1,21 @@
-import { createHash } from "node:crypto";
 import { open, readdir, readFile, rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { writeFileAtomic } from "../atomic-write.ts";
 import { PublishedKeySchema } from "../domain/manifest.ts";
 import { publishedHeaders } from "../domain/published-files.ts";
-import { ConditionFailedError, type ObjectMeta, type OriginEntry, type SnapshotOrigin } from "./origin.ts";
+import { contentHash } from "./content-hash.ts";
+import {
+  ConditionFailedError,
+  type ObjectMeta,
+  type OriginEntry,
+  type SnapshotOrigin,
+  TooLargeError,
+} from "./origin.ts";
 
 // A folder is the published tree as a static host serves it: no metadata is stored beside a file. Its
 // type and caching follow from its path (published-files.ts), its hash and tag from its bytes.
 
 const MAX_DEPTH = 6;
-
-const sha256 = (body: Buffer): string => createHash("sha256").update(body).digest("hex");
 
 function isMissing(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
@@ -55,7 +59,7 @@ export function createFolderOrigin(options: { dir: string }): SnapshotOrigin {
   const head = async (key: string): Promise<ObjectMeta | undefined> => {
     const body = await read(key);
     if (!body) return undefined;
-    const hash = sha256(body);
+    const hash = contentHash(body);
     const headers = publishedHeaders(key);
     return {
       size: body.byteLength,
@@ -87,10 +91,14 @@ export function createFolderOrigin(options: { dir: string }): SnapshotOrigin {
       }
     },
     head,
-    async readIfChanged(key, etag) {
+    async readIfChanged(key, etag, maxBytes) {
+      const size = (await stat(pathOf(key)).catch(() => undefined))?.size;
+      if (maxBytes !== undefined && size !== undefined && size > maxBytes) {
+        throw new TooLargeError(`${key} in ${root} is larger than ${maxBytes} bytes`);
+      }
       const body = await read(key);
       if (!body) return undefined;
-      const tag = `"${sha256(body)}"`;
+      const tag = `"${contentHash(body)}"`;
       return tag === etag ? "unchanged" : { body, etag: tag };
     },
     async write(key, body, _meta, condition) {
@@ -103,7 +111,7 @@ export function createFolderOrigin(options: { dir: string }): SnapshotOrigin {
         if (!holds) throw new ConditionFailedError(`${key} changed since it was read`);
       }
       await writeFileAtomic(path, body);
-      return { etag: `"${sha256(body)}"` };
+      return { etag: `"${contentHash(body)}"` };
     },
     async remove(key) {
       await rm(pathOf(key), { force: true });

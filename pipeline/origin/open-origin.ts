@@ -25,20 +25,42 @@ export function s3SettingsFromEnv(env: NodeJS.ProcessEnv): S3Settings | { proble
     return { problem: `set ${missing.join(" and ")} to reach an S3-compatible bucket` };
   }
   const endpoint = env.S3_ENDPOINT?.trim();
-  if (endpoint && !/^https?:\/\/[^/?#\s]+\/?$/.test(endpoint)) {
+  if (endpoint && !isPlainOrigin(endpoint)) {
+    // Not echoed: a mistyped endpoint can hold credentials (https://key:secret@host).
     return {
-      problem: `expected S3_ENDPOINT to be an http(s) origin such as https://ACCOUNT.r2.cloudflarestorage.com, got \`${endpoint}\``,
+      problem:
+        "expected S3_ENDPOINT to be an http(s) origin without credentials, path or query, such as https://ACCOUNT.r2.cloudflarestorage.com",
     };
+  }
+  const region = env.AWS_REGION?.trim() || "auto";
+  if (!endpoint && region === "auto") {
+    return { problem: "set AWS_REGION to the bucket's region (AWS S3), or S3_ENDPOINT for another store" };
   }
   const token = env.AWS_SESSION_TOKEN?.trim();
   return {
     accessKeyId,
     secretAccessKey,
     ...(token ? { sessionToken: token } : {}),
-    region: env.AWS_REGION?.trim() || "auto",
+    region,
     ...(endpoint ? { endpoint: endpoint.replace(/\/$/, "") } : {}),
     forcePathStyle: TRUE.test(env.S3_FORCE_PATH_STYLE ?? ""),
   };
+}
+
+function isPlainOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (
+      (url.protocol === "https:" || url.protocol === "http:") &&
+      url.username === "" &&
+      url.password === "" &&
+      url.pathname === "/" &&
+      url.search === "" &&
+      url.hash === ""
+    );
+  } catch {
+    return false;
+  }
 }
 
 /** `s3://bucket[/prefix]` and the environment's settings together; a problem for either. */

@@ -41,10 +41,14 @@ export interface SnapshotOrigin {
   /** The bytes of `key` as a stream, for a file read a line at a time; undefined when absent. */
   readStream(key: string): Promise<Readable | undefined>;
   head(key: string): Promise<ObjectMeta | undefined>;
-  /** The bytes and tag of `key`, or "unchanged" while its tag is still `etag`; undefined when absent. */
+  /**
+   * The bytes and tag of `key`, or "unchanged" while its tag is still `etag`; undefined when absent.
+   * Larger than `maxBytes`: an error, before the body is read.
+   */
   readIfChanged(
     key: string,
     etag: string | undefined,
+    maxBytes?: number,
   ): Promise<{ body: Buffer; etag: string } | "unchanged" | undefined>;
   /**
    * Stores `body` at `key` with its metadata. With `condition`, writes only if it holds, else throws
@@ -64,6 +68,11 @@ export class ConditionFailedError extends Error {
 /** The store does not implement conditional writes (Backblaze B2, GCS's S3 interoperability). */
 export class ConditionsUnsupportedError extends Error {
   override name = "ConditionsUnsupportedError";
+}
+
+/** An object larger than its reader accepts: refused before its body is read. */
+export class TooLargeError extends Error {
+  override name = "TooLargeError";
 }
 
 /** The origin cannot be used as configured: a missing bucket, refused credentials, no connection. */

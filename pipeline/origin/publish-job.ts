@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import pLimit from "p-limit";
 import {
   MANIFEST_KEY,
+  MAX_MANIFEST_BYTES,
   type Manifest,
   type ManifestEntry,
   POINTER_KEY,
@@ -9,6 +9,7 @@ import {
   planPublish,
 } from "../domain/manifest.ts";
 import { DAY_KEY, publishedHeaders, publishPhase } from "../domain/published-files.ts";
+import { contentHash } from "./content-hash.ts";
 import { ConditionFailedError, type SnapshotOrigin, type WriteCondition } from "./origin.ts";
 import { acquireLease, PublishConflictError } from "./publish-lease.ts";
 
@@ -45,40 +46,39 @@ export interface PublishResult {
 export async function readManifest(
   origin: SnapshotOrigin,
 ): Promise<{ manifest: Manifest; etag: string } | null> {
-  const meta = await origin.head(MANIFEST_KEY);
-  if (!meta) return null;
-  const body = await origin.read(MANIFEST_KEY);
-  if (!body) return null;
-  const manifest = parseManifest(body);
+  // Body and tag from one answer: a tag from a separate look could belong to a newer manifest.
+  const answer = await origin.readIfChanged(MANIFEST_KEY, undefined, MAX_MANIFEST_BYTES);
+  if (answer === undefined || answer === "unchanged") return null;
+  const manifest = parseManifest(answer.body);
   if ("problem" in manifest) {
     throw new Error(`${MANIFEST_KEY} in ${origin.describe} is ${manifest.problem}`);
   }
-  return { manifest, etag: meta.etag };
+  return { manifest, etag: answer.etag };
 }
 
-const sha256 = (body: Buffer): string => createHash("sha256").update(body).digest("hex");
-
-/** Every publishable file of the working copy with its hash and size. */
-async function localFiles(from: SnapshotOrigin): Promise<Map<string, ManifestEntry & { body: Buffer }>> {
+/** Every publishable file of the working copy with its hash and size; the bytes are not kept. */
+async function localFiles(from: SnapshotOrigin): Promise<Map<string, ManifestEntry>> {
   const entries = (await from.list("")).filter((entry) => publishedHeaders(entry.key) !== undefined);
   const limit = pLimit(16);
-  const files = new Map<string, ManifestEntry & { body: Buffer }>();
+  const files = new Map<string, ManifestEntry>();
   await Promise.all(
     entries.map((entry) =>
       limit(async () => {
         const body = await from.read(entry.key);
         if (!body) return;
         files.set(entry.key, {
-          sha256: sha256(body),
+          sha256: contentHash(body),
           size: body.byteLength,
           modified: new Date(Math.floor(entry.modifiedMs)).toISOString(),
-          body,
         });
       }),
     ),
   );
   return files;
 }
+
+/** The headers of a key `localFiles` listed, which it listed because it has them. */
+const headersOf = (key: string) => publishedHeaders(key) as NonNullable<ReturnType<typeof publishedHeaders>>;
 
 /** Uploads what changed in `from` to `to`; see the file comment for the order and the guarantees. */
 export async function publishSnapshots(options: PublishOptions): Promise<PublishResult> {
@@ -88,10 +88,9 @@ export async function publishSnapshots(options: PublishOptions): Promise<Publish
   const local = await localFiles(options.from);
   if (local.size === 0)
     throw new Error(`nothing to publish in ${options.from.describe}: run \`picks curate\` first`);
-  const entries = new Map([...local].map(([key, { body: _body, ...entry }]) => [key, entry]));
   const planNow = async () => {
     const remote = await readManifest(to);
-    return { remote, plan: planPublish(entries, remote?.manifest ?? null, options.now().toISOString()) };
+    return { remote, plan: planPublish(local, remote?.manifest ?? null, options.now().toISOString()) };
   };
   // Planned once before the lease: an unchanged re-publish (or a dry run) writes nothing at all, not
   // even the lease. Planned again under the lease, from the manifest as it is then.
@@ -135,9 +134,14 @@ export async function publishSnapshots(options: PublishOptions): Promise<Publish
       lease.conditional ? (etag ? { ifMatch: etag } : { ifNoneMatch: "*" }) : undefined;
     let done = 0;
     const put = async (key: string, condition?: WriteCondition) => {
-      const file = local.get(key) as ManifestEntry & { body: Buffer };
-      const headers = publishedHeaders(key) as NonNullable<ReturnType<typeof publishedHeaders>>;
-      await to.write(key, file.body, { ...headers, sha256: file.sha256 }, condition);
+      const file = local.get(key) as ManifestEntry;
+      // Read again rather than held since hashing: ten years of days are 140 MB. A file rewritten
+      // meanwhile would not be what the manifest says, so the publish stops instead.
+      const body = await options.from.read(key);
+      if (!body || contentHash(body) !== file.sha256) {
+        throw new Error(`${key} changed in ${options.from.describe} during the publish; publish again`);
+      }
+      await to.write(key, body, { ...headersOf(key), sha256: file.sha256 }, condition);
       options.progress?.(++done, uploaded.length);
     };
     const limit = pLimit(options.concurrency ?? 8);
@@ -151,8 +155,8 @@ export async function publishSnapshots(options: PublishOptions): Promise<Publish
       if (plan.uploads.includes(POINTER_KEY)) await put(POINTER_KEY, conditional(pointer?.etag));
       if (plan.manifest) {
         const body = Buffer.from(JSON.stringify(plan.manifest));
-        const headers = publishedHeaders(MANIFEST_KEY) as NonNullable<ReturnType<typeof publishedHeaders>>;
-        await to.write(MANIFEST_KEY, body, { ...headers, sha256: sha256(body) }, conditional(remote?.etag));
+        const meta = { ...headersOf(MANIFEST_KEY), sha256: contentHash(body) };
+        await to.write(MANIFEST_KEY, body, meta, conditional(remote?.etag));
         options.progress?.(++done, uploaded.length);
       }
     } catch (error) {

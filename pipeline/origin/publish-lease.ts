@@ -49,10 +49,11 @@ export async function acquireLease(
   );
   const meta = { contentType: "application/json", cacheControl: "no-store", sha256: "" };
   const attempt = (condition: WriteCondition) => origin.write(LEASE_KEY, body, meta, condition);
+  let mine = "";
   // A few rounds: a lease can be released between this publisher's look at it and its next write.
   for (let round = 0; ; round++) {
     try {
-      await attempt({ ifNoneMatch: "*" });
+      mine = (await attempt({ ifNoneMatch: "*" })).etag;
       break;
     } catch (error) {
       if (error instanceof ConditionsUnsupportedError) {
@@ -74,7 +75,7 @@ export async function acquireLease(
       }
       try {
         // An expired lease (a publisher that died): taken over only if nobody else took it meanwhile.
-        await attempt({ ifMatch: held.etag });
+        mine = (await attempt({ ifMatch: held.etag })).etag;
         break;
       } catch (error) {
         if (!(error instanceof ConditionFailedError)) throw error;
@@ -89,7 +90,9 @@ export async function acquireLease(
   return {
     conditional: true,
     async release() {
-      await origin.remove(LEASE_KEY);
+      // Only a lease still ours: one that ran out may have been taken over by another publisher, whose
+      // lease this must not end.
+      if ((await origin.head(LEASE_KEY))?.etag === mine) await origin.remove(LEASE_KEY);
     },
   };
 }

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import pLimit from "p-limit";
 import { DAY_KEY, publishedHeaders } from "../domain/published-files.ts";
+import { contentHash } from "./content-hash.ts";
 import type { SnapshotOrigin } from "./origin.ts";
 import { readManifest } from "./publish-job.ts";
 
@@ -16,11 +16,13 @@ export async function pullMissingDays(bucket: SnapshotOrigin, folder: SnapshotOr
   const local = new Set((await folder.list("v1/daily/")).map((entry) => entry.key));
   const missing = Object.keys(remote.manifest.files).filter((key) => DAY_KEY.test(key) && !local.has(key));
   const limit = pLimit(8);
-  await Promise.all(
+  // Every copy settles before the first failure is thrown: none is left writing after the caller
+  // closed the bucket.
+  const copied = await Promise.allSettled(
     missing.map((key) =>
       limit(async () => {
         const body = await bucket.read(key);
-        const sha256 = body ? createHash("sha256").update(body).digest("hex") : "";
+        const sha256 = body ? contentHash(body) : "";
         if (!body || sha256 !== remote.manifest.files[key]?.sha256) {
           throw new Error(
             `${key} in ${bucket.describe} does not match its manifest entry; nothing was curated`,
@@ -31,5 +33,7 @@ export async function pullMissingDays(bucket: SnapshotOrigin, folder: SnapshotOr
       }),
     ),
   );
+  const failed = copied.find((outcome) => outcome.status === "rejected");
+  if (failed) throw (failed as PromiseRejectedResult).reason;
   return missing.sort();
 }

@@ -16,6 +16,7 @@ import {
   type OriginEntry,
   OriginError,
   type SnapshotOrigin,
+  TooLargeError,
 } from "./origin.ts";
 
 export interface S3Settings {
@@ -139,16 +140,21 @@ export function createS3Origin(options: S3OriginOptions): SnapshotOrigin {
         throw explain(error, `read ${key}`);
       }
     },
-    async readIfChanged(key, etag) {
+    async readIfChanged(key, etag, maxBytes) {
       try {
         const answer = await client.send(
           new GetObjectCommand({ Bucket: bucket, Key: fullKey(key), ...(etag ? { IfNoneMatch: etag } : {}) }),
         );
+        if (maxBytes !== undefined && (answer.ContentLength ?? 0) > maxBytes) {
+          (answer.Body as Readable | undefined)?.destroy();
+          throw new TooLargeError(`${key} in ${bucketUrl(options)} is larger than ${maxBytes} bytes`);
+        }
         const body = await (
           answer.Body as { transformToByteArray(): Promise<Uint8Array> }
         ).transformToByteArray();
         return { body: Buffer.from(body), etag: answer.ETag ?? "" };
       } catch (error) {
+        if (error instanceof TooLargeError) throw error;
         if (statusOf(error) === 304) return "unchanged";
         if (codeOf(error) === "NoSuchKey") return undefined;
         throw explain(error, `read ${key}`);

@@ -29,7 +29,8 @@ export function createFolderSource(publicDir: string): SnapshotSource {
       let timer: NodeJS.Timeout | undefined;
       const schedule = () => {
         clearTimeout(timer);
-        timer = setTimeout(onChange, 50);
+        // A failed reload is logged by the cache; the next change of the folder tries again.
+        timer = setTimeout(() => void onChange().catch(() => {}), 50);
       };
       const watched = [publicDir, v1, join(v1, "daily")];
       const startWatching = () => {

@@ -4,6 +4,7 @@ import { type IndexedDay, listItem, PICKS_INDEX_FILE } from "../../pipeline/doma
 import { DAY_KEY } from "../../pipeline/domain/published-files.ts";
 import { AXIS_IDS } from "../../pipeline/domain/score.ts";
 import { type DailySnapshot, DailySnapshotSchema } from "../../pipeline/domain/snapshot.ts";
+import { OriginError } from "../../pipeline/origin/origin.ts";
 import type { LoadView } from "./load-view.ts";
 import type { SourceEntry } from "./snapshot-source.ts";
 
@@ -125,10 +126,11 @@ export async function loadHeldDays(
     try {
       body = await view.read(`v1/daily/${name}`);
     } catch (error) {
-      problems.push({
-        file: name,
-        reason: `unreadable (${(error as NodeJS.ErrnoException).code ?? "error"})`,
-      });
+      // A store out of reach, or bytes that are not the manifest's, fail the whole load (tried again
+      // later); a file the folder cannot give is this day's problem alone.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (error instanceof OriginError || code === undefined) throw error;
+      problems.push({ file: name, reason: `unreadable (${code})` });
       continue;
     }
     if (!body) {

@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import { contentHash } from "../../pipeline/origin/content-hash.ts";
 import type { PreparedResponse } from "../http/prepared.ts";
 import type { SnapshotSource, SourceEntry } from "./snapshot-source.ts";
 
@@ -35,6 +36,17 @@ export async function openLoadView(
 ): Promise<LoadView> {
   const listing = await source.listing();
   const held = new Map<string, HeldFile>();
+  // A bucket's manifest names each file's hash: bytes that differ (a publish still under way, a file
+  // replaced by hand) fail the load, and the last good set stays served until the next look.
+  const readChecked = async (key: string): Promise<Buffer | undefined> => {
+    const entry = listing.get(key);
+    if (!entry) return undefined;
+    const body = await source.read(key);
+    if (body && entry.sha256 !== undefined && contentHash(body) !== entry.sha256) {
+      throw new Error(`${key} does not match its hash in the manifest`);
+    }
+    return body;
+  };
   return {
     listing,
     held,
@@ -46,13 +58,13 @@ export async function openLoadView(
         held.set(key, known);
         return known.prepared;
       }
-      const body = await source.read(key);
+      const body = await readChecked(key);
       if (!body) return undefined;
       const prepared = make(body);
       held.set(key, { version: entry.version, prepared });
       return prepared;
     },
-    read: (key) => (listing.has(key) ? source.read(key) : Promise.resolve(undefined)),
+    read: readChecked,
     stream: (key) => (listing.has(key) ? source.stream(key) : Promise.resolve(undefined)),
   };
 }

@@ -160,7 +160,12 @@ export async function createSnapshotCache(options: {
     return reloading;
   };
   const stopWatching = options.watch
-    ? source.watch(() => void reload().catch((error) => log(`reload failed: ${error}`)))
+    ? source.watch(() =>
+        reload().catch((error) => {
+          log(`reload failed: ${error}`);
+          throw error;
+        }),
+      )
     : () => {};
 
   const read = async (pathname: string): Promise<PreparedResponse | undefined> => {
@@ -171,7 +176,8 @@ export async function createSnapshotCache(options: {
     const current = state;
     const date = DAY_PATH.exec(pathname)?.[1];
     if (date === undefined || !current.dates.has(date)) return undefined;
-    const body = await source.read(`v1/daily/${date}.json`).catch(() => undefined);
+    // A day gone is a 404; a store out of reach is an error, never a 404 a CDN would keep.
+    const body = await source.read(`v1/daily/${date}.json`);
     if (!body) return undefined;
     const prepared = prepare(body, CACHE_DATED);
     // A compressed form, once made, is kept with the day and counted in the budget: it is the costly part.

@@ -11,6 +11,8 @@ export interface SourceEntry {
   size: number;
   modifiedMs: number;
   version: string;
+  /** The content's SHA-256 where the source knows it (a bucket's manifest): what is read is checked. */
+  sha256?: string;
 }
 
 export interface SnapshotSource {
@@ -20,8 +22,12 @@ export interface SnapshotSource {
   read(key: string): Promise<Buffer | undefined>;
   /** A published file as a stream, for one read a line at a time; undefined when it is gone. */
   stream(key: string): Promise<Readable | undefined>;
-  /** Calls `onChange` when the published set may have changed; returns the stop. */
-  watch(onChange: () => void): () => void;
+  /**
+   * Calls `onChange` when the published set may have changed; returns the stop. `onChange` settles
+   * when the change is loaded: a source that learns of changes only once (a bucket's manifest) looks
+   * again after one that failed.
+   */
+  watch(onChange: () => Promise<void>): () => void;
   /** For `/health`: where the files come from and whether the last look at it worked. */
   status(): SnapshotOriginStatus;
   close(): void;

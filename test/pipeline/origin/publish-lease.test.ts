@@ -102,3 +102,26 @@ describe("acquireLease", () => {
     expect(warnings[0]).toMatch(/does not support conditional writes/);
   });
 });
+
+describe("releasing the lease", () => {
+  // Regression: a publisher whose lease ran out and was taken over deleted the new holder's lease on
+  // release, letting a third publisher in beside the second.
+  it("leaves a lease another publisher took over", async () => {
+    const first = await acquireLease(
+      origin,
+      () => NOW,
+      () => {},
+    );
+    const later = new Date(NOW.getTime() + 11 * 60_000);
+    const second = await acquireLease(
+      origin,
+      () => later,
+      () => {},
+    );
+    const held = (await origin.read(LEASE_KEY))?.toString();
+    await first.release();
+    expect((await origin.read(LEASE_KEY))?.toString()).toBe(held);
+    await second.release();
+    expect(await origin.read(LEASE_KEY)).toBeUndefined();
+  });
+});
