@@ -165,8 +165,16 @@ function publicBaseUrl(env: NodeJS.ProcessEnv): string | null {
   try {
     url = new URL(raw);
   } catch {}
-  if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.search || url.hash || url.username) {
-    throw new Error(`Expected PUBLIC_BASE_URL to be an http(s) URL such as https://picks.example.org, got \`${raw}\``);
+  if (
+    !url ||
+    (url.protocol !== "https:" && url.protocol !== "http:") ||
+    url.search ||
+    url.hash ||
+    url.username
+  ) {
+    throw new Error(
+      `Expected PUBLIC_BASE_URL to be an http(s) URL such as https://picks.example.org, got \`${raw}\``,
+    );
   }
   return url.href.replace(/\/$/, "");
 }

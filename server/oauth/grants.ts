@@ -64,10 +64,11 @@ export interface OAuthFailure {
 }
 
 const key = {
-  client: (id: string) => `oauth:client:${id}`,
+  // Ids hold upper-case letters, which store keys may not: they are keyed by their hash, as secrets are.
+  client: (id: string) => `oauth:client:${hashSecret(id)}`,
   code: (hash: string) => `oauth:code:${hash}`,
   codeGrant: (hash: string) => `oauth:code-grant:${hash}`,
-  grant: (id: string) => `oauth:grant:${id}`,
+  grant: (id: string) => `oauth:grant:${hashSecret(id)}`,
   access: (hash: string) => `oauth:access:${hash}`,
   refresh: (hash: string) => `oauth:refresh:${hash}`,
   refreshSpent: (hash: string) => `oauth:refresh-spent:${hash}`,

@@ -26,10 +26,16 @@ export function baseUrlOf(context: Pick<AppContext, "config">, request: Request)
 }
 
 export const resourceOf = (base: string): string => `${base}/mcp`;
-export const resourceMetadataOf = (base: string): string => `${base}/.well-known/oauth-protected-resource/mcp`;
+export const resourceMetadataOf = (base: string): string =>
+  `${base}/.well-known/oauth-protected-resource/mcp`;
 
 /** A page of the authorization server: framed by nobody, loading only the site's stylesheet. */
-export function htmlPage(status: number, body: string, formTarget?: string, headers: Record<string, string> = {}): Response {
+export function htmlPage(
+  status: number,
+  body: string,
+  formTarget?: string,
+  headers: Record<string, string> = {},
+): Response {
   const formAction = ["'self'", ...(formTarget ? [formTarget] : [])].join(" ");
   return new FastResponse(body, {
     status,
@@ -61,7 +67,10 @@ export function redirectTo(redirectUri: string, params: Record<string, string | 
 const CSRF_COOKIE = "picks_oauth_csrf";
 
 /** A fresh form's CSRF pair: the cookie's nonce and the form's token, its HMAC under the service's secret. */
-export function newCsrf(context: Pick<AppContext, "ipSecret">, secure: boolean): { token: string; cookie: string } {
+export function newCsrf(
+  context: Pick<AppContext, "ipSecret">,
+  secure: boolean,
+): { token: string; cookie: string } {
   const nonce = randomBytes(16).toString("base64url");
   const token = createHmac("sha256", context.ipSecret).update(`oauth-csrf:${nonce}`).digest("base64url");
   const cookie = `${CSRF_COOKIE}=${nonce}; Path=/oauth; HttpOnly; SameSite=Strict; Max-Age=900${secure ? "; Secure" : ""}`;
@@ -69,11 +78,16 @@ export function newCsrf(context: Pick<AppContext, "ipSecret">, secure: boolean):
 }
 
 /** Whether a consent POST carries the token made for its own cookie. */
-export function csrfHolds(context: Pick<AppContext, "ipSecret">, cookieHeader: string | null, token: string | undefined): boolean {
+export function csrfHolds(
+  context: Pick<AppContext, "ipSecret">,
+  cookieHeader: string | null,
+  token: string | undefined,
+): boolean {
   const nonce = new RegExp(`(?:^|;\\s*)${CSRF_COOKIE}=([A-Za-z0-9_-]{10,64})`).exec(cookieHeader ?? "")?.[1];
   if (!nonce || !token) return false;
-  const expected = Buffer.from(createHmac("sha256", context.ipSecret).update(`oauth-csrf:${nonce}`).digest("base64url"));
+  const expected = Buffer.from(
+    createHmac("sha256", context.ipSecret).update(`oauth-csrf:${nonce}`).digest("base64url"),
+  );
   const given = Buffer.from(token);
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
-

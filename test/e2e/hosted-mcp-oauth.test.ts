@@ -1,0 +1,360 @@
+import { createHash, randomBytes } from "node:crypto";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runPicks } from "../helpers/processes.ts";
+import { publishSampleDays } from "../helpers/published.ts";
+import { waitFor } from "../server/submissions/helpers.ts";
+import { type PicksChild, serveArgs, startPicks } from "../server/submissions/picks-process.ts";
+import { issuePaidKey } from "../server/webhooks/receiver.ts";
+
+// The hosted MCP server as Claude.ai, ChatGPT or Claude Desktop reach it: the MCP SDK's own client
+// with its OAuth support, headless. It is challenged, discovers the metadata, registers itself,
+// sends the person to the consent page (here: the test reads the form and posts it with a key),
+// exchanges the code and calls the tools as that key.
+
+const REDIRECT = "http://127.0.0.1:53682/callback";
+
+/** An OAuthClientProvider that keeps everything in memory and records where it sent the person. */
+function memoryProvider(): OAuthClientProvider & { authorizationUrl?: URL } {
+  let client: OAuthClientInformationMixed | undefined;
+  let tokens: OAuthTokens | undefined;
+  let verifier = "";
+  const provider: OAuthClientProvider & { authorizationUrl?: URL } = {
+    get redirectUrl() {
+      return REDIRECT;
+    },
+    get clientMetadata(): OAuthClientMetadata {
+      return {
+        client_name: "Headless test agent",
+        redirect_uris: [REDIRECT],
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "none",
+      };
+    },
+    state: () => "state-from-the-client",
+    clientInformation: () => client,
+    saveClientInformation: (info) => {
+      client = info;
+    },
+    tokens: () => tokens,
+    saveTokens: (saved) => {
+      tokens = saved;
+    },
+    redirectToAuthorization: (url) => {
+      provider.authorizationUrl = url;
+    },
+    saveCodeVerifier: (saved) => {
+      verifier = saved;
+    },
+    codeVerifier: () => verifier,
+  };
+  return provider;
+}
+
+/** What a person does on the consent page: reads the form, pastes the key, allows. */
+async function consent(authorizationUrl: URL, apiKey: string, decision = "approve") {
+  const page = await fetch(authorizationUrl);
+  expect(page.status).toBe(200);
+  const html = await page.text();
+  const cookie = (page.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+  const form = new URLSearchParams();
+  for (const [, name, value] of html.matchAll(/<input type="hidden" name="([a-z_]+)" value="([^"]*)">/g)) {
+    form.set(name as string, (value as string).replaceAll("&amp;", "&").replaceAll("&quot;", '"'));
+  }
+  form.set("api_key", apiKey);
+  form.set("decision", decision);
+  const answer = await fetch(new URL("/oauth/authorize", authorizationUrl), {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+    body: form,
+    redirect: "manual",
+  });
+  return { answer, location: new URL(answer.headers.get("location") ?? "about:blank") };
+}
+
+let server: PicksChild;
+let env: Record<string, string>;
+let key: string;
+beforeAll(async () => {
+  const site = await publishSampleDays();
+  env = {
+    STATE_STORE: "sqlite",
+    STATE_DIR: await mkdtemp(join(tmpdir(), "picks-oauth-")),
+    OAUTH_REGISTER_RATE_LIMIT: "20",
+  };
+  server = await startPicks(serveArgs(site.publicDir), env, /listening on http/);
+  key = await issuePaidKey(env);
+}, 60_000);
+afterAll(async () => {
+  server.child.kill("SIGTERM");
+  await server.exited;
+});
+
+const base = () => server.url as string;
+
+async function usedCalls(apiKey: string): Promise<number> {
+  const me = (await (await fetch(`${base()}/v1/me`, { headers: { "x-api-key": apiKey } })).json()) as {
+    usage: { used: number };
+  };
+  return me.usage.used;
+}
+
+describe("the MCP SDK's client, with OAuth", () => {
+  it("registers, is sent to consent, gets a code, and calls the tools as the key it was approved with", async () => {
+    const provider = memoryProvider();
+    const first = new Client({ name: "headless", version: "1.0.0" });
+    await expect(
+      first.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp`), { authProvider: provider })),
+    ).rejects.toThrow(/Unauthorized/i);
+    const authorizationUrl = provider.authorizationUrl as URL;
+    expect(authorizationUrl.pathname).toBe("/oauth/authorize");
+    expect(authorizationUrl.searchParams.get("code_challenge_method")).toBe("S256");
+
+    const { answer, location } = await consent(authorizationUrl, key);
+    expect(answer.status).toBe(302);
+    expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
+    expect(location.searchParams.get("state")).toBe("state-from-the-client");
+    expect(location.searchParams.get("iss")).toBe(base());
+    const code = location.searchParams.get("code") as string;
+
+    const transport = new StreamableHTTPClientTransport(new URL(`${base()}/mcp`), { authProvider: provider });
+    await transport.finishAuth(code);
+    const tokens = (await provider.tokens()) as OAuthTokens;
+    expect(tokens.access_token).toMatch(/^rpat_/);
+    expect(tokens.refresh_token).toMatch(/^rprt_/);
+    expect(JSON.stringify(tokens)).not.toContain(key);
+
+    const before = await usedCalls(key);
+    const client = new Client({ name: "headless", version: "1.0.0" });
+    await client.connect(transport);
+    const tools = await client.listTools();
+    expect(tools.tools.map((tool) => tool.name)).toContain("labs_papers");
+    const result = await client.callTool({ name: "labs_papers", arguments: { days: 7 } });
+    expect(result.isError).toBeFalsy();
+    expect(await usedCalls(key)).toBe(before + 1);
+    await client.close();
+  }, 60_000);
+});
+
+/** A registered client and a code for it, made by hand as a client would. */
+async function codeFor(apiKey: string, options: { redirect?: string } = {}) {
+  const registered = (await (
+    await fetch(`${base()}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "by hand", redirect_uris: ["http://127.0.0.1/cb"] }),
+    })
+  ).json()) as { client_id: string };
+  const verifier = randomBytes(32).toString("base64url");
+  const challenge = createHash("sha256").update(verifier).digest("base64url");
+  const redirect = options.redirect ?? "http://127.0.0.1:40000/cb";
+  const url = new URL(`${base()}/oauth/authorize`);
+  for (const [name, value] of Object.entries({
+    client_id: registered.client_id,
+    redirect_uri: redirect,
+    response_type: "code",
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: "s1",
+  })) {
+    url.searchParams.set(name, value);
+  }
+  const { location } = await consent(url, apiKey);
+  return {
+    clientId: registered.client_id,
+    verifier,
+    redirect,
+    code: location.searchParams.get("code") as string,
+  };
+}
+
+const token = (form: Record<string, string>) =>
+  fetch(`${base()}/oauth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(form),
+  });
+
+const exchange = (got: Awaited<ReturnType<typeof codeFor>>, verifier = got.verifier) =>
+  token({
+    grant_type: "authorization_code",
+    code: got.code,
+    client_id: got.clientId,
+    redirect_uri: got.redirect,
+    code_verifier: verifier,
+  });
+
+const mcpList = (accessToken: string, origin = base()) =>
+  fetch(`${origin}/mcp`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${accessToken}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+
+describe("the authorization server, from outside", () => {
+  it("serves both metadata documents without credentials, with CORS, and 404 for other well-known paths", async () => {
+    for (const path of [
+      "/.well-known/oauth-protected-resource/mcp",
+      "/.well-known/oauth-authorization-server",
+    ]) {
+      const answer = await fetch(`${base()}${path}`);
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get("access-control-allow-origin")).toBe("*");
+    }
+    const resource = (await (await fetch(`${base()}/.well-known/oauth-protected-resource/mcp`)).json()) as {
+      resource: string;
+    };
+    expect(resource.resource).toBe(`${base()}/mcp`);
+    expect((await fetch(`${base()}/.well-known/openid-configuration`)).status).toBe(404);
+  });
+
+  it("challenges /mcp without credentials with the resource metadata's address", async () => {
+    const answer = await fetch(`${base()}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(answer.status).toBe(401);
+    expect(answer.headers.get("www-authenticate")).toContain(
+      `resource_metadata="${base()}/.well-known/oauth-protected-resource/mcp"`,
+    );
+  });
+
+  it("shows an unregistered redirect URI on the page, with no Location", async () => {
+    const got = await codeFor(key);
+    const url = new URL(`${base()}/oauth/authorize`);
+    url.search = new URLSearchParams({
+      client_id: got.clientId,
+      redirect_uri: "https://evil.example/cb",
+      response_type: "code",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+    }).toString();
+    const answer = await fetch(url, { redirect: "manual" });
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get("location")).toBeNull();
+  });
+
+  it("refuses plain PKCE by sending the error back to the registered redirect", async () => {
+    const got = await codeFor(key);
+    const url = new URL(`${base()}/oauth/authorize`);
+    url.search = new URLSearchParams({
+      client_id: got.clientId,
+      redirect_uri: got.redirect,
+      response_type: "code",
+      code_challenge: "a-plain-challenge-that-is-long-enough-to-pass-43",
+      code_challenge_method: "plain",
+      state: "s2",
+    }).toString();
+    const answer = await fetch(url, { redirect: "manual" });
+    expect(answer.status).toBe(302);
+    const location = new URL(answer.headers.get("location") ?? "");
+    expect(location.searchParams.get("error")).toBe("invalid_request");
+    expect(location.searchParams.get("state")).toBe("s2");
+  });
+
+  it("answers a wrong verifier with invalid_grant", async () => {
+    const got = await codeFor(key);
+    const answer = await exchange(got, randomBytes(32).toString("base64url"));
+    expect(answer.status).toBe(400);
+    expect(((await answer.json()) as { error: string }).error).toBe("invalid_grant");
+  });
+
+  it("revokes what a code gave when the code comes back", async () => {
+    const got = await codeFor(key);
+    const first = (await (await exchange(got)).json()) as { access_token: string };
+    expect((await mcpList(first.access_token)).status).toBe(200);
+    const again = await exchange(got);
+    expect(((await again.json()) as { error: string }).error).toBe("invalid_grant");
+    const refused = await mcpList(first.access_token);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
+  });
+
+  it("rotates refresh tokens, and ends the grant when a spent one comes back", async () => {
+    const got = await codeFor(key);
+    const tokens = (await (await exchange(got)).json()) as { refresh_token: string };
+    const rotated = (await (
+      await token({
+        grant_type: "refresh_token",
+        refresh_token: tokens.refresh_token,
+        client_id: got.clientId,
+      })
+    ).json()) as { access_token: string; refresh_token: string };
+    expect(rotated.refresh_token).not.toBe(tokens.refresh_token);
+    expect((await mcpList(rotated.access_token)).status).toBe(200);
+    const reused = await token({
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+      client_id: got.clientId,
+    });
+    expect(((await reused.json()) as { error: string }).error).toBe("invalid_grant");
+    expect((await mcpList(rotated.access_token)).status).toBe(401);
+  });
+
+  it("takes a token only for the resource it was issued for", async () => {
+    const got = await codeFor(key);
+    const tokens = (await (await exchange(got)).json()) as { access_token: string };
+    // Issued through 127.0.0.1: its audience is that origin's /mcp, not localhost's.
+    const other = base().replace("127.0.0.1", "localhost");
+    expect((await mcpList(tokens.access_token, other)).status).toBe(401);
+  });
+
+  it("refuses a consent without its CSRF token", async () => {
+    const answer = await fetch(`${base()}/oauth/authorize`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ client_id: "rpc_x", api_key: key, decision: "approve" }),
+      redirect: "manual",
+    });
+    expect(answer.status).toBe(403);
+    expect(answer.headers.get("location")).toBeNull();
+  });
+
+  it("never takes a token where a key is expected", async () => {
+    const got = await codeFor(key);
+    const tokens = (await (await exchange(got)).json()) as { access_token: string };
+    expect((await fetch(`${base()}/v1/me`, { headers: { "x-api-key": tokens.access_token } })).status).toBe(
+      401,
+    );
+    const asKey = await fetch(`${base()}/mcp`, {
+      method: "POST",
+      headers: {
+        "x-api-key": tokens.access_token,
+        "content-type": "application/json",
+        accept: "application/json",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(asKey.status).toBe(401);
+  });
+
+  it("ends a revoked key's tokens within the key cache's 5 s", async () => {
+    const own = await issuePaidKey(env);
+    const got = await codeFor(own);
+    const tokens = (await (await exchange(got)).json()) as { access_token: string };
+    expect((await mcpList(tokens.access_token)).status).toBe(200);
+    const revoked = await runPicks(["keys", "revoke", own], { ...process.env, ...env });
+    expect(revoked.code, revoked.stderr).toBe(0);
+    await waitFor(
+      async () => (await mcpList(tokens.access_token)).status === 401 || null,
+      7_000,
+      "401 after revoke",
+    );
+  }, 30_000);
+});
