@@ -49,6 +49,8 @@ export interface ServerConfig {
   publicBaseUrl: string | null;
   /** POST /oauth/register: client registrations per client address per hour. */
   oauthRegisterRate: Rate;
+  /** Test-only (OAUTH_ALLOW_LOOPBACK=1): client metadata documents served over http on 127.0.0.1. */
+  oauthAllowLoopback: boolean;
 }
 
 /**
@@ -155,6 +157,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
       limit: positiveInt(env, "OAUTH_REGISTER_RATE_LIMIT", 10),
       windowSeconds: 3600,
     },
+    oauthAllowLoopback: env.OAUTH_ALLOW_LOOPBACK?.trim() === "1",
   };
 }
 

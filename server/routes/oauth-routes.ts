@@ -6,6 +6,7 @@ import { limitByIp } from "../access/ip-limit.ts";
 import type { AppContext } from "../context.ts";
 import { json, notFound } from "../http/answers.ts";
 import { consentPage, errorPage } from "../oauth/consent-page.ts";
+import type { OAuthClient } from "../oauth/grants.ts";
 import {
   baseUrlOf,
   csrfHolds,
@@ -108,7 +109,7 @@ export function registerOAuthRoutes(app: H3, context: AppContext): void {
         revocation_endpoint_auth_methods_supported: ["none"],
         code_challenge_methods_supported: ["S256"],
         authorization_response_iss_parameter_supported: true,
-        client_id_metadata_document_supported: false,
+        client_id_metadata_document_supported: true,
         service_documentation: `${base}/v1/docs`,
       },
       { ...OPEN_CORS, "cache-control": "public, max-age=3600" },
@@ -179,10 +180,20 @@ export function registerOAuthRoutes(app: H3, context: AppContext): void {
   });
   app.options("/oauth/register", preflight);
 
+  /** A registered client, or one described by its metadata document; why not, for a document. */
+  const clientOf = async (clientId: string): Promise<{ client?: OAuthClient; problem?: string }> => {
+    if (!context.clientMetadata.names(clientId)) {
+      return { client: (await context.oauth.client(clientId)) ?? undefined };
+    }
+    const resolved = await context.clientMetadata.resolve(clientId);
+    return "problem" in resolved ? { problem: resolved.problem } : { client: resolved };
+  };
+
   /** The checked request of a GET or POST to /oauth/authorize, or the answer that refuses it. */
   const checkedAuthorize = async (event: H3Event, params: Map<string, string[]>) => {
     const clientId = params.get("client_id")?.[0] ?? "";
-    const client = await context.oauth.client(clientId);
+    const { client, problem } = await clientOf(clientId);
+    if (problem) return htmlPage(400, errorPage("invalid_client", problem));
     const base = baseUrlOf(context, event.req);
     const checked = checkAuthorize(params, client ?? undefined, resourceOf(base));
     if (checked.status === "page") return htmlPage(400, errorPage(checked.error, checked.description));
@@ -271,8 +282,8 @@ export function registerOAuthRoutes(app: H3, context: AppContext): void {
     const grantType = single(form, "grant_type");
     const clientId = single(form, "client_id");
     if (!clientId) return oauthError(401, "invalid_client", "client_id is missing");
-    if (!(await context.oauth.client(clientId)))
-      return oauthError(401, "invalid_client", "this client is not registered here");
+    const { client, problem } = await clientOf(clientId);
+    if (!client) return oauthError(401, "invalid_client", problem ?? "this client is not registered here");
     const resource = form.has("resource") ? (single(form, "resource") ?? "") : undefined;
     let answer: Awaited<ReturnType<typeof context.oauth.refresh>>;
     if (grantType === "authorization_code") {

@@ -1,7 +1,11 @@
+import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, readFile } from "node:fs/promises";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -86,12 +90,19 @@ async function consent(authorizationUrl: URL, apiKey: string, decision = "approv
 let server: PicksChild;
 let env: Record<string, string>;
 let key: string;
+/** An https server on loopback with a certificate made for this run, serving client metadata documents. */
+let documents: { origin: string; serve(path: string, body: string): void; close(): Promise<void> };
 beforeAll(async () => {
+  const dir = await mkdtemp(join(tmpdir(), "picks-oauth-"));
+  documents = await startDocumentServer(dir);
   const site = await publishSampleDays();
   env = {
     STATE_STORE: "sqlite",
-    STATE_DIR: await mkdtemp(join(tmpdir(), "picks-oauth-")),
-    OAUTH_REGISTER_RATE_LIMIT: "20",
+    STATE_DIR: dir,
+    OAUTH_REGISTER_RATE_LIMIT: "40",
+    // The metadata documents are served on loopback, over https with this run's certificate.
+    OAUTH_ALLOW_LOOPBACK: "1",
+    NODE_EXTRA_CA_CERTS: join(dir, "cert.pem"),
   };
   server = await startPicks(serveArgs(site.publicDir), env, /listening on http/);
   key = await issuePaidKey(env);
@@ -99,7 +110,43 @@ beforeAll(async () => {
 afterAll(async () => {
   server.child.kill("SIGTERM");
   await server.exited;
+  await documents.close();
 });
+
+async function startDocumentServer(dir: string) {
+  await promisify(execFile)("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-days",
+    "1",
+    "-subj",
+    "/CN=127.0.0.1",
+    "-addext",
+    "subjectAltName=IP:127.0.0.1",
+    "-keyout",
+    join(dir, "key.pem"),
+    "-out",
+    join(dir, "cert.pem"),
+  ]);
+  const bodies = new Map<string, string>();
+  const https = createHttpsServer(
+    { key: await readFile(join(dir, "key.pem")), cert: await readFile(join(dir, "cert.pem")) },
+    (req, res) => {
+      const body = bodies.get(req.url ?? "");
+      if (body === undefined) res.writeHead(404).end();
+      else res.writeHead(200, { "content-type": "application/json" }).end(body);
+    },
+  );
+  await new Promise<void>((resolve) => https.listen(0, "127.0.0.1", resolve));
+  return {
+    origin: `https://127.0.0.1:${(https.address() as AddressInfo).port}`,
+    serve: (path: string, body: string) => void bodies.set(path, body),
+    close: () => new Promise<void>((resolve) => https.close(() => resolve())),
+  };
+}
 
 const base = () => server.url as string;
 
@@ -145,6 +192,75 @@ describe("the MCP SDK's client, with OAuth", () => {
     expect(await usedCalls(key)).toBe(before + 1);
     await client.close();
   }, 60_000);
+});
+
+describe("a client described by its metadata document", () => {
+  it("is fetched at its https client_id, and connects without registering", async () => {
+    const clientId = `${documents.origin}/agent/client.json`;
+    documents.serve(
+      "/agent/client.json",
+      JSON.stringify({
+        client_id: clientId,
+        client_name: "Agent with a metadata document",
+        redirect_uris: [REDIRECT],
+      }),
+    );
+    const provider = memoryProvider();
+    provider.clientMetadataUrl = clientId;
+    const registrations = async () => (await fetch(`${base()}/oauth/register`, { method: "OPTIONS" })).status;
+    expect(await registrations()).toBe(204);
+    const first = new Client({ name: "headless", version: "1.0.0" });
+    await expect(
+      first.connect(new StreamableHTTPClientTransport(new URL(`${base()}/mcp`), { authProvider: provider })),
+    ).rejects.toThrow(/Unauthorized/i);
+    const authorizationUrl = provider.authorizationUrl as URL;
+    expect(authorizationUrl.searchParams.get("client_id")).toBe(clientId);
+    const page = await (await fetch(authorizationUrl)).text();
+    expect(page).toContain("Agent with a metadata document");
+    const { location } = await consent(authorizationUrl, key);
+    const transport = new StreamableHTTPClientTransport(new URL(`${base()}/mcp`), { authProvider: provider });
+    await transport.finishAuth(location.searchParams.get("code") as string);
+    const client = new Client({ name: "headless", version: "1.0.0" });
+    await client.connect(transport);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    await client.close();
+  }, 60_000);
+
+  it.each([
+    ["not JSON", "<html>", /not JSON/],
+    [
+      "another client_id",
+      JSON.stringify({
+        client_id: "https://elsewhere.example/c.json",
+        client_name: "x",
+        redirect_uris: [REDIRECT],
+      }),
+      /another client_id/,
+    ],
+    ["an http redirect off loopback", "REDIRECT_HTTP", /only on loopback/],
+    ["too large", JSON.stringify({ pad: "x".repeat(6000) }), /could not be fetched/],
+  ])("refuses a document that is %s, with the reason on the page", async (_name, body, reason) => {
+    const path = `/bad/${Math.random().toString(36).slice(2)}.json`;
+    const clientId = `${documents.origin}${path}`;
+    documents.serve(
+      path,
+      body === "REDIRECT_HTTP"
+        ? JSON.stringify({ client_id: clientId, client_name: "x", redirect_uris: ["http://evil.example/cb"] })
+        : body,
+    );
+    const url = new URL(`${base()}/oauth/authorize`);
+    url.search = new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      response_type: "code",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+    }).toString();
+    const answer = await fetch(url, { redirect: "manual" });
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get("location")).toBeNull();
+    expect(await answer.text()).toMatch(reason);
+  });
 });
 
 /** A registered client and a code for it, made by hand as a client would. */
