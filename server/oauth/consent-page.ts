@@ -34,6 +34,8 @@ export function consentPage(input: {
   clientName: string;
   csrf: string;
   problem?: string;
+  /** A free key just issued on this page: shown once, and filled in below. */
+  issuedKey?: string;
 }): string {
   const { request } = input;
   const returnTo = (() => {
@@ -58,16 +60,33 @@ labs_axes, labs_stats) as your API key: each tool call spends that key's quota, 
 It will not see the key itself.</p>
 <p>You will be sent back to <strong>${html(returnTo)}</strong>.</p>
 ${input.problem ? `<p class="oauth-problem" role="alert">${html(input.problem)}</p>` : ""}
+${
+  input.issuedKey
+    ? `<p class="oauth-issued" role="status">Your new free key: <code>${html(input.issuedKey)}</code>. Store it now: it is
+shown only this once. It is filled in below.</p>`
+    : ""
+}
 <form method="post" action="/oauth/authorize">
 ${hidden}
 <input type="hidden" name="csrf" value="${html(input.csrf)}">
 <label for="api_key">Your API key</label>
 <input id="api_key" name="api_key" type="password" autocomplete="off" spellcheck="false" required
-  pattern="[A-Za-z0-9_]+" placeholder="rp_labs_...">
-<p>No key yet? Get a free one with <code>POST /v1/keys</code> (see <a href="/v1/docs">the API reference</a>).</p>
+  pattern="[A-Za-z0-9_]+" placeholder="rp_labs_..."${input.issuedKey ? ` value="${html(input.issuedKey)}"` : ""}>
 <button type="submit" name="decision" value="approve">Allow</button>
 <button type="submit" name="decision" value="deny" formnovalidate>Deny</button>
-</form>`,
+</form>
+${
+  input.issuedKey
+    ? ""
+    : `<h2>No key yet?</h2>
+<form method="post" action="/oauth/authorize">
+${hidden}
+<input type="hidden" name="csrf" value="${html(input.csrf)}">
+<label for="email">Your email, for the free key</label>
+<input id="email" name="email" type="email" autocomplete="email" required minlength="3" maxlength="120">
+<button type="submit" name="decision" value="issue">Get a free key</button>
+</form>`
+}`,
   );
 }
 

@@ -236,7 +236,36 @@ export function registerOAuthRoutes(app: H3, context: AppContext): void {
     const checked = await checkedAuthorize(event, params);
     if (checked instanceof Response) return checked;
     const { request, base } = checked;
-    if (single(form, "decision") !== "approve") {
+    const decision = single(form, "decision");
+    const again = (status: number, extra: { problem?: string; issuedKey?: string }) => {
+      const csrf = newCsrf(context, base.startsWith("https:"));
+      return htmlPage(
+        status,
+        consentPage({ request, clientName: checked.clientName, csrf: csrf.token, ...extra }),
+        formTargetOf(request.redirectUri),
+        { "set-cookie": csrf.cookie },
+      );
+    };
+    if (decision === "issue") {
+      // A free key, under the rule of POST /v1/keys: one a client address in 24 hours.
+      const email = single(form, "email")?.trim() ?? "";
+      if (email.length < 3 || email.length > 120)
+        return again(422, { problem: "Give an email of 3 to 120 characters." });
+      const limit = context.config.keyIssueLimit;
+      const allowed = await limitByIp(context, event, "keys", limit, context.config.keyIssueWindowSeconds);
+      if (!allowed.allowed) {
+        return again(429, {
+          problem: "This address already received a free key in the last 24 hours: use that one.",
+        });
+      }
+      const issued = await context.keys.issue({
+        tier: "free",
+        email,
+        label: checked.clientName.slice(0, 80) || "OAuth",
+      });
+      return again(201, { issuedKey: issued.key });
+    }
+    if (decision !== "approve") {
       return redirectTo(request.redirectUri, {
         error: "access_denied",
         error_description: "the person declined",
@@ -246,19 +275,13 @@ export function registerOAuthRoutes(app: H3, context: AppContext): void {
     }
     const auth = await context.keys.authenticate(single(form, "api_key")?.trim() ?? null);
     if (!auth.ok) {
-      const csrf = newCsrf(context, base.startsWith("https:"));
       const problem =
         auth.why === "missing"
           ? "Paste your API key."
           : auth.why === "revoked"
             ? "This API key has been revoked."
             : "That is not a valid API key of this service.";
-      return htmlPage(
-        401,
-        consentPage({ request, clientName: checked.clientName, csrf: csrf.token, problem }),
-        formTargetOf(request.redirectUri),
-        { "set-cookie": csrf.cookie },
-      );
+      return again(401, { problem });
     }
     const code = await context.oauth.issueCode({
       client_id: request.clientId,

@@ -460,6 +460,79 @@ describe("the authorization server, from outside", () => {
     expect(asKey.status).toBe(401);
   });
 
+  it("issues a free key on the consent page once per address; its spent quota is a 429, not a 401", async () => {
+    const registered = (await (
+      await fetch(`${base()}/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_name: "free", redirect_uris: ["http://127.0.0.1/cb"] }),
+      })
+    ).json()) as { client_id: string };
+    const verifier = randomBytes(32).toString("base64url");
+    const url = new URL(`${base()}/oauth/authorize`);
+    url.search = new URLSearchParams({
+      client_id: registered.client_id,
+      redirect_uri: "http://127.0.0.1:40001/cb",
+      response_type: "code",
+      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+      code_challenge_method: "S256",
+    }).toString();
+    const issueOnPage = async () => {
+      const page = await fetch(url);
+      const cookie = (page.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+      const form = new URLSearchParams();
+      for (const [, name, value] of (await page.text()).matchAll(
+        /<input type="hidden" name="([a-z_]+)" value="([^"]*)">/g,
+      )) {
+        form.set(name as string, value as string);
+      }
+      form.set("email", "person@example.org");
+      form.set("decision", "issue");
+      return fetch(`${base()}/oauth/authorize`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+        body: form,
+      });
+    };
+    const issued = await issueOnPage();
+    expect(issued.status).toBe(201);
+    const freeKey = /<code>(rp_labs_[A-Za-z0-9_]+)<\/code>/.exec(await issued.text())?.[1] as string;
+    expect(freeKey).toBeDefined();
+    expect((await issueOnPage()).status).toBe(429);
+
+    const { location } = await consent(url, freeKey);
+    const tokens = (await (
+      await token({
+        grant_type: "authorization_code",
+        code: location.searchParams.get("code") as string,
+        client_id: registered.client_id,
+        redirect_uri: "http://127.0.0.1:40001/cb",
+        code_verifier: verifier,
+      })
+    ).json()) as { access_token: string };
+    const call = (body: unknown) =>
+      fetch(`${base()}/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${tokens.access_token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify(body),
+      });
+    const stats = (id: number) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "labs_stats", arguments: {} },
+    });
+    expect((await call(Array.from({ length: 100 }, (_, id) => stats(id + 1)))).status).toBe(200);
+    const spent = await call(stats(101));
+    expect(spent.status).toBe(429);
+    expect(spent.headers.get("retry-after")).not.toBeNull();
+    expect(await usedCalls(freeKey)).toBe(100);
+  }, 30_000);
+
   it("ends a revoked key's tokens within the key cache's 5 s", async () => {
     const own = await issuePaidKey(env);
     const got = await codeFor(own);
@@ -473,4 +546,21 @@ describe("the authorization server, from outside", () => {
       "401 after revoke",
     );
   }, 30_000);
+});
+
+// Last: it spends this address's registrations for the hour.
+describe("registration", () => {
+  it("limits registrations per address", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 45 && !statuses.includes(429); i++) {
+      const answer = await fetch(`${base()}/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ redirect_uris: ["http://127.0.0.1/cb"] }),
+      });
+      statuses.push(answer.status);
+    }
+    expect(statuses.at(-1)).toBe(429);
+    expect(statuses.filter((status) => status === 201).length).toBeLessThanOrEqual(40);
+  });
 });
