@@ -72,8 +72,10 @@ ${hidden}
 <label for="api_key">Your API key</label>
 <input id="api_key" name="api_key" type="password" autocomplete="off" spellcheck="false" required
   pattern="[A-Za-z0-9_]+" placeholder="rp_labs_..."${input.issuedKey ? ` value="${html(input.issuedKey)}"` : ""}>
+<div class="oauth-actions">
 <button type="submit" name="decision" value="approve">Allow</button>
 <button type="submit" name="decision" value="deny" formnovalidate>Deny</button>
+</div>
 </form>
 ${
   input.issuedKey
