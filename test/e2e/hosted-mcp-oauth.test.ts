@@ -248,51 +248,46 @@ describe("a client described by its metadata document", () => {
         ? JSON.stringify({ client_id: clientId, client_name: "x", redirect_uris: ["http://evil.example/cb"] })
         : body,
     );
-    const url = new URL(`${base()}/oauth/authorize`);
-    url.search = new URLSearchParams({
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      response_type: "code",
-      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-      code_challenge_method: "S256",
-    }).toString();
-    const answer = await fetch(url, { redirect: "manual" });
+    const answer = await fetch(authorizeUrl(clientId, REDIRECT, randomBytes(32).toString("base64url")), {
+      redirect: "manual",
+    });
     expect(answer.status).toBe(400);
     expect(answer.headers.get("location")).toBeNull();
     expect(await answer.text()).toMatch(reason);
   });
 });
 
-/** A registered client and a code for it, made by hand as a client would. */
-async function codeFor(apiKey: string, options: { redirect?: string } = {}) {
-  const registered = (await (
-    await fetch(`${base()}/oauth/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ client_name: "by hand", redirect_uris: ["http://127.0.0.1/cb"] }),
-    })
-  ).json()) as { client_id: string };
-  const verifier = randomBytes(32).toString("base64url");
-  const challenge = createHash("sha256").update(verifier).digest("base64url");
-  const redirect = options.redirect ?? "http://127.0.0.1:40000/cb";
+/** A client registered by hand, as a client registers itself. */
+async function registerClient(name: string): Promise<string> {
+  const answer = await fetch(`${base()}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: name, redirect_uris: ["http://127.0.0.1/cb"] }),
+  });
+  return ((await answer.json()) as { client_id: string }).client_id;
+}
+
+/** An authorization request of `clientId` back to `redirect`, with the S256 challenge of `verifier`. */
+function authorizeUrl(clientId: string, redirect: string, verifier: string, state?: string): URL {
   const url = new URL(`${base()}/oauth/authorize`);
-  for (const [name, value] of Object.entries({
-    client_id: registered.client_id,
+  url.search = new URLSearchParams({
+    client_id: clientId,
     redirect_uri: redirect,
     response_type: "code",
-    code_challenge: challenge,
+    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
     code_challenge_method: "S256",
-    state: "s1",
-  })) {
-    url.searchParams.set(name, value);
-  }
-  const { location } = await consent(url, apiKey);
-  return {
-    clientId: registered.client_id,
-    verifier,
-    redirect,
-    code: location.searchParams.get("code") as string,
-  };
+    ...(state ? { state } : {}),
+  }).toString();
+  return url;
+}
+
+/** A registered client and a code for it, made by hand as a client would. */
+async function codeFor(apiKey: string, options: { redirect?: string } = {}) {
+  const clientId = await registerClient("by hand");
+  const verifier = randomBytes(32).toString("base64url");
+  const redirect = options.redirect ?? "http://127.0.0.1:40000/cb";
+  const { location } = await consent(authorizeUrl(clientId, redirect, verifier, "s1"), apiKey);
+  return { clientId, verifier, redirect, code: location.searchParams.get("code") as string };
 }
 
 const token = (form: Record<string, string>) =>
@@ -352,16 +347,9 @@ describe("the authorization server, from outside", () => {
   });
 
   it("shows an unregistered redirect URI on the page, with no Location", async () => {
-    const got = await codeFor(key);
-    const url = new URL(`${base()}/oauth/authorize`);
-    url.search = new URLSearchParams({
-      client_id: got.clientId,
-      redirect_uri: "https://evil.example/cb",
-      response_type: "code",
-      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-      code_challenge_method: "S256",
-    }).toString();
-    const answer = await fetch(url, { redirect: "manual" });
+    const clientId = await registerClient("by hand");
+    const evil = authorizeUrl(clientId, "https://evil.example/cb", randomBytes(32).toString("base64url"));
+    const answer = await fetch(evil, { redirect: "manual" });
     expect(answer.status).toBe(400);
     expect(answer.headers.get("location")).toBeNull();
   });
@@ -461,22 +449,9 @@ describe("the authorization server, from outside", () => {
   });
 
   it("issues a free key on the consent page once per address; its spent quota is a 429, not a 401", async () => {
-    const registered = (await (
-      await fetch(`${base()}/oauth/register`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ client_name: "free", redirect_uris: ["http://127.0.0.1/cb"] }),
-      })
-    ).json()) as { client_id: string };
+    const clientId = await registerClient("free");
     const verifier = randomBytes(32).toString("base64url");
-    const url = new URL(`${base()}/oauth/authorize`);
-    url.search = new URLSearchParams({
-      client_id: registered.client_id,
-      redirect_uri: "http://127.0.0.1:40001/cb",
-      response_type: "code",
-      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
-      code_challenge_method: "S256",
-    }).toString();
+    const url = authorizeUrl(clientId, "http://127.0.0.1:40001/cb", verifier);
     const issueOnPage = async () => {
       const page = await fetch(url);
       const cookie = (page.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
@@ -505,7 +480,7 @@ describe("the authorization server, from outside", () => {
       await token({
         grant_type: "authorization_code",
         code: location.searchParams.get("code") as string,
-        client_id: registered.client_id,
+        client_id: clientId,
         redirect_uri: "http://127.0.0.1:40001/cb",
         code_verifier: verifier,
       })
