@@ -42,6 +42,15 @@ export interface ServerConfig {
   webhookActionEndpointRate: Rate;
   /** Snapshot days older than the ones held in memory, read from disk: per client address per minute. */
   oldDayRate: Rate;
+  /**
+   * The service's public origin (PUBLIC_BASE_URL): the OAuth issuer and the resource `/mcp` tokens are
+   * for. Null: each request's own origin, which is right only when clients reach the server directly.
+   */
+  publicBaseUrl: string | null;
+  /** POST /oauth/register: client registrations per client address per hour. */
+  oauthRegisterRate: Rate;
+  /** Test-only (OAUTH_ALLOW_LOOPBACK=1): client metadata documents served over http on 127.0.0.1. */
+  oauthAllowLoopback: boolean;
 }
 
 /**
@@ -142,7 +151,35 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
       windowSeconds: 3600,
     },
     oldDayRate: { name: "old-days", limit: positiveInt(env, "OLD_DAY_RATE_LIMIT", 60), windowSeconds: 60 },
+    publicBaseUrl: publicBaseUrl(env),
+    oauthRegisterRate: {
+      name: "oauth-register",
+      limit: positiveInt(env, "OAUTH_REGISTER_RATE_LIMIT", 10),
+      windowSeconds: 3600,
+    },
+    oauthAllowLoopback: env.OAUTH_ALLOW_LOOPBACK?.trim() === "1",
   };
+}
+
+function publicBaseUrl(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.PUBLIC_BASE_URL?.trim();
+  if (!raw) return null;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {}
+  if (
+    !url ||
+    (url.protocol !== "https:" && url.protocol !== "http:") ||
+    url.search ||
+    url.hash ||
+    url.username
+  ) {
+    throw new Error(
+      `Expected PUBLIC_BASE_URL to be an http(s) URL such as https://picks.example.org, got \`${raw}\``,
+    );
+  }
+  return url.href.replace(/\/$/, "");
 }
 
 export const DEFAULT_CONFIG: ServerConfig = configFromEnv({});

@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import { createKeyService, type KeyService } from "./access/key-service.ts";
 import { type BenchStore, createBenchStore } from "./bench/bench-store.ts";
 import type { ServerConfig } from "./config.ts";
+import { type ClientMetadataFetcher, createClientMetadataFetcher } from "./oauth/client-metadata.ts";
+import { createGrants, type Grants } from "./oauth/grants.ts";
 import type { SnapshotCache } from "./snapshots/snapshot-cache.ts";
 import type { Store } from "./store/types.ts";
 import {
@@ -34,6 +36,10 @@ export interface AppContext {
   log: (message: string) => void;
   /** The verification playground's language-model review; "skipped" when no model is configured. */
   semantic: SemanticChecker;
+  /** The hosted MCP's authorization server: clients, codes and tokens that act as a key. */
+  oauth: Grants;
+  /** Clients described by a metadata document at their https client_id. */
+  clientMetadata: ClientMetadataFetcher;
 }
 
 /**
@@ -71,6 +77,12 @@ export async function createContext(options: {
     webhooks,
     submissions: createSubmissionService({ store: options.store, now, log }, { ...submissions, ...scored }),
     keys,
+    oauth: createGrants({ store: options.store, keys, now }),
+    clientMetadata: createClientMetadataFetcher({
+      allowLoopback: options.config.oauthAllowLoopback,
+      ...(submissions.lookup ? { lookup: submissions.lookup } : {}),
+      now,
+    }),
     bench: createBenchStore(options.store, keys),
     ipSecret: await ipSecretOf(options.store),
     semantic: options.semantic ?? createSemanticChecker(undefined),

@@ -1,19 +1,12 @@
 import type { BenchNote } from "./bench-note.ts";
 import type { FirmPick } from "./bench-scoring.ts";
+import { escapeHtml } from "./html-escape.ts";
 
 // The weekly note as a firm forwards it: Markdown for mail and wikis, HTML for reading and printing.
 // Both say the same things in the same order; the HTML loads nothing (inline CSS, no scripts, no
 // images, no links to fetch), and every text that came from a paper or a firm is escaped.
 
-const HTML_ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-const html = (text: string | number): string =>
-  String(text).replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] as string);
+const html = escapeHtml;
 // CommonMark reads these anywhere in a line: escapes, code spans, emphasis, links and images (no
 // link or image starts without "["), autolinks and raw HTML, and entity references.
 // An underscore between two letters or digits never is emphasis (snake_case stays as it is).

@@ -68,7 +68,9 @@ export function checkAuthorize(
     return page("invalid_request", "redirect_uri is not one this client registered");
   }
 
-  const state = one("state");
+  // An empty state is no state: nothing to send back.
+  const given = one("state");
+  const state = given === "" ? undefined : given;
   const back = (error: string, description: string): AuthorizeCheck => ({
     status: "redirect",
     redirectUri: target,

@@ -61,6 +61,11 @@ export interface KeyService {
   authenticate(
     key: string | null | undefined,
   ): Promise<{ ok: true; record: KeyRecord } | { ok: false; why: AuthFailure }>;
+  /**
+   * `authenticate` by the key's stored hash, for a credential that stands for a key without holding
+   * it (an OAuth token): the same record cache, so a revocation ends it as soon as it ends the key.
+   */
+  authenticateHash(hash: string): Promise<{ ok: true; record: KeyRecord } | { ok: false; why: AuthFailure }>;
   /** Spends `calls` (default 1) of the key's quota if that many are left: all of them or none. */
   spend(record: KeyRecord, calls?: number): Promise<{ allowed: boolean; usage: Usage }>;
   usage(record: KeyRecord): Promise<Usage>;
@@ -184,6 +189,22 @@ export function createKeyService(options: {
     );
   };
 
+  const byHash = async (
+    hash: string,
+  ): Promise<{ ok: true; record: KeyRecord } | { ok: false; why: AuthFailure }> => {
+    let record = cached(hash);
+    if (!record) {
+      // Only a record read from the store starts a cache period: refreshing it on every hit would
+      // keep a busy key cached forever, and a revocation elsewhere would never be seen.
+      const stored = await store.getItem<KeyRecord>(recordKey(hash));
+      if (!stored) return { ok: false, why: "unknown" };
+      remember(stored);
+      record = stored;
+    }
+    if (record.revoked_at !== null) return { ok: false, why: "revoked" };
+    return { ok: true, record };
+  };
+
   return {
     issue,
     find,
@@ -192,21 +213,12 @@ export function createKeyService(options: {
       if (!key) return { ok: false, why: "missing" };
       // Looked up by hash: no comparison of secrets happens, so there is no timing to measure.
       const hash = hashKey(key);
-      let record = cached(hash);
-      if (!record) {
-        // The checksum refuses invented and mistyped keys before any store lookup (a cached record
-        // was found by a real key's hash, so its key needs no second look).
-        if (!isWellFormedKey(key, options.prefix)) return { ok: false, why: "malformed" };
-        // Only a record read from the store starts a cache period: refreshing it on every hit would
-        // keep a busy key cached forever, and a revocation elsewhere would never be seen.
-        const stored = await store.getItem<KeyRecord>(recordKey(hash));
-        if (!stored) return { ok: false, why: "unknown" };
-        remember(stored);
-        record = stored;
-      }
-      if (record.revoked_at !== null) return { ok: false, why: "revoked" };
-      return { ok: true, record };
+      // The checksum refuses invented and mistyped keys before any store lookup (a cached record
+      // was found by a real key's hash, so its key needs no second look).
+      if (!cached(hash) && !isWellFormedKey(key, options.prefix)) return { ok: false, why: "malformed" };
+      return byHash(hash);
     },
+    authenticateHash: byHash,
     async spend(record, calls = 1) {
       const at = now();
       const window = windowOf(record, at);

@@ -5,6 +5,7 @@ import { registerBenchRoutes } from "../routes/bench-routes.ts";
 import { registerDocsRoutes } from "../routes/docs-routes.ts";
 import { registerKeyRoutes } from "../routes/key-routes.ts";
 import { registerMcpRoutes } from "../routes/mcp-routes.ts";
+import { registerOAuthRoutes } from "../routes/oauth-routes.ts";
 import { registerPapersRoutes } from "../routes/papers-routes.ts";
 import { registerReadRoutes } from "../routes/read-routes.ts";
 import { registerSiteRoutes } from "../routes/site-routes.ts";
@@ -35,6 +36,7 @@ export function createApp(context: AppContext): H3 {
   registerSubmissionRoutes(app, context);
   registerWebhookRoutes(app, context);
   registerMcpRoutes(app, context);
+  registerOAuthRoutes(app, context);
   registerBenchRoutes(app, context);
   registerDocsRoutes(app);
   registerSiteRoutes(app, context);

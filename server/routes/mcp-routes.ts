@@ -3,8 +3,10 @@ import type { H3 } from "h3";
 import { FastResponse } from "srvx";
 import { z } from "zod";
 import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
+import { SCOPES_SUPPORTED } from "../../pipeline/domain/oauth-authorize.ts";
 import { TIERS } from "../../pipeline/domain/tiers.ts";
 import { limitByKey, mergedRateHeaders, rateRefusal } from "../access/key-limit.ts";
+import type { KeyRecord } from "../access/key-service.ts";
 import { authFailure, keyInQuery, spendOrRefuse } from "../access/keyed.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
@@ -18,6 +20,8 @@ import {
   jsonRpcError,
 } from "../mcp/hosted-mcp.ts";
 import { createHostedSnapshots } from "../mcp/hosted-snapshots.ts";
+import { baseUrlOf, resourceMetadataOf, resourceOf } from "../oauth/oauth-answers.ts";
+import { isSecretOf } from "../oauth/secrets.ts";
 import type { PathDoc } from "../openapi/operation.ts";
 import { perKeyText, quotaText } from "../openapi/rate-limits.ts";
 import { nestingDepthExceeds } from "../validation/nesting-depth.ts";
@@ -116,13 +120,38 @@ export const mcpPaths: readonly PathDoc[] = [
   },
 ];
 
-function keyOf(request: Request): string | null {
-  const headers = request.headers;
-  const key = headers.get("x-api-key");
-  if (key !== null) return key;
-  const match = /^\s*bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "");
-  return match?.[1] ?? null;
+const bearerOf = (request: Request): string | null =>
+  /^\s*bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? null;
+
+/**
+ * The key a request acts as: an API key (X-API-Key, or `Authorization: Bearer <key>`), or an OAuth
+ * access token of this server in `Authorization: Bearer`, which stands for the key a person approved
+ * it with. A token is taken only there: in X-API-Key it is no key, and is refused as one.
+ */
+async function keyRecordOf(
+  context: AppContext,
+  request: Request,
+): Promise<{ ok: true; record: KeyRecord } | { ok: false; answer: Response }> {
+  const key = request.headers.get("x-api-key");
+  const bearer = key === null ? bearerOf(request) : null;
+  if (bearer !== null && isSecretOf("access", bearer)) {
+    const base = baseUrlOf(context, request);
+    const token = await context.oauth.authenticate(bearer, resourceOf(base));
+    if (token.ok) return token;
+    const challenge = `${challengeOf(base)}, error="invalid_token", error_description="${token.description}"`;
+    return { ok: false, answer: unauthorized(`Invalid access token: ${token.description}.`, challenge) };
+  }
+  const auth = await context.keys.authenticate(key ?? bearer);
+  if (auth.ok) return auth;
+  const base = baseUrlOf(context, request);
+  const challenge =
+    auth.why === "missing" ? challengeOf(base) : `${challengeOf(base)}, error="invalid_token"`;
+  return { ok: false, answer: unauthorized(authFailure(auth.why, HOW_TO_GET_A_KEY), challenge) };
 }
+
+/** RFC 9728 §5.1: where a client finds how to get a token for /mcp. */
+const challengeOf = (base: string): string =>
+  `${realm}, resource_metadata="${resourceMetadataOf(base)}", scope="${SCOPES_SUPPORTED.join(" ")}"`;
 
 function unauthorized(message: string, challenge: string): Response {
   return detail(401, message, { "www-authenticate": challenge });
@@ -176,11 +205,8 @@ export async function answerMcpPost(
       `${realm}, error="invalid_request"`,
     );
   }
-  const auth = await context.keys.authenticate(keyOf(request));
-  if (!auth.ok) {
-    const challenge = auth.why === "missing" ? realm : `${realm}, error="invalid_token"`;
-    return unauthorized(authFailure(auth.why, HOW_TO_GET_A_KEY), challenge);
-  }
+  const auth = await keyRecordOf(context, request);
+  if (!auth.ok) return auth.answer;
   const record = auth.record;
   const form = acceptedForm(request.headers.get("accept"));
   if (form === undefined) {

@@ -22,6 +22,8 @@ export interface SafeFetchOptions {
   ca?: string;
   /** Aborts the fetch from outside (the worker lost its lease); the abort is thrown, not a failure. */
   signal?: AbortSignal;
+  /** The media types whose bodies are read (with the Accept header sent); default: text pages. */
+  readTypes?: readonly string[];
 }
 
 export interface FetchedPage {
@@ -179,7 +181,9 @@ async function fetchHops(
         signal,
         headers: {
           "user-agent": options.userAgent,
-          accept: "text/html, application/xhtml+xml, text/plain;q=0.9, text/markdown;q=0.9, */*;q=0.1",
+          accept:
+            options.readTypes?.join(", ") ??
+            "text/html, application/xhtml+xml, text/plain;q=0.9, text/markdown;q=0.9, */*;q=0.1",
           "accept-encoding": "identity",
         },
       });
@@ -220,7 +224,8 @@ async function fetchHops(
         status: response.statusCode,
         contentType: header("content-type"),
       };
-      if (!isTextType(parseContentType(page.contentType))) {
+      const type = parseContentType(page.contentType);
+      if (options.readTypes ? !(type && options.readTypes.includes(type.mime)) : !isTextType(type)) {
         discard(response.body);
         return { ok: true, page: { ...page, body: null, bytes: 0 } };
       }

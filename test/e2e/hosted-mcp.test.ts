@@ -262,9 +262,10 @@ describe("POST /mcp keys, quota and origins", () => {
     expect(await missing.json()).toEqual({ detail: expect.stringContaining("POST /v1/keys") });
 
     const malformed = await post(toolCall(1, "labs_stats"), { authorization: "Bearer rp_labs_nope" });
+    // The challenge names where an OAuth client finds how to get a token (RFC 9728 §5.1).
     expect([malformed.status, malformed.headers.get("www-authenticate")]).toEqual([
       401,
-      'Bearer realm="research-picks", error="invalid_token"',
+      `Bearer realm="research-picks", resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp", scope="mcp", error="invalid_token"`,
     ]);
 
     const revoked = await issue("free");

@@ -12,7 +12,9 @@ type Json = Record<string, unknown>;
 
 /**
  * Registered routes the document leaves out on purpose, in h3 syntax: the static site (index page,
- * its assets and the feeds, which are files rather than API) and the reference page's own assets.
+ * its assets and the feeds, which are files rather than API), the reference page's own assets, and
+ * the OAuth authorization server, which OAuth clients learn from its own metadata (RFC 8414, 9728)
+ * and which answers in the OAuth RFCs' forms, not FastAPI's.
  */
 export const UNDESCRIBED_ROUTES: readonly string[] = [
   "/",
@@ -20,6 +22,14 @@ export const UNDESCRIBED_ROUTES: readonly string[] = [
   "/v1/search-index.json",
   "/assets/**",
   "/v1/docs/assets/:file",
+  "/.well-known/oauth-protected-resource",
+  "/.well-known/oauth-protected-resource/mcp",
+  "/.well-known/oauth-authorization-server",
+  "/.well-known/**",
+  "/oauth/register",
+  "/oauth/authorize",
+  "/oauth/token",
+  "/oauth/revoke",
 ];
 
 /** The fallback route that answers 404 for every path nothing else takes. */

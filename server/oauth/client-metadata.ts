@@ -1,0 +1,100 @@
+import { z } from "zod";
+import { checkRedirectUri, MAX_REDIRECT_URIS } from "../../pipeline/domain/oauth-redirect.ts";
+import { createBoundedCache } from "../bounded-cache.ts";
+import { type HostLookup, systemLookup } from "../submissions/checked-address.ts";
+import { safeFetch } from "../submissions/safe-fetch.ts";
+import type { OAuthClient } from "./grants.ts";
+
+// Client ID Metadata Documents: a client whose `client_id` is an https URL is described by the JSON
+// document at that URL, fetched through the service's SSRF-safe fetcher (public addresses only, no
+// redirects), bounded in size and time, and kept a few minutes.
+
+const MAX_BYTES = 5 * 1024;
+const TIMEOUT_MS = 5_000;
+const KEPT_MS = 5 * 60_000;
+
+const DocumentSchema = z.object({
+  client_id: z.string(),
+  client_name: z.string().min(1).max(100),
+  redirect_uris: z.array(z.string()).min(1).max(MAX_REDIRECT_URIS),
+  token_endpoint_auth_method: z.literal("none").optional(),
+});
+
+export interface ClientMetadataFetcher {
+  /** Whether `clientId` names a metadata document rather than a registered client. */
+  names(clientId: string): boolean;
+  /** The client the document describes; a reason when it cannot be used. */
+  resolve(clientId: string): Promise<OAuthClient | { problem: string }>;
+}
+
+export function createClientMetadataFetcher(options: {
+  /** Test-only (OAUTH_ALLOW_LOOPBACK=1): documents served over http on 127.0.0.1. Never in production. */
+  allowLoopback?: boolean;
+  lookup?: HostLookup;
+  now?: () => number;
+}): ClientMetadataFetcher {
+  const now = options.now ?? Date.now;
+  const kept = createBoundedCache<string, { client: OAuthClient; until: number }>(1_000);
+  const names = (clientId: string): boolean => {
+    if (clientId.length > 2000) return false;
+    try {
+      const url = new URL(clientId);
+      if (url.protocol === "https:") return url.pathname !== "/" && url.hash === "";
+      return options.allowLoopback === true && url.protocol === "http:" && url.hostname === "127.0.0.1";
+    } catch {
+      return false;
+    }
+  };
+  return {
+    names,
+    async resolve(clientId) {
+      if (!names(clientId)) return { problem: "client_id is not an https URL with a path" };
+      const known = kept.get(clientId);
+      if (known && known.until > now()) return known.client;
+      const fetched = await safeFetch(clientId, {
+        timeoutMs: TIMEOUT_MS,
+        maxBytes: MAX_BYTES,
+        maxRedirects: 0,
+        allowLoopback: options.allowLoopback === true,
+        lookup: options.lookup ?? systemLookup,
+        userAgent: "Research-Picks OAuth (client metadata)",
+        readTypes: ["application/json"],
+      });
+      if (!fetched.ok)
+        return { problem: `the client's metadata document could not be fetched: ${fetched.failure.reason}` };
+      const { page } = fetched;
+      if (page.status !== 200 || page.body === null) {
+        return { problem: `the client's metadata document answered ${page.status}, not a JSON document` };
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(new TextDecoder().decode(page.body));
+      } catch {
+        return { problem: "the client's metadata document is not JSON" };
+      }
+      const parsed = DocumentSchema.safeParse(json);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        return {
+          problem: `the client's metadata document is not valid: ${issue?.path.join(".") || "/"} ${issue?.message}`,
+        };
+      }
+      if (parsed.data.client_id !== clientId) {
+        return { problem: "the client's metadata document names another client_id" };
+      }
+      for (const uri of parsed.data.redirect_uris) {
+        const checked = checkRedirectUri(uri);
+        if ("problem" in checked)
+          return { problem: `the client's redirect URI ${uri.slice(0, 200)}: ${checked.problem}` };
+      }
+      const client: OAuthClient = {
+        client_id: clientId,
+        client_name: parsed.data.client_name,
+        redirect_uris: parsed.data.redirect_uris,
+        client_id_issued_at: Math.floor(now() / 1000),
+      };
+      kept.set(clientId, { client, until: now() + KEPT_MS });
+      return client;
+    },
+  };
+}
