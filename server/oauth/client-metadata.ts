@@ -23,6 +23,8 @@ const DocumentSchema = z.object({
 export interface ClientMetadataFetcher {
   /** Whether `clientId` names a metadata document rather than a registered client. */
   names(clientId: string): boolean;
+  /** Whether its document (or its refusal) is kept, so that resolving it fetches nothing. */
+  known(clientId: string): boolean;
   /** The client the document describes; a reason when it cannot be used. */
   resolve(clientId: string): Promise<OAuthClient | { problem: string }>;
 }
@@ -34,12 +36,25 @@ export function createClientMetadataFetcher(options: {
   now?: () => number;
 }): ClientMetadataFetcher {
   const now = options.now ?? Date.now;
-  const kept = createBoundedCache<string, { client: OAuthClient; until: number }>(1_000);
+  const kept = createBoundedCache<string, { client: OAuthClient | { problem: string }; until: number }>(
+    1_000,
+  );
+  // One fetch per document at a time: requests for it meanwhile wait for that one.
+  const fetching = new Map<string, Promise<OAuthClient | { problem: string }>>();
   const names = (clientId: string): boolean => {
     if (clientId.length > 2000) return false;
     try {
       const url = new URL(clientId);
-      if (url.protocol === "https:") return url.pathname !== "/" && url.hash === "";
+      // As the metadata document draft asks: no query, fragment, credentials or dot segments, and the
+      // default port, so a document cannot be used to aim this server at another service.
+      const plain =
+        url.search === "" &&
+        url.hash === "" &&
+        url.username === "" &&
+        url.password === "" &&
+        !/\/\.\.?(\/|$)/.test(url.pathname);
+      if (url.protocol === "https:")
+        return plain && url.pathname !== "/" && (url.port === "" || options.allowLoopback === true);
       return options.allowLoopback === true && url.protocol === "http:" && url.hostname === "127.0.0.1";
     } catch {
       return false;
@@ -47,54 +62,69 @@ export function createClientMetadataFetcher(options: {
   };
   return {
     names,
+    known(clientId) {
+      const held = kept.get(clientId);
+      return held !== undefined && held.until > now();
+    },
     async resolve(clientId) {
-      if (!names(clientId)) return { problem: "client_id is not an https URL with a path" };
-      const known = kept.get(clientId);
-      if (known && known.until > now()) return known.client;
-      const fetched = await safeFetch(clientId, {
-        timeoutMs: TIMEOUT_MS,
-        maxBytes: MAX_BYTES,
-        maxRedirects: 0,
-        allowLoopback: options.allowLoopback === true,
-        lookup: options.lookup ?? systemLookup,
-        userAgent: "Research-Picks OAuth (client metadata)",
-        readTypes: ["application/json"],
-      });
-      if (!fetched.ok)
-        return { problem: `the client's metadata document could not be fetched: ${fetched.failure.reason}` };
-      const { page } = fetched;
-      if (page.status !== 200 || page.body === null) {
-        return { problem: `the client's metadata document answered ${page.status}, not a JSON document` };
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(new TextDecoder().decode(page.body));
-      } catch {
-        return { problem: "the client's metadata document is not JSON" };
-      }
-      const parsed = DocumentSchema.safeParse(json);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        return {
-          problem: `the client's metadata document is not valid: ${issue?.path.join(".") || "/"} ${issue?.message}`,
-        };
-      }
-      if (parsed.data.client_id !== clientId) {
-        return { problem: "the client's metadata document names another client_id" };
-      }
-      for (const uri of parsed.data.redirect_uris) {
-        const checked = checkRedirectUri(uri);
-        if ("problem" in checked)
-          return { problem: `the client's redirect URI ${uri.slice(0, 200)}: ${checked.problem}` };
-      }
-      const client: OAuthClient = {
-        client_id: clientId,
-        client_name: parsed.data.client_name,
-        redirect_uris: parsed.data.redirect_uris,
-        client_id_issued_at: Math.floor(now() / 1000),
-      };
-      kept.set(clientId, { client, until: now() + KEPT_MS });
-      return client;
+      if (!names(clientId))
+        return { problem: "client_id is not an https URL with a path on the default port" };
+      const held = kept.get(clientId);
+      if (held && held.until > now()) return held.client;
+      const running = fetching.get(clientId);
+      if (running) return running;
+      const fetched = fetchDocument(clientId).finally(() => fetching.delete(clientId));
+      fetching.set(clientId, fetched);
+      const result = await fetched;
+      // A refusal is kept a minute, a document five: asking again soon fetches nothing.
+      kept.set(clientId, { client: result, until: now() + ("problem" in result ? 60_000 : KEPT_MS) });
+      return result;
     },
   };
+
+  async function fetchDocument(clientId: string): Promise<OAuthClient | { problem: string }> {
+    const fetched = await safeFetch(clientId, {
+      timeoutMs: TIMEOUT_MS,
+      maxBytes: MAX_BYTES,
+      maxRedirects: 0,
+      allowLoopback: options.allowLoopback === true,
+      lookup: options.lookup ?? systemLookup,
+      userAgent: "Research-Picks OAuth (client metadata)",
+      readTypes: ["application/json"],
+    });
+    if (!fetched.ok)
+      return { problem: `the client's metadata document could not be fetched: ${fetched.failure.reason}` };
+    const { page } = fetched;
+    if (page.status !== 200 || page.body === null) {
+      return { problem: `the client's metadata document answered ${page.status}, not a JSON document` };
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(new TextDecoder().decode(page.body));
+    } catch {
+      return { problem: "the client's metadata document is not JSON" };
+    }
+    const parsed = DocumentSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return {
+        problem: `the client's metadata document is not valid: ${issue?.path.join(".") || "/"} ${issue?.message}`,
+      };
+    }
+    if (parsed.data.client_id !== clientId) {
+      return { problem: "the client's metadata document names another client_id" };
+    }
+    for (const uri of parsed.data.redirect_uris) {
+      const checked = checkRedirectUri(uri);
+      if ("problem" in checked)
+        return { problem: `the client's redirect URI ${uri.slice(0, 200)}: ${checked.problem}` };
+    }
+    const client: OAuthClient = {
+      client_id: clientId,
+      client_name: parsed.data.client_name,
+      redirect_uris: parsed.data.redirect_uris,
+      client_id_issued_at: Math.floor(now() / 1000),
+    };
+    return client;
+  }
 }

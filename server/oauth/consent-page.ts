@@ -37,6 +37,10 @@ export function consentPage(input: {
   /** A free key just issued on this page: shown once, and filled in below. */
   issuedKey?: string;
 }): string {
+  // The name is the client's own claim: say where it comes from, so a look-alike name can be judged.
+  const origin = /^https?:\/\//.test(input.request.clientId)
+    ? `its description is published at ${new URL(input.request.clientId).host}`
+    : "it registered itself here; the name is its own";
   const { request } = input;
   const returnTo = (() => {
     const url = new URL(request.redirectUri);
@@ -55,7 +59,7 @@ export function consentPage(input: {
   ).join("\n");
   return page(
     "Connect an agent",
-    `<p><strong>${html(input.clientName)}</strong> asks to use the Research-Picks tools (labs_papers, labs_paper,
+    `<p><strong>${html(input.clientName)}</strong> (${html(origin)}) asks to use the Research-Picks tools (labs_papers, labs_paper,
 labs_axes, labs_stats) as your API key: each tool call spends that key's quota, with its tier's history.
 It will not see the key itself.</p>
 <p>You will be sent back to <strong>${html(returnTo)}</strong>.</p>

@@ -10,6 +10,10 @@ import { hashSecret, isSecretOf, newSecret, verifierMatches } from "./secrets.ts
 export const CODE_SECONDS = 60;
 export const ACCESS_SECONDS = 3600;
 export const REFRESH_SECONDS = 30 * 86_400;
+/** A grant, and each refresh token of it, ends this long after the person approved it. */
+export const GRANT_SECONDS = 90 * 86_400;
+/** A registered client not used for this long is forgotten (registration is open to anyone). */
+export const CLIENT_SECONDS = 90 * 86_400;
 // Like the key records': a token seen recently is not read again for this long, so a revocation
 // made by another process is seen within it; in this process, at once.
 const TOKEN_CACHE_MS = 5_000;
@@ -37,7 +41,6 @@ interface GrantRecord {
   resource: string;
   scope: string;
   created_at: number;
-  revoked_at: number | null;
 }
 
 interface TokenRecord {
@@ -72,6 +75,9 @@ const key = {
   access: (hash: string) => `oauth:access:${hash}`,
   refresh: (hash: string) => `oauth:refresh:${hash}`,
   refreshSpent: (hash: string) => `oauth:refresh-spent:${hash}`,
+  // Its own key, written and never undone: a grant record is never rewritten, so no write of one can
+  // bring a revoked grant back (a refresh racing a replay's revocation).
+  revoked: (id: string) => `oauth:grant-revoked:${hashSecret(id)}`,
 };
 
 const failure = (error: string, description: string): OAuthFailure => ({
@@ -108,20 +114,16 @@ export interface Grants {
 export function createGrants(options: { store: Store; keys: KeyService; now?: () => number }): Grants {
   const { store, keys } = options;
   const now = options.now ?? Date.now;
-  const seen = createBoundedCache<string, { token: TokenRecord; grant: GrantRecord; until: number }>(10_000);
-  const revokedHere = new Set<string>();
+  const seen = createBoundedCache<string, { token: TokenRecord; until: number }>(10_000);
+  // Revocations made here, seen before the token cache's period ends; bounded like the cache itself.
+  const revokedHere = createBoundedCache<string, true>(10_000);
 
   const revokeGrant = async (grantId: string) => {
-    const grant = await store.getItem<GrantRecord>(key.grant(grantId));
-    revokedHere.add(grantId);
-    if (grant && grant.revoked_at === null) {
-      await store.setItem(
-        key.grant(grantId),
-        { ...grant, revoked_at: now() },
-        { ttlSeconds: REFRESH_SECONDS },
-      );
-    }
+    revokedHere.set(grantId, true);
+    await store.setItem(key.revoked(grantId), now(), { ttlSeconds: GRANT_SECONDS });
   };
+  const isRevoked = async (grantId: string) =>
+    revokedHere.get(grantId) === true || (await store.getItem(key.revoked(grantId))) !== null;
 
   const tokensFor = async (grantId: string, grant: GrantRecord): Promise<TokenSet> => {
     const access = newSecret("access");
@@ -160,7 +162,7 @@ export function createGrants(options: { store: Store; keys: KeyService; now?: ()
         redirect_uris,
         client_id_issued_at: Math.floor(now() / 1000),
       };
-      await store.setItem(key.client(client.client_id), client);
+      await store.setItem(key.client(client.client_id), client, { ttlSeconds: CLIENT_SECONDS });
       return client;
     },
     async client(clientId) {
@@ -206,9 +208,11 @@ export function createGrants(options: { store: Store; keys: KeyService; now?: ()
         resource: code.resource,
         scope: code.scope,
         created_at: now(),
-        revoked_at: null,
       };
-      await store.setItem(key.grant(grantId), grant, { ttlSeconds: REFRESH_SECONDS });
+      await store.setItem(key.grant(grantId), grant, { ttlSeconds: GRANT_SECONDS });
+      // A client in use is kept: its registration lives on from its last grant.
+      const client = await store.getItem<OAuthClient>(key.client(code.client_id));
+      if (client) await store.setItem(key.client(code.client_id), client, { ttlSeconds: CLIENT_SECONDS });
       return tokensFor(grantId, grant);
     },
     async refresh(input) {
@@ -216,21 +220,31 @@ export function createGrants(options: { store: Store; keys: KeyService; now?: ()
         return failure("invalid_grant", "not a refresh token of this server");
       const hash = hashSecret(input.refreshToken);
       const token = await store.getItem<TokenRecord>(key.refresh(hash));
-      if (!token || token.expires_at <= now())
-        return failure("invalid_grant", "the refresh token is unknown or expired");
+      if (!token) {
+        // A spent token's record is gone; its mark says which grant it belonged to, which now ends.
+        const spentOf = await store.getItem<string>(key.refreshSpent(hash));
+        if (spentOf === null) return failure("invalid_grant", "the refresh token is unknown or expired");
+        await revokeGrant(spentOf);
+        return failure("invalid_grant", "the refresh token was already used; the grant is revoked");
+      }
+      if (token.expires_at <= now()) return failure("invalid_grant", "the refresh token expired");
       if (token.client_id !== input.clientId)
         return failure("invalid_grant", "the refresh token was issued to another client");
       if (input.resource !== undefined && input.resource !== token.resource) {
         return failure("invalid_target", `the grant is for ${token.resource}`);
       }
       // Rotated at each use: a spent refresh token coming back means it leaked, so the grant ends.
-      if (!(await store.setIfAbsent(key.refreshSpent(hash), 1, { ttlSeconds: REFRESH_SECONDS }))) {
+      if (
+        !(await store.setIfAbsent(key.refreshSpent(hash), token.grant_id, { ttlSeconds: REFRESH_SECONDS }))
+      ) {
         await revokeGrant(token.grant_id);
         return failure("invalid_grant", "the refresh token was already used; the grant is revoked");
       }
+      await store.removeItem(key.refresh(hash));
       const grant = await store.getItem<GrantRecord>(key.grant(token.grant_id));
-      if (!grant || grant.revoked_at !== null) return failure("invalid_grant", "the grant was revoked");
-      await store.setItem(key.grant(token.grant_id), grant, { ttlSeconds: REFRESH_SECONDS });
+      if (!grant || (await isRevoked(token.grant_id))) {
+        return failure("invalid_grant", "the grant was revoked or has ended");
+      }
       return tokensFor(token.grant_id, grant);
     },
     async revoke(token) {
@@ -252,16 +266,16 @@ export function createGrants(options: { store: Store; keys: KeyService; now?: ()
       if (!known || known.until <= at) {
         const record = await store.getItem<TokenRecord>(key.access(hash));
         const grant = record ? await store.getItem<GrantRecord>(key.grant(record.grant_id)) : null;
-        if (!record || !grant) {
+        if (!record || !grant || (await isRevoked(record.grant_id))) {
           seen.delete(hash);
           return { ok: false, description: "the access token is unknown, expired or revoked" };
         }
-        known = { token: record, grant, until: Math.min(at + TOKEN_CACHE_MS, record.expires_at) };
+        known = { token: record, until: Math.min(at + TOKEN_CACHE_MS, record.expires_at) };
         seen.set(hash, known);
       }
-      const { token: record, grant } = known;
+      const { token: record } = known;
       if (record.expires_at <= at) return { ok: false, description: "the access token expired" };
-      if (grant.revoked_at !== null || revokedHere.has(record.grant_id)) {
+      if (revokedHere.get(record.grant_id) === true) {
         return { ok: false, description: "the access token's grant was revoked" };
       }
       // Its audience: a token of this server is for its /mcp only (RFC 8707).

@@ -71,6 +71,9 @@ function paramsOf(url: URL): Map<string, string[]> {
 }
 
 export function registerOAuthRoutes(app: H3, context: AppContext): void {
+  // Without PUBLIC_BASE_URL the documents name the request's own host: a shared cache must not keep one.
+  const metadataCaching = () => (context.config.publicBaseUrl === null ? "no-store" : "public, max-age=3600");
+
   const metadataOfResource = (event: H3Event) => {
     const base = baseUrlOf(context, event.req);
     return json(
@@ -83,7 +86,7 @@ export function registerOAuthRoutes(app: H3, context: AppContext): void {
         resource_name: "Research-Picks MCP",
         resource_documentation: `${base}/v1/docs`,
       },
-      { ...OPEN_CORS, "cache-control": "public, max-age=3600" },
+      { ...OPEN_CORS, "cache-control": metadataCaching() },
     );
   };
   for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
@@ -112,7 +115,7 @@ export function registerOAuthRoutes(app: H3, context: AppContext): void {
         client_id_metadata_document_supported: true,
         service_documentation: `${base}/v1/docs`,
       },
-      { ...OPEN_CORS, "cache-control": "public, max-age=3600" },
+      { ...OPEN_CORS, "cache-control": metadataCaching() },
     );
   });
   app.options("/.well-known/oauth-authorization-server", preflight);
@@ -181,9 +184,25 @@ export function registerOAuthRoutes(app: H3, context: AppContext): void {
   app.options("/oauth/register", preflight);
 
   /** A registered client, or one described by its metadata document; why not, for a document. */
-  const clientOf = async (clientId: string): Promise<{ client?: OAuthClient; problem?: string }> => {
+  const clientOf = async (
+    event: H3Event,
+    clientId: string,
+  ): Promise<{ client?: OAuthClient; problem?: string }> => {
     if (!context.clientMetadata.names(clientId)) {
       return { client: (await context.oauth.client(clientId)) ?? undefined };
+    }
+    if (!context.clientMetadata.known(clientId)) {
+      // Each fetch is one this server makes for whoever asks: a rate per address bounds it.
+      const rate = context.config.oauthRegisterRate;
+      const limited = await limitByIp(
+        context,
+        event,
+        "oauth-client-documents",
+        rate.limit * 3,
+        rate.windowSeconds,
+      );
+      if (!limited.allowed)
+        return { problem: "too many client metadata documents asked for from this address; try later" };
     }
     const resolved = await context.clientMetadata.resolve(clientId);
     return "problem" in resolved ? { problem: resolved.problem } : { client: resolved };
@@ -192,19 +211,14 @@ export function registerOAuthRoutes(app: H3, context: AppContext): void {
   /** The checked request of a GET or POST to /oauth/authorize, or the answer that refuses it. */
   const checkedAuthorize = async (event: H3Event, params: Map<string, string[]>) => {
     const clientId = params.get("client_id")?.[0] ?? "";
-    const { client, problem } = await clientOf(clientId);
+    const { client, problem } = await clientOf(event, clientId);
     if (problem) return htmlPage(400, errorPage("invalid_client", problem));
     const base = baseUrlOf(context, event.req);
     const checked = checkAuthorize(params, client ?? undefined, resourceOf(base));
-    if (checked.status === "page") return htmlPage(400, errorPage(checked.error, checked.description));
-    if (checked.status === "redirect") {
-      return redirectTo(checked.redirectUri, {
-        error: checked.error,
-        error_description: checked.description,
-        state: checked.state,
-        iss: base,
-      });
-    }
+    // Every error is shown on the page, none redirected: anyone can register a redirect URI (or host a
+    // metadata document naming one), and an error sent there without the person acting would make
+    // this server an open redirector (RFC 9700 §4.11.2). Only the person's own Deny goes back.
+    if (checked.status !== "ok") return htmlPage(400, errorPage(checked.error, checked.description));
     return { request: checked.request, clientName: client?.client_name ?? "", base };
   };
 
@@ -273,6 +287,10 @@ export function registerOAuthRoutes(app: H3, context: AppContext): void {
         iss: base,
       });
     }
+    // Keys tried on this form: a rate per address, so it is no oracle for guessing keys.
+    const tries = await limitByIp(context, event, "oauth-consent", 30, 3600);
+    if (!tries.allowed)
+      return again(429, { problem: "Too many tries from this address; try again in an hour." });
     const auth = await context.keys.authenticate(single(form, "api_key")?.trim() ?? null);
     if (!auth.ok) {
       const problem =
@@ -302,10 +320,15 @@ export function registerOAuthRoutes(app: H3, context: AppContext): void {
         "invalid_request",
         "send the token request as application/x-www-form-urlencoded",
       );
+    const tries = await limitByIp(context, event, "oauth-token", 120, 60);
+    if (!tries.allowed)
+      return oauthError(429, "slow_down", "at most 120 token requests a minute from one address");
+    if ((form.get("grant_type")?.length ?? 0) > 1)
+      return oauthError(400, "invalid_request", "grant_type is repeated");
     const grantType = single(form, "grant_type");
     const clientId = single(form, "client_id");
     if (!clientId) return oauthError(401, "invalid_client", "client_id is missing");
-    const { client, problem } = await clientOf(clientId);
+    const { client, problem } = await clientOf(event, clientId);
     if (!client) return oauthError(401, "invalid_client", problem ?? "this client is not registered here");
     const resource = form.has("resource") ? (single(form, "resource") ?? "") : undefined;
     let answer: Awaited<ReturnType<typeof context.oauth.refresh>>;

@@ -226,6 +226,15 @@ describe("a client described by its metadata document", () => {
     await client.close();
   }, 60_000);
 
+  it("fetches no document whose address has a query, and says so on the page", async () => {
+    const clientId = `${documents.origin}/agent/client.json?to=elsewhere`;
+    const answer = await fetch(authorizeUrl(clientId, REDIRECT, randomBytes(32).toString("base64url")), {
+      redirect: "manual",
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get("location")).toBeNull();
+  });
+
   it.each([
     ["not JSON", "<html>", /not JSON/],
     [
@@ -354,7 +363,7 @@ describe("the authorization server, from outside", () => {
     expect(answer.headers.get("location")).toBeNull();
   });
 
-  it("refuses plain PKCE by sending the error back to the registered redirect", async () => {
+  it("refuses plain PKCE on the page, never redirecting an error the person did not cause", async () => {
     const got = await codeFor(key);
     const url = new URL(`${base()}/oauth/authorize`);
     url.search = new URLSearchParams({
@@ -366,10 +375,9 @@ describe("the authorization server, from outside", () => {
       state: "s2",
     }).toString();
     const answer = await fetch(url, { redirect: "manual" });
-    expect(answer.status).toBe(302);
-    const location = new URL(answer.headers.get("location") ?? "");
-    expect(location.searchParams.get("error")).toBe("invalid_request");
-    expect(location.searchParams.get("state")).toBe("s2");
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get("location")).toBeNull();
+    expect(await answer.text()).toContain("S256");
   });
 
   it("answers a wrong verifier with invalid_grant", async () => {

@@ -161,6 +161,22 @@ for (const backend of useBackends()) {
       });
     });
 
+    // Regression: a refresh rewrote its grant, and could undo a revocation made between its read and
+    // its write; two uses of one refresh token at once must end the grant whatever their order.
+    it("ends the grant when one refresh token is used twice at once", async () => {
+      const { set, clientId } = await tokens();
+      const both = await Promise.all([
+        grants.refresh({ refreshToken: set.refresh_token, clientId, resource: undefined }),
+        grants.refresh({ refreshToken: set.refresh_token, clientId, resource: undefined }),
+      ]);
+      expect(both.filter((answer) => "error" in answer)).not.toHaveLength(0);
+      for (const answer of both) {
+        if ("access_token" in answer) {
+          expect(await grants.authenticate(answer.access_token, RESOURCE)).toMatchObject({ ok: false });
+        }
+      }
+    });
+
     it("revokes an access token alone, or a refresh token's whole grant", async () => {
       const one = await tokens();
       await grants.revoke(one.set.access_token);
