@@ -4,9 +4,9 @@
 
 import { cp, mkdtemp, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { LISTING_250 } from "../test/helpers/fixtures.ts";
 import { createBucket, motoSkipReason, s3Env, startMoto, uniqueBucketName } from "../test/helpers/moto.ts";
 import { runPicks, startProcess } from "../test/helpers/processes.ts";
+import { curateListingArgs } from "../test/helpers/published.ts";
 import { startS3Proxy } from "../test/helpers/s3-proxy.ts";
 import { publishYear } from "../test/server/mcp/year-site.ts";
 import { median } from "./median.ts";
@@ -85,21 +85,10 @@ export async function runOriginBench(root: string): Promise<string[]> {
       );
       if (years === 1) {
         const runs = join(root, "origin-runs");
-        const curated = await runPicks(
-          [
-            "curate",
-            "--source",
-            `file:${LISTING_250}`,
-            "--date",
-            "2026-11-23",
-            "--no-citations",
-            "--out",
-            publicDir,
-            "--runs",
-            runs,
-          ],
-          { ...process.env, ...env },
-        );
+        const curated = await runPicks(curateListingArgs(publicDir, runs, "2026-11-23"), {
+          ...process.env,
+          ...env,
+        });
         if (curated.code !== 0) throw new Error(curated.stderr);
         proxy.reset();
         const day = await publishTimed(url, publicDir, env);

@@ -44,7 +44,8 @@ export interface PublishedHeaders {
   cacheControl: string;
 }
 
-function extension(key: string): string {
+/** A key's extension, lower case, with its dot: `.js`; "" for none. */
+export function extension(key: string): string {
   const dot = key.lastIndexOf(".");
   return dot > key.lastIndexOf("/") ? key.slice(dot).toLowerCase() : "";
 }

@@ -4,6 +4,7 @@ import {
   ATOM_TYPE,
   CACHE_MOVING,
   CACHE_SITE,
+  extension,
   HTML_TYPE,
   JSON_FEED_TYPE,
   JSON_TYPE,
@@ -27,11 +28,6 @@ const PAGE_POLICY =
 function withHeaders(prepared: PreparedResponse, extra: Record<string, string>): PreparedResponse {
   return { ...prepared, headers: { ...prepared.headers, ...extra } };
 }
-
-const extensionOf = (key: string): string => {
-  const dot = key.lastIndexOf(".");
-  return dot > key.lastIndexOf("/") ? key.slice(dot).toLowerCase() : "";
-};
 
 /**
  * The prepared answers of the published site: `/` and `/index.html`, `/assets/**` (known types only,
@@ -58,7 +54,7 @@ export async function loadStaticSite(
   for (const entry of view.listing.values()) {
     if (!entry.key.startsWith("assets/")) continue;
     const segments = entry.key.split("/");
-    const type = ASSET_TYPES[extensionOf(entry.key)];
+    const type = ASSET_TYPES[extension(entry.key)];
     if (!type || segments.length > MAX_ASSET_DEPTH + 1) continue;
     if (entry.size > MAX_ASSET_BYTES) {
       log(`not serving ${entry.key}: larger than ${MAX_ASSET_BYTES} bytes`);

@@ -48,3 +48,17 @@ export async function publishSampleDays(): Promise<{ publicDir: string; runsDir:
     (await sampleDays()).map((date) => [date, source] as const),
   );
 }
+
+/** `picks curate` of the recorded 250-paper listing as `date`, into a site and its run records. */
+export const curateListingArgs = (publicDir: string, runsDir: string, date: string): string[] => [
+  "curate",
+  "--source",
+  `file:${LISTING_250}`,
+  "--date",
+  date,
+  "--no-citations",
+  "--out",
+  publicDir,
+  "--runs",
+  runsDir,
+];

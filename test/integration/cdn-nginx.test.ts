@@ -6,7 +6,6 @@ import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { PutBucketPolicyCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LISTING_250 } from "../helpers/fixtures.ts";
 import { freePort } from "../helpers/local-process.ts";
 import {
   createBucket,
@@ -18,7 +17,7 @@ import {
   uniqueBucketName,
 } from "../helpers/moto.ts";
 import { runPicks } from "../helpers/processes.ts";
-import { publishSampleDays } from "../helpers/published.ts";
+import { curateListingArgs, publishSampleDays } from "../helpers/published.ts";
 
 // docs/cdn/nginx.conf as operators get it, placeholders filled in, run by Debian's nginx in front of
 // moto's real S3 API holding a bucket `picks publish` wrote: the rewrites, the caching by each object's
@@ -232,21 +231,7 @@ describe.skipIf(skip)(
       const [started, curated] = await Promise.all([
         startNginx(moto.endpoint, `/${bucket}/site`),
         // The next day in the working copy only: the bucket learns of it in the last tests.
-        runPicks(
-          [
-            "curate",
-            "--source",
-            `file:${LISTING_250}`,
-            "--date",
-            NEW_DAY,
-            "--no-citations",
-            "--out",
-            publicDir,
-            "--runs",
-            site.runsDir,
-          ],
-          env,
-        ),
+        runPicks(curateListingArgs(publicDir, site.runsDir, NEW_DAY), env),
       ]);
       nginx = started;
       expect(curated.code, curated.stderr).toBe(0);

@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Health } from "../../pipeline/domain/api-answers.ts";
-import { LISTING_250 } from "../helpers/fixtures.ts";
 import {
   createBucket,
   type MotoServer,
@@ -15,7 +14,7 @@ import {
   uniqueBucketName,
 } from "../helpers/moto.ts";
 import { runPicks } from "../helpers/processes.ts";
-import { publishSampleDays } from "../helpers/published.ts";
+import { curateListingArgs, publishSampleDays } from "../helpers/published.ts";
 import { type RedisServer, redisSkipReason, startRedis } from "../helpers/redis.ts";
 import { startS3Proxy } from "../helpers/s3-proxy.ts";
 import { waitFor } from "../server/submissions/helpers.ts";
@@ -66,16 +65,7 @@ async function seededBucket(moto: MotoServer, env: Record<string, string>): Prom
 }
 
 const curateArgs = (url: string, out: string, runs: string) => [
-  "curate",
-  "--source",
-  `file:${LISTING_250}`,
-  "--date",
-  NEW_DAY,
-  "--no-citations",
-  "--out",
-  out,
-  "--runs",
-  runs,
+  ...curateListingArgs(out, runs, NEW_DAY),
   "--publish",
   url,
 ];

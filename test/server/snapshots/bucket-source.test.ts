@@ -7,9 +7,8 @@ import type { SnapshotOrigin } from "../../../pipeline/origin/origin.ts";
 import { publishSnapshots } from "../../../pipeline/origin/publish-job.ts";
 import { createBucketSource } from "../../../server/snapshots/bucket-source.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
-import { LISTING_250 } from "../../helpers/fixtures.ts";
 import { runPicks } from "../../helpers/processes.ts";
-import { publishSampleDays } from "../../helpers/published.ts";
+import { curateListingArgs, publishSampleDays } from "../../helpers/published.ts";
 import { waitFor } from "../submissions/helpers.ts";
 
 // The bucket source over the folder driver (the same origin contract as a bucket's), where a read can
@@ -41,18 +40,7 @@ const publish = () =>
   });
 
 async function curateNewDay() {
-  const done = await runPicks([
-    "curate",
-    "--source",
-    `file:${LISTING_250}`,
-    "--date",
-    NEW_DAY,
-    "--no-citations",
-    "--out",
-    site,
-    "--runs",
-    join(root, "runs"),
-  ]);
+  const done = await runPicks(curateListingArgs(site, join(root, "runs"), NEW_DAY));
   expect(done.code, done.stderr).toBe(0);
 }
 

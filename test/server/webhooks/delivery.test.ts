@@ -2,9 +2,8 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LISTING_250 } from "../../helpers/fixtures.ts";
 import { runPicks } from "../../helpers/processes.ts";
-import { publishSampleDays } from "../../helpers/published.ts";
+import { curateListingArgs, publishSampleDays } from "../../helpers/published.ts";
 import { redisSkipReason, startRedis } from "../../helpers/redis.ts";
 import { ABOUT_PAGE, SUBMISSION, waitFor } from "../submissions/helpers.ts";
 import { type PicksChild, serveArgs, startPicks } from "../submissions/picks-process.ts";
@@ -20,19 +19,6 @@ const FAST = {
   WORKER_POLL_MS: "100",
   WEBHOOK_RETRY_SCHEDULE_MS: "300,300,300",
 };
-
-const curateArgs = (publicDir: string, runsDir: string, date: string) => [
-  "curate",
-  "--source",
-  `file:${LISTING_250}`,
-  "--date",
-  date,
-  "--no-citations",
-  "--out",
-  publicDir,
-  "--runs",
-  runsDir,
-];
 
 async function stopAll(children: PicksChild[]) {
   for (const { child, exited } of children) {
@@ -76,7 +62,7 @@ describe("webhooks from one server on the embedded store", () => {
       "daily.published",
       "submission.scored",
     ]);
-    const done = await runPicks(curateArgs(site.publicDir, site.runsDir, "2026-11-23"), {
+    const done = await runPicks(curateListingArgs(site.publicDir, site.runsDir, "2026-11-23"), {
       ...process.env,
       ...env,
     });
@@ -320,7 +306,7 @@ describe.skipIf(skip)("two servers on one Redis", () => {
       for (const [index, path] of paths.entries()) {
         await createEndpoint(servers[index % 2]?.url as string, key, receiver, path, ["daily.published"]);
       }
-      const done = await runPicks(curateArgs(site.publicDir, site.runsDir, "2026-11-24"), {
+      const done = await runPicks(curateListingArgs(site.publicDir, site.runsDir, "2026-11-24"), {
         ...process.env,
         ...env,
       });
