@@ -189,10 +189,12 @@ export function createKeyService(options: {
     );
   };
 
+  /** The active record of a key's hash; `known` is its cache hit when the caller already looked. */
   const byHash = async (
     hash: string,
+    known: KeyRecord | undefined = cached(hash),
   ): Promise<{ ok: true; record: KeyRecord } | { ok: false; why: AuthFailure }> => {
-    let record = cached(hash);
+    let record = known;
     if (!record) {
       // Only a record read from the store starts a cache period: refreshing it on every hit would
       // keep a busy key cached forever, and a revocation elsewhere would never be seen.
@@ -215,10 +217,11 @@ export function createKeyService(options: {
       const hash = hashKey(key);
       // The checksum refuses invented and mistyped keys before any store lookup (a cached record
       // was found by a real key's hash, so its key needs no second look).
-      if (!cached(hash) && !isWellFormedKey(key, options.prefix)) return { ok: false, why: "malformed" };
-      return byHash(hash);
+      const known = cached(hash);
+      if (!known && !isWellFormedKey(key, options.prefix)) return { ok: false, why: "malformed" };
+      return byHash(hash, known);
     },
-    authenticateHash: byHash,
+    authenticateHash: (hash) => byHash(hash),
     async spend(record, calls = 1) {
       const at = now();
       const window = windowOf(record, at);
