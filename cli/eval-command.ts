@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { DEFAULT_TRAIN_SETTINGS } from "../pipeline/domain/relevance-training.ts";
+import { SELECTION_RULES } from "../pipeline/domain/selection-comparison.ts";
 import { evaluateLabelledDays } from "../pipeline/evaluate.ts";
 import { EvalInputError } from "../pipeline/labels-file.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
@@ -27,6 +28,7 @@ interface EvalFlags extends ScoringFlags {
   minRecall10?: number;
   minAucOnTopic?: number;
   crossValidate: boolean;
+  compareSelections: boolean;
 }
 
 /** A `--min-*` bound that a day missed: the report is printed, and the run exits 1 for CI. */
@@ -48,6 +50,11 @@ export function registerEval(program: Command): void {
     .option(
       "--cross-validate",
       "leave one day out: rank each day by a model trained on the other days given, never on itself",
+      false,
+    )
+    .option(
+      "--compare-selections",
+      "also let each way of choosing picks (the rubric floor, no floor, thresholds on the model) choose every day's picks from the same ranking, and compare them",
       false,
     )
     .addOption(minTotalOption())
@@ -80,6 +87,11 @@ export function registerEval(program: Command): void {
           "`--cross-validate` trains its own models: it takes no `--ranker rules` or `--model`",
         );
       }
+      if (flags.compareSelections && flags.ranker === "rules") {
+        throw new UsageError(
+          "`--compare-selections` compares rules over the model's ranking: it takes no `--ranker rules`",
+        );
+      }
       const ranker = flags.crossValidate ? undefined : await rankerFrom(flags);
       const live = createLiveSetup({
         source: "file",
@@ -97,6 +109,7 @@ export function registerEval(program: Command): void {
           ...(live.scorer ? { scorer: live.scorer } : {}),
           ...(ranker ? { ranker } : {}),
           ...(flags.crossValidate ? { crossValidate: DEFAULT_TRAIN_SETTINGS } : {}),
+          ...(flags.compareSelections ? { compareSelections: SELECTION_RULES } : {}),
           bounds: {
             ...(flags.minPrecision === undefined ? {} : { min_precision: flags.minPrecision }),
             ...(flags.minAuc === undefined ? {} : { min_auc: flags.minAuc }),

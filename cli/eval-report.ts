@@ -3,6 +3,7 @@
 
 import { basename } from "node:path";
 import type { GateMiss, Mistake } from "../pipeline/domain/evaluation.ts";
+import { MIN_RULE_PRECISION, type SelectionComparison } from "../pipeline/domain/selection-comparison.ts";
 import { dayName, type EvalReport, type EvaluatedDay } from "../pipeline/evaluate.ts";
 import type { Output } from "./output.ts";
 
@@ -85,6 +86,26 @@ function printDay(out: Output, day: EvaluatedDay): void {
   for (const mistake of day.misses) printMistake(out, mistake);
 }
 
+/** One line a rule: its must-reads and lowest precision, then each day's precision and must-reads. */
+function printComparison(out: Output, comparison: SelectionComparison): void {
+  out.line("");
+  out.line("ways of choosing the picks from the same ranking (precision, must-reads picked of the day's):");
+  for (const rule of comparison.rules) {
+    const days = rule.days.map((day) => `${day.date} ${share(day.precision)} ${day.top}/${day.must_reads}`);
+    const mark = rule.name === comparison.best ? "*" : " ";
+    out.line(
+      `${mark} ${rule.name}: ${rule.top} must-reads, lowest precision ${share(rule.min_precision)},` +
+        ` top picks met on ${rule.days_top_met} of ${rule.days.length} days`,
+    );
+    out.line(`    ${days.join("  ")}`);
+  }
+  out.line(
+    comparison.best === null
+      ? `no rule kept precision >= ${MIN_RULE_PRECISION} on every day`
+      : `* most must-reads with precision >= ${MIN_RULE_PRECISION} on every day: ${comparison.best}`,
+  );
+}
+
 export function printEvalReport(out: Output, report: EvalReport): void {
   out.line(
     `rubric ${report.rubric_version}, scorer ${report.scorer}${report.model ? ` (${report.model})` : ""},` +
@@ -105,5 +126,6 @@ export function printEvalReport(out: Output, report: EvalReport): void {
       ` (min ${share(all.auc_min, 3)}), AUC on-topic mean ${share(all.auc_on_topic_mean, 3)}` +
       ` (min ${share(all.auc_on_topic_min, 3)})`,
   );
+  if (report.selection_comparison) printComparison(out, report.selection_comparison);
   out.json(report);
 }

@@ -1,23 +1,45 @@
-import { basename, join, resolve } from "node:path";
+import { basename, resolve } from "node:path";
 import type { Command } from "commander";
-import { DEFAULT_TRAIN_SETTINGS, trainRelevance } from "../pipeline/domain/relevance-training.ts";
+import {
+  AUC_ON_TOPIC_TOLERANCE,
+  type GateDay,
+  gateVerdict,
+  type Promotion,
+} from "../pipeline/domain/promotion.ts";
+import { gateDaysOf } from "../pipeline/domain/promotion-gate.ts";
+import type { RelevanceModel } from "../pipeline/domain/relevance-model.ts";
+import { DEFAULT_TRAIN_SETTINGS, trainRelevanceWithFolds } from "../pipeline/domain/relevance-training.ts";
+import { RANKED_SELECTION } from "../pipeline/domain/selection.ts";
 import { EvalInputError } from "../pipeline/labels-file.ts";
 import { writeFileAtomic } from "../pipeline/publish.ts";
 import {
+  candidatePath,
   MODELS_DIR,
+  ModelFileError,
+  newestModelPath,
   nextModelVersion,
   operatorLabelFiles,
+  promoteCandidate,
   readLabelledDays,
+  readModelFile,
 } from "../pipeline/relevance-file.ts";
-import { createOutput, UsageError } from "./output.ts";
+import { loadRubric } from "../pipeline/rubric-file.ts";
+import { createOutput, type Output, UsageError } from "./output.ts";
 
 interface TrainFlags {
   labels: string[];
   listing?: string[];
   out?: string;
+  modelsDir: string;
   modelVersion?: string;
   operatorLabels: boolean;
+  promoteAnyway: boolean;
   json: boolean;
+}
+
+/** The gate kept the current model: the comparison is printed, and the run exits 1. */
+class NotPromoted extends Error {
+  override name = "NotPromoted";
 }
 
 const VERSION = /^relevance-\d{4}\.\d{2}\.\d+$/;
@@ -27,7 +49,7 @@ export function registerTrain(program: Command): void {
   program
     .command("train")
     .description(
-      "fit the relevance model that ranks candidates on labelled days, and write it to data/models/",
+      "fit the relevance model that ranks candidates on labelled days; it replaces the newest model in data/models/ only if it measures no worse on the same days",
     )
     .requiredOption("--labels <path...>", "labels files (labels-YYYY-MM-DD.json), one per day")
     .option("--listing <path...>", "listings the labels files name, when they are not beside them")
@@ -36,7 +58,9 @@ export function registerTrain(program: Command): void {
       "--model-version <version>",
       "the model's version, relevance-YYYY.MM.N (default: the next for this month)",
     )
-    .option("--out <file>", "where to write the model (default: data/models/<version>.json)")
+    .option("--models-dir <dir>", "where the models are, the newest being the current one", MODELS_DIR)
+    .option("--promote-anyway", "promote the model even where it measures worse than the current one", false)
+    .option("--out <file>", "write the model to this file instead, with no comparison and no promotion")
     .option("--json", "print the model's summary as JSON", false)
     .action(async (flags: TrainFlags) => {
       const out = createOutput({ json: flags.json });
@@ -66,36 +90,156 @@ export function registerTrain(program: Command): void {
           `warning: ${basename(file)}: ${ids.length} labelled ids not in its listing, ignored: ${ids.slice(0, 5).join(", ")}`,
         );
       }
-      const version = flags.modelVersion ?? (await nextModelVersion(new Date()));
+      // The current model is read before training, so a broken one stops the run at once.
+      const currentPath =
+        flags.out === undefined ? await newestModelPath(flags.modelsDir).catch(() => null) : null;
+      const current = currentPath === null ? null : await readCurrent(currentPath, flags.promoteAnyway);
+      const currentModel = current?.model ?? null;
+      const version = flags.modelVersion ?? (await nextModelVersion(new Date(), flags.modelsDir));
       out.progress(
         `training on ${read.days.length} days, ${read.days.reduce((n, day) => n + day.papers.length, 0)} papers`,
       );
-      const model = trainRelevance(read.days, { version, ...DEFAULT_TRAIN_SETTINGS });
-      const path = flags.out ?? join(MODELS_DIR, `${version}.json`);
+      const trained = trainRelevanceWithFolds(read.days, { version, ...DEFAULT_TRAIN_SETTINGS });
+      const trainSeconds = (performance.now() - started) / 1000;
+      let model: RelevanceModel = trained.model;
+
+      let gate: { days: GateDay[]; worse: string[] } | null = null;
+      if (flags.out === undefined) {
+        let promotion: Promotion;
+        if (currentModel === null) {
+          promotion = {
+            replaced: current?.version ?? null,
+            decision: current ? "promoted anyway" : "first model",
+            tolerance: AUC_ON_TOPIC_TOLERANCE,
+            mean_auc_on_topic: { candidate: null, current: null },
+            days: [],
+            worse: current?.problem ? [`could not be compared with ${current.problem}`] : [],
+          };
+        } else {
+          out.progress(`measuring against ${currentModel.version} on the same days`);
+          const days = gateDaysOf({
+            days: read.days,
+            candidate: trained,
+            current: currentModel,
+            settings: DEFAULT_TRAIN_SETTINGS,
+            rubric: await loadRubric(),
+            selection: RANKED_SELECTION,
+          });
+          const verdict = gateVerdict(days);
+          gate = { days, worse: verdict.worse };
+          promotion = {
+            replaced: currentModel.version,
+            decision: verdict.promote ? "no worse" : flags.promoteAnyway ? "promoted anyway" : "not promoted",
+            tolerance: AUC_ON_TOPIC_TOLERANCE,
+            mean_auc_on_topic: verdict.mean_auc_on_topic,
+            days,
+            worse: verdict.worse,
+          };
+        }
+        model = { ...model, promotion };
+      }
+
+      const written = flags.out ?? candidatePath(flags.modelsDir, version);
       const content = `${JSON.stringify(model)}\n`;
       const bytes = Buffer.byteLength(content);
-      await writeFileAtomic(path, content);
+      await writeFileAtomic(written, content);
+      const decision = model.promotion?.decision;
+      const promoted =
+        decision !== undefined && decision !== "not promoted"
+          ? await promoteCandidate(written, flags.modelsDir)
+          : null;
       const seconds = (performance.now() - started) / 1000;
+
       out.line(
         `${model.version}: ${model.training.papers} papers from ${model.training.days.length} days, ${model.vocabulary.length} terms, c on-topic ${model.heads.on_topic.c}, c top ${model.heads.top.c}`,
       );
-      out.line(`wrote ${path} (${bytes} bytes) in ${seconds.toFixed(1)} s`);
+      out.line(
+        `wrote ${written} (${bytes} bytes); trained in ${trainSeconds.toFixed(1)} s, ${seconds.toFixed(1)} s in all`,
+      );
       out.line("leave one day out (trained on the other days, measured on this one):");
       for (const day of model.cross_validation) {
         out.line(
           `  ${day.date}  ${day.papers} papers, ${day.top_labels} top: recall@10 ${share(day.recall_top10)}, AUC ${share(day.auc, 3)}, AUC on-topic ${share(day.auc_on_topic, 3)}`,
         );
       }
+      out.line(
+        `must-read likelihood: ${model.calibration.rule}; expected calibration error ${model.calibration.ece}`,
+      );
+      if (gate && current)
+        printGate(out, model.version, current.version, gate.days, model.promotion as Promotion);
+      if (decision === "first model") out.line("no current model: promoted as the first");
+      if (current?.problem)
+        out.line(`the current model could not be read (${current.problem}): replaced anyway`);
+      if (promoted) out.line(`promoted: ${promoted} is now the newest model`);
       out.json({
         version: model.version,
-        path,
+        path: written,
+        promoted,
+        promotion: model.promotion ?? null,
         bytes,
         seconds,
+        train_seconds: trainSeconds,
         training: model.training,
         c: { on_topic: model.heads.on_topic.c, top: model.heads.top.c },
         terms: model.vocabulary.length,
+        calibration: model.calibration,
         cross_validation: model.cross_validation,
         missing_labels: read.missing,
       });
+      if (decision === "not promoted") {
+        throw new NotPromoted(
+          `${model.version} measured worse than ${current?.version} and was not promoted:\n` +
+            `${gate?.worse.map((line) => `  ${line}`).join("\n")}\n` +
+            `  it is kept at ${written}; \`--promote-anyway\` promotes it`,
+        );
+      }
     });
+}
+
+interface Current {
+  version: string;
+  model: RelevanceModel | null;
+  /** Why the model could not be read (only with `--promote-anyway`, which replaces it regardless). */
+  problem?: string;
+}
+
+/** The current model, or a stop: a current model that cannot be read cannot be compared with. */
+async function readCurrent(path: string, promoteAnyway: boolean): Promise<Current> {
+  const version = basename(path, ".json");
+  try {
+    return { version, model: await readModelFile(path) };
+  } catch (error) {
+    if (!(error instanceof ModelFileError)) throw error;
+    const problem = `${version}: ${error.why}`;
+    if (promoteAnyway) return { version, model: null, problem };
+    throw new ModelFileError(
+      `the current model cannot be compared with: ${problem}; \`--promote-anyway\` replaces it`,
+    );
+  }
+}
+
+/** The two models side by side, day by day. */
+function printGate(
+  out: Output,
+  candidate: string,
+  current: string,
+  days: readonly GateDay[],
+  promotion: Promotion,
+) {
+  out.line("");
+  out.line(
+    `promotion gate: ${candidate} (new) against ${current} (current), each day measured by a model that did not see it where the labels allow`,
+  );
+  out.line("  day         top picks  recall@10    AUC on-topic   current measured");
+  for (const day of days) {
+    const { candidate: mine, current: theirs } = day;
+    out.line(
+      `  ${day.date}  ${String(mine.top).padStart(2)} | ${String(theirs.top).padEnd(2)}   ${share(mine.recall_top10)} | ${share(theirs.recall_top10)}  ${share(mine.auc_on_topic, 3)} | ${share(theirs.auc_on_topic, 3)}  ${theirs.measured}`,
+    );
+  }
+  const mean = promotion.mean_auc_on_topic;
+  out.line(
+    `  mean AUC on-topic ${share(mean.candidate, 3)} | ${share(mean.current, 3)} (may fall by ${promotion.tolerance})`,
+  );
+  out.line(promotion.worse.length === 0 ? "  no worse on any day" : `  worse: ${promotion.worse.join("; ")}`);
 }

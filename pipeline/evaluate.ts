@@ -18,6 +18,12 @@ import type { Rubric } from "./domain/rubric.ts";
 import type { ScoringRun } from "./domain/run-record.ts";
 import type { ScorerName } from "./domain/score.ts";
 import type { SelectionPolicy } from "./domain/selection.ts";
+import {
+  type ComparedDay,
+  compareSelections,
+  type SelectionComparison,
+  type SelectionRule,
+} from "./domain/selection-comparison.ts";
 import { EvalInputError, isFile, type LabelledListing, readLabelledListing } from "./labels-file.ts";
 import { labelledDaysOf } from "./relevance-file.ts";
 import { type CandidateScorer, screenCandidates } from "./screen.ts";
@@ -45,6 +51,8 @@ export interface EvalReport {
   days: EvaluatedDay[];
   overall: OverallMetrics;
   gate: GateResult;
+  /** Every rule's picks on the same ranked days, when asked for. */
+  selection_comparison?: SelectionComparison;
 }
 
 export interface EvaluateOptions {
@@ -65,6 +73,8 @@ export interface EvaluateOptions {
    */
   crossValidate?: Omit<TrainSettings, "version">;
   bounds?: GateBounds;
+  /** Also lets each of these rules choose every day's picks from the same ranking, and measures them. */
+  compareSelections?: readonly SelectionRule[];
   progress?: (detail: string) => void;
 }
 
@@ -99,6 +109,7 @@ export async function evaluateLabelledDays(options: EvaluateOptions): Promise<Ev
   };
 
   const days: EvaluatedDay[] = [];
+  const compared: ComparedDay[] = [];
   let scoring: Pick<ScoringRun, "scorer" | "model"> = { scorer: "rules", model: null };
   for (const [index, { labels_file: labelsPath, labels, listing, date, batch }] of inputs.entries()) {
     const ranker = rankerOf(index);
@@ -112,6 +123,9 @@ export async function evaluateLabelledDays(options: EvaluateOptions): Promise<Ev
       progress,
     });
     scoring = screen.scoring;
+    if (options.compareSelections) {
+      compared.push({ date: date ?? basename(labelsPath), scored: screen.scored, labels: labels.labels });
+    }
     const metrics = evaluateDay({
       scored: screen.scored,
       decisions: screen.decisions,
@@ -145,5 +159,8 @@ export async function evaluateLabelledDays(options: EvaluateOptions): Promise<Ev
       days.map((day) => ({ day: dayName(day), ...day })),
       bounds,
     ),
+    ...(options.compareSelections
+      ? { selection_comparison: compareSelections(compared, options.compareSelections) }
+      : {}),
   };
 }

@@ -3,10 +3,16 @@
 
 import { readdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { type CompiledRelevance, compileRelevance, readRelevanceModel } from "./domain/relevance-model.ts";
-import type { LabelledDay } from "./domain/relevance-training.ts";
+import type { GateInputDay } from "./domain/promotion-gate.ts";
+import {
+  type CompiledRelevance,
+  compileRelevance,
+  type RelevanceModel,
+  readRelevanceModel,
+} from "./domain/relevance-model.ts";
 import { EvalInputError, type LabelledListing, readLabelledListing } from "./labels-file.ts";
 import { projectPath } from "./project-root.ts";
+import { writeFileAtomic } from "./publish.ts";
 
 export const MODELS_DIR = projectPath("data", "models");
 /** Where `picks label` writes the operator's labels, read by `picks train` beside the files it is given. */
@@ -15,6 +21,12 @@ export const OPERATOR_LABELS_DIR = projectPath("data", "labels");
 /** A model file that cannot be used: curate stops before publishing, naming the file and the fallback. */
 export class ModelFileError extends Error {
   override name = "ModelFileError";
+  /** What is wrong with the file, without its path. */
+  readonly why: string;
+  constructor(message: string, why = message) {
+    super(message);
+    this.why = why;
+  }
 }
 
 const VERSION_IN_NAME = /^relevance-(\d{4})\.(\d{2})\.(\d+)\.json$/;
@@ -53,8 +65,13 @@ export async function nextModelVersion(now: Date, dir = MODELS_DIR): Promise<str
 
 /** Reads and checks a model file; every problem names the file and the fallback. */
 export async function loadRelevanceModel(path: string): Promise<CompiledRelevance> {
+  return compileRelevance(await readModelFile(path));
+}
+
+/** A model file read and checked against its schema; every problem names the file and the fallback. */
+export async function readModelFile(path: string): Promise<RelevanceModel> {
   const fail = (why: string) =>
-    new ModelFileError(`relevance model ${path}: ${why}; \`--ranker rules\` ranks without it`);
+    new ModelFileError(`relevance model ${path}: ${why}; \`--ranker rules\` ranks without it`, why);
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -70,11 +87,29 @@ export async function loadRelevanceModel(path: string): Promise<CompiledRelevanc
   }
   const read = readRelevanceModel(json);
   if ("problem" in read) throw fail(`not a relevance model: ${read.problem}`);
-  return compileRelevance(read.model);
+  return read.model;
+}
+
+/** Where `picks train` leaves a model the gate did not promote: beside the models, never read as one. */
+export const candidatePath = (dir: string, version: string): string =>
+  join(dir, "candidates", `${version}.json`);
+
+/**
+ * Makes the candidate at `path` the newest model in `dir`. The file is read back and checked against the
+ * model schema first: a candidate that fails it is never promoted.
+ */
+export async function promoteCandidate(path: string, dir = MODELS_DIR): Promise<string> {
+  const model = await readModelFile(path).catch((error: unknown) => {
+    if (!(error instanceof ModelFileError)) throw error;
+    throw new ModelFileError(`candidate ${path} not promoted: ${error.why}`);
+  });
+  const target = join(dir, `${model.version}.json`);
+  await writeFileAtomic(target, await readFile(path, "utf8"));
+  return target;
 }
 
 export interface ReadLabelledDays {
-  days: Array<LabelledDay & { labels_file: string; listing: string }>;
+  days: Array<GateInputDay & { labels_file: string; listing: string }>;
   /** Per labels file, the labelled ids its listing does not hold: reported, then ignored. */
   missing: Array<{ labels_file: string; ids: string[] }>;
 }

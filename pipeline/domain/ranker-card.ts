@@ -2,6 +2,8 @@
 // see what the ranker learned from, how it scored on days it never saw, and what it cannot see.
 
 import { z } from "zod";
+import { CalibrationSchema } from "./calibration.ts";
+import { PromotionSchema } from "./promotion.ts";
 import { HeldOutDaySchema, type RelevanceModel, TrainingDaySchema } from "./relevance-model.ts";
 
 export const RANKER_LIMITS = [
@@ -9,6 +11,7 @@ export const RANKER_LIMITS = [
   "It learned from a few labelled days; topics those days did not hold rank by their words alone.",
   "Its figures are leave-one-day-out on the training days, with its settings chosen on the same days: slightly optimistic.",
   "It orders candidates; it does not explain them. Every pick still clears the rubric's floor, and the rubric's axis evidence says why.",
+  "Its must-read likelihood is calibrated on the labelled days: on a day unlike them (a new topic, a new field), it is a guess.",
 ] as const;
 
 export const RankerCardSchema = z.object({
@@ -25,6 +28,10 @@ export const RankerCardSchema = z.object({
   cross_validation: z
     .array(HeldOutDaySchema)
     .describe("per training day: trained on the others, measured on it"),
+  calibration: CalibrationSchema.nullable().describe(
+    "how the rank score becomes the must-read likelihood, with its reliability on days left out",
+  ),
+  promotion: PromotionSchema.nullable().describe("the model this one replaced, and how they compared"),
   limits: z.array(z.string()),
 });
 export type RankerCard = z.infer<typeof RankerCardSchema>;
@@ -39,6 +46,8 @@ export function rankerCard(model: RelevanceModel | undefined): RankerCard {
       features: null,
       trained_on: [],
       cross_validation: [],
+      calibration: null,
+      promotion: null,
       limits: ["Candidates are ordered by the rubric's total, then REG FIT: nothing is learned from labels."],
     };
   }
@@ -53,6 +62,8 @@ export function rankerCard(model: RelevanceModel | undefined): RankerCard {
       `(in at least ${minDf} training papers); three class-balanced L2 logistic regressions (on topic, must-read, REG FIT 3)`,
     trained_on: model.training.days,
     cross_validation: model.cross_validation,
+    calibration: model.calibration,
+    promotion: model.promotion ?? null,
     limits: [...RANKER_LIMITS],
   };
 }

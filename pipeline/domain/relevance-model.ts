@@ -3,10 +3,12 @@
 // on days it did not see, so the file is its own card.
 
 import { z } from "zod";
+import { CalibrationSchema, calibrate } from "./calibration.ts";
 import { sigmoid } from "./logistic-regression.ts";
+import { PromotionSchema } from "./promotion.ts";
 import { type RankedText, termCounts, tfidfRow, type Vocabulary } from "./relevance-features.ts";
 
-export const RELEVANCE_FORMAT = 1;
+export const RELEVANCE_FORMAT = 2;
 const VERSION = /^relevance-\d{4}\.\d{2}\.\d+$/;
 
 export const RelevanceHeadSchema = z.object({
@@ -59,6 +61,9 @@ export const RelevanceModelSchema = z
       .number()
       .min(0)
       .describe("how much the regulated head adds to the rank score, chosen by leave-one-day-out"),
+    calibration: CalibrationSchema.describe(
+      "turns the rank score into the must-read likelihood, fitted on out-of-fold scores",
+    ),
     training: z.object({
       days: z.array(TrainingDaySchema),
       papers: z.int().min(0),
@@ -68,6 +73,9 @@ export const RelevanceModelSchema = z
     cross_validation: z
       .array(HeldOutDaySchema)
       .describe("leave-one-day-out figures of the same training procedure, one per training day"),
+    promotion: PromotionSchema.optional().describe(
+      "how it was measured against the model it replaced; absent for a model written aside with `--out`",
+    ),
   })
   .superRefine((model, context) => {
     const size = model.vocabulary.length;
@@ -86,6 +94,14 @@ export const RelevanceSchema = z.object({
   on_topic: z.number().min(0).max(1).describe("P(on topic or must-read), from the relevance model"),
   top: z.number().min(0).max(1).describe("P(must-read), from the relevance model"),
   regulated: z.number().min(0).max(1).describe("P(REG FIT 3 in an expert's eyes), from the relevance model"),
+  must_read: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe(
+      "must-read likelihood: the calibrated chance that an expert would call it a must-read, the same on every day; absent in days ranked before calibration",
+    ),
 });
 export type Relevance = z.infer<typeof RelevanceSchema>;
 
@@ -163,14 +179,15 @@ export function rankPaper(compiled: CompiledRelevance, paper: RankedText): Ranki
     if (contribution > 0) reasons.push({ term: model.vocabulary[column] as string, contribution });
   }
   reasons.sort((a, b) => b.contribution - a.contribution || (a.term < b.term ? -1 : 1));
-  const relevance = {
+  const heads = {
     on_topic: round(sigmoid(onTopic), 4),
     top: round(sigmoid(top), 4),
     regulated: round(sigmoid(regulated), 4),
   };
+  const rankScore = round(rankScoreOf(heads, model.regulated_weight), 4);
   return {
-    relevance,
-    rank_score: round(rankScoreOf(relevance, model.regulated_weight), 4),
+    relevance: { ...heads, must_read: round(calibrate(model.calibration, rankScore), 4) },
+    rank_score: rankScore,
     why_ranked: reasons
       .slice(0, WHY_RANKED_SHOWN)
       .map((reason) => ({ term: reason.term, contribution: round(reason.contribution, 3) })),

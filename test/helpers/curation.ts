@@ -20,10 +20,10 @@ export const RELEASED_DAYS = [
   { date: "2026-06-12", labels: curation("labels-2026-06-12.json"), listing: LISTING_250 },
 ] as const;
 
-/** Every labelled day released so far: the three above and three more with their listings beside them. */
+/** Every labelled day released so far: the three above and five more with their listings beside them. */
 export const LABELLED_DAYS = [
   ...RELEASED_DAYS,
-  ...(["2026-06-03", "2026-06-24", "2026-07-01"] as const).map((date) => ({
+  ...(["2026-04-22", "2026-05-20", "2026-06-03", "2026-06-24", "2026-07-01"] as const).map((date) => ({
     date,
     labels: curation(`labels-${date}.json`),
     listing: curation(`listing-${date}.jsonl`),

@@ -131,10 +131,11 @@ describe("heldOutFigures", () => {
 
 describe("readRelevanceModel", () => {
   it("names an unknown format version, and a broken field", () => {
-    expect(readRelevanceModel({ format: 2 })).toEqual({
-      problem: expect.stringMatching(/format 2 is not one/),
+    // Format 1 had no calibration: a reader of format 2 refuses it rather than guess a must-read likelihood.
+    expect(readRelevanceModel({ format: 1 })).toEqual({
+      problem: expect.stringMatching(/format 1 is not one/),
     });
-    expect(readRelevanceModel({ format: 1, version: "v1" })).toEqual({
+    expect(readRelevanceModel({ format: 2, version: "v1" })).toEqual({
       problem: expect.stringMatching(/^version: /),
     });
   });

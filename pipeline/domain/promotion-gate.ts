@@ -1,0 +1,148 @@
+// Measures a newly trained model and the current one on the same labelled days for the promotion gate,
+// each day by a model that did not see it wherever the labels allow. The candidate is measured by its
+// own leave-one-day-out folds. The current model is measured as it is on days it was not trained on;
+// on its training days, its procedure (its recorded settings) is trained again without the day, which
+// needs the labels of all its training days; without them it is measured as it is, in its favour.
+
+import { calibrate } from "./calibration.ts";
+import type { Candidate } from "./candidate.ts";
+import type { GateDay, SideFigures } from "./promotion.ts";
+import { compileRelevance, type Ranking, type RelevanceModel, rankPaper } from "./relevance-model.ts";
+import {
+  heldOutFigures,
+  type LabelledDay,
+  type LabelledPaper,
+  type OutOfFoldScores,
+  type TrainedRelevance,
+  type TrainSettings,
+  trainRelevanceWithFolds,
+} from "./relevance-training.ts";
+import type { Rubric } from "./rubric.ts";
+import type { Scores } from "./score.ts";
+import { compileRubric, scoreWith } from "./scorer.ts";
+import { type SelectionPolicy, selectPicks } from "./selection.ts";
+
+/** A labelled day whose papers are whole candidates, so the rubric can score them for selection. */
+export interface GateInputDay extends LabelledDay {
+  papers: ReadonlyArray<LabelledPaper & { paper: Candidate }>;
+}
+
+export interface GateInput {
+  days: readonly GateInputDay[];
+  candidate: TrainedRelevance;
+  current: RelevanceModel;
+  /** The settings the candidate was trained with; the current model's procedure keeps its own. */
+  settings: Omit<TrainSettings, "version">;
+  rubric: Rubric;
+  selection: SelectionPolicy;
+}
+
+type Side = Omit<SideFigures, "measured">;
+
+/** The current model's procedure: its recorded settings, with what the file does not record from ours. */
+function recipeOf(model: RelevanceModel, settings: GateInput["settings"]): GateInput["settings"] {
+  return {
+    ...settings,
+    features: model.features,
+    grid: model.training.grid,
+    regulated_weights: model.training.regulated_weights,
+  };
+}
+
+const sameRecipe = (a: GateInput["settings"], b: GateInput["settings"]) =>
+  JSON.stringify([a.features, a.grid, a.regulated_weights, a.max_terms]) ===
+  JSON.stringify([b.features, b.grid, b.regulated_weights, b.max_terms]);
+
+/** A fold's scores as the rankings selection reads (no reasons: the gate counts, it does not explain). */
+function rankingsOf(scores: OutOfFoldScores, model: RelevanceModel): Ranking[] {
+  return scores.rank_score.map((rankScore, k) => ({
+    relevance: {
+      on_topic: scores.on_topic[k] as number,
+      top: scores.top[k] as number,
+      regulated: scores.regulated[k] as number,
+      must_read: calibrate(model.calibration, rankScore),
+    },
+    rank_score: rankScore,
+    why_ranked: [],
+  }));
+}
+
+/** A day's figures from its papers' rankings: must-reads picked, recall@10 and AUC on-topic. */
+function figuresOf(
+  day: GateInputDay,
+  scores: readonly Scores[],
+  rankings: readonly Ranking[],
+  selection: SelectionPolicy,
+): Side {
+  const scored = day.papers.map((item, k) => ({
+    candidate: item.paper,
+    scores: scores[k] as Scores,
+    ranking: rankings[k] as Ranking,
+  }));
+  const label = new Map(day.papers.map((item) => [item.paper.id, item.label]));
+  const top = selectPicks(scored, selection).filter(
+    (decision) => decision.kept && label.get(decision.id) === 2,
+  ).length;
+  const figures = heldOutFigures(
+    day.date,
+    day.papers.map((item) => item.label),
+    rankings.map((ranking) => ranking.rank_score),
+  );
+  return { top, recall_top10: figures.recall_top10, auc_on_topic: figures.auc_on_topic };
+}
+
+/**
+ * Both models' figures on every day of `input.days`, for `gateVerdict`.
+ * @example gateDaysOf({ days, candidate, current, settings, rubric, selection })[0].current.measured // "left out"
+ */
+export function gateDaysOf(input: GateInput): GateDay[] {
+  const { days, candidate, current, selection } = input;
+  const compiledRubric = compileRubric(input.rubric);
+  const scoresOf = new Map(
+    days.map((day) => [day.date, day.papers.map((item) => scoreWith(compiledRubric, item.paper))]),
+  );
+  const candidateFolds = new Map(candidate.held_out.map((fold) => [fold.date, fold]));
+
+  const currentDays = new Set(current.training.days.map((day) => day.date));
+  const atHand = new Set(days.map((day) => day.date));
+  const canLeaveOut = currentDays.size >= 2 && [...currentDays].every((date) => atHand.has(date));
+  const recipe = recipeOf(current, input.settings);
+  let currentFolds: Map<string, OutOfFoldScores> | undefined;
+  let currentFoldModel = current;
+  if (canLeaveOut) {
+    const sameDays = currentDays.size === atHand.size;
+    if (sameDays && sameRecipe(recipe, input.settings)) {
+      // The same procedure on the same days gives the same folds: measured once.
+      currentFolds = candidateFolds;
+      currentFoldModel = candidate.model;
+    } else {
+      const retrained = trainRelevanceWithFolds(
+        days.filter((day) => currentDays.has(day.date)),
+        { version: current.version, ...recipe },
+      );
+      currentFolds = new Map(retrained.held_out.map((fold) => [fold.date, fold]));
+      currentFoldModel = retrained.model;
+    }
+  }
+  const compiledCurrent = compileRelevance(current);
+
+  return days.map((day) => {
+    const scores = scoresOf.get(day.date) as Scores[];
+    const candidateFold = candidateFolds.get(day.date);
+    if (!candidateFold) throw new Error(`the candidate model has no fold for ${day.date}`);
+    const mine = figuresOf(day, scores, rankingsOf(candidateFold, candidate.model), selection);
+    const fold = currentFolds?.get(day.date);
+    let theirs: SideFigures;
+    if (fold) {
+      theirs = {
+        ...figuresOf(day, scores, rankingsOf(fold, currentFoldModel), selection),
+        measured: "left out",
+      };
+    } else {
+      const rankings = day.papers.map((item) => rankPaper(compiledCurrent, item.paper));
+      const measured = currentDays.has(day.date) ? "trained on it" : "unseen";
+      theirs = { ...figuresOf(day, scores, rankings, selection), measured };
+    }
+    return { date: day.date, candidate: { ...mine, measured: "left out" }, current: theirs };
+  });
+}

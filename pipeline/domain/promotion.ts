@@ -1,0 +1,80 @@
+// The promotion gate: a newly trained model replaces the current one only when, measured on the same
+// labelled days, each by a model that did not see the day, it is no worse. Per day it must pick as many
+// must-reads and find as many in its first ten; over the days its mean AUC on-topic may fall by at most
+// a stated tolerance (AUC moves by a few thousandths between equally good fits).
+
+import { z } from "zod";
+
+export const AUC_ON_TOPIC_TOLERANCE = 0.005;
+
+/**
+ * How a model was measured on a day:
+ * - `left out`: by a model of its own procedure trained without the day (leave one day out);
+ * - `unseen`: the model itself, which was not trained on the day;
+ * - `trained on it`: the model itself, trained on the day (the current model, when the labels of its
+ *   other training days are not at hand to leave the day out): this favours it.
+ */
+export const MeasuredSchema = z.enum(["left out", "unseen", "trained on it"]);
+
+export const SideFiguresSchema = z.object({
+  top: z.int().min(0).describe("must-reads among the day's picks"),
+  recall_top10: z.number().nullable().describe("must-reads in the first ten / the day's must-reads"),
+  auc_on_topic: z.number().nullable(),
+  measured: MeasuredSchema,
+});
+export type SideFigures = z.infer<typeof SideFiguresSchema>;
+
+export const GateDaySchema = z.object({
+  date: z.string(),
+  candidate: SideFiguresSchema,
+  current: SideFiguresSchema,
+});
+export type GateDay = z.infer<typeof GateDaySchema>;
+
+export const PromotionSchema = z.object({
+  replaced: z.string().nullable().describe("the model this one replaced; null for the first"),
+  decision: z.enum(["first model", "no worse", "promoted anyway", "not promoted"]),
+  tolerance: z.number().min(0).describe("how far the mean AUC on-topic may fall"),
+  mean_auc_on_topic: z.object({ candidate: z.number().nullable(), current: z.number().nullable() }),
+  days: z.array(GateDaySchema),
+  worse: z.array(z.string()).describe("where this model measured worse than the current one"),
+});
+export type Promotion = z.infer<typeof PromotionSchema>;
+
+export interface GateVerdict {
+  promote: boolean;
+  /** One line per figure the candidate lost, empty when it may be promoted. */
+  worse: string[];
+  mean_auc_on_topic: { candidate: number | null; current: number | null };
+}
+
+const meanOf = (values: ReadonlyArray<number | null>): number | null => {
+  const present = values.filter((value) => value !== null);
+  return present.length === 0 ? null : present.reduce((sum, value) => sum + value, 0) / present.length;
+};
+
+/**
+ * Whether the candidate is no worse than the current model on every day given.
+ * @example gateVerdict([{ date: "2026-06-03", candidate: { top: 1, ... }, current: { top: 2, ... } }]).worse
+ *   // ["2026-06-03: top picks 1 < 2"]
+ */
+export function gateVerdict(days: readonly GateDay[], tolerance = AUC_ON_TOPIC_TOLERANCE): GateVerdict {
+  const worse: string[] = [];
+  for (const { date, candidate, current } of days) {
+    if (candidate.top < current.top) worse.push(`${date}: top picks ${candidate.top} < ${current.top}`);
+    const [mine, theirs] = [candidate.recall_top10, current.recall_top10];
+    if (mine !== null && theirs !== null && mine < theirs - 1e-9) {
+      worse.push(`${date}: recall@10 ${mine.toFixed(2)} < ${theirs.toFixed(2)}`);
+    }
+  }
+  const mean = {
+    candidate: meanOf(days.map((day) => day.candidate.auc_on_topic)),
+    current: meanOf(days.map((day) => day.current.auc_on_topic)),
+  };
+  if (mean.candidate !== null && mean.current !== null && mean.candidate < mean.current - tolerance) {
+    worse.push(
+      `mean AUC on-topic ${mean.candidate.toFixed(3)} < ${mean.current.toFixed(3)} - ${tolerance} tolerance`,
+    );
+  }
+  return { promote: worse.length === 0, worse, mean_auc_on_topic: mean };
+}
