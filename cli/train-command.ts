@@ -241,5 +241,10 @@ function printGate(
   out.line(
     `  mean AUC on-topic ${share(mean.candidate, 3)} | ${share(mean.current, 3)} (may fall by ${promotion.tolerance})`,
   );
+  if (days.some((day) => day.current.measured === "trained on it")) {
+    out.line(
+      "  trained on it: the labels of the current model's other training days were not given, so it could not leave the day out; measured on a day it learned from, it is favoured",
+    );
+  }
   out.line(promotion.worse.length === 0 ? "  no worse on any day" : `  worse: ${promotion.worse.join("; ")}`);
 }

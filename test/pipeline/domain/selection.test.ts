@@ -7,6 +7,7 @@ import { AXIS_IDS, type AxisId, type AxisScore, type Scores } from "../../../pip
 import { compileRubric, scoreWith } from "../../../pipeline/domain/scorer.ts";
 import {
   DEFAULT_SELECTION,
+  RANKED_SELECTION,
   type ScoredCandidate,
   type SelectionPolicy,
   SelectionPolicySchema,
@@ -172,6 +173,57 @@ describe("selectPicks", () => {
 
   it("ships a default policy that its own schema accepts", () => {
     expect(SelectionPolicySchema.parse(DEFAULT_SELECTION)).toEqual(DEFAULT_SELECTION);
+    expect(SelectionPolicySchema.parse(RANKED_SELECTION)).toEqual(RANKED_SELECTION);
+  });
+});
+
+/** A candidate as the relevance model ranks it: rank score and heads given, must-read likelihood too. */
+function ranked(shape: Shape & { rank: number; mustRead?: number; onTopic?: number }): ScoredCandidate {
+  const relevance = {
+    on_topic: shape.onTopic ?? 0.9,
+    top: shape.rank,
+    regulated: 0.5,
+    ...(shape.mustRead === undefined ? {} : { must_read: shape.mustRead }),
+  };
+  return { ...scored(shape), ranking: { relevance, rank_score: shape.rank, why_ranked: [] } };
+}
+
+describe("selectPicks over the model's ranking", () => {
+  const day = [
+    ranked({ id: "a", total: 4, regFit: 1, rank: 0.9, mustRead: 0.8, onTopic: 0.95 }),
+    ranked({ id: "b", total: 12, rank: 0.8, mustRead: 0.6, onTopic: 0.9 }),
+    ranked({ id: "c", total: 9, regFit: 1, rank: 0.7, mustRead: 0.3, onTopic: 0.4 }),
+    ranked({ id: "d", total: 15, regFit: 3, rank: 0.6, mustRead: 0.05, onTopic: 0.8 }),
+  ];
+  const kept = (rule: SelectionPolicy) =>
+    selectPicks(day, rule)
+      .filter((decision) => decision.kept)
+      .map((decision) => decision.id);
+
+  it("orders by the model and filters by the rubric's floor", () => {
+    expect(kept(RANKED_SELECTION)).toEqual(["b", "d"]);
+  });
+
+  it("spares the model's first n from the floor, and only them", () => {
+    expect(kept({ ...RANKED_SELECTION, floor_spares_top: 1 })).toEqual(["a", "b", "d"]);
+    const decisions = selectPicks(day, { ...RANKED_SELECTION, floor_spares_top: 1 });
+    expect(decisions[0]?.reason).toMatch(/spared the floor as the model's first/);
+    expect(decisions[2]?.reason).toMatch(/REG FIT 1 < 2/);
+  });
+
+  it("holds picks to a must-read likelihood, and to the on-topic head, saying which", () => {
+    const noFloor = { min_total: 0, min_reg_fit: 1, max_picks: 6 };
+    expect(kept({ ...noFloor, min_must_read: 0.25 })).toEqual(["a", "b", "c"]);
+    expect(kept({ ...noFloor, min_on_topic: 0.5 })).toEqual(["a", "b", "d"]);
+    const decisions = selectPicks(day, { ...noFloor, min_must_read: 0.25 });
+    expect(decisions[3]?.reason).toBe("must-read likelihood 0.05 < 0.25");
+  });
+
+  it("lets a candidate without a likelihood (a day ranked before calibration) through the threshold", () => {
+    const old = [ranked({ id: "x", total: 10, rank: 0.5 })];
+    expect(
+      selectPicks(old, { min_total: 0, min_reg_fit: 1, max_picks: 6, min_must_read: 0.5 })[0]?.kept,
+    ).toBe(true);
   });
 });
 

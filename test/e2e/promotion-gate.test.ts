@@ -1,0 +1,121 @@
+// The promotion gate as the operator meets it: `picks train` into a models folder holding the shipped
+// model. A model trained on two days only measures worse on those days than the current one and is not
+// promoted (exit 1, the two side by side, the candidate kept aside); a retrain on the same eight days is
+// no worse and becomes the newest model, naming the one it replaced. A candidate file that fails the
+// model schema is never promoted.
+
+import { copyFile, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { RelevanceModelSchema } from "../../pipeline/domain/relevance-model.ts";
+import {
+  MODELS_DIR,
+  ModelFileError,
+  newestModelPath,
+  promoteCandidate,
+} from "../../pipeline/relevance-file.ts";
+import { LABELLED_DAYS } from "../helpers/curation.ts";
+import { runPicks } from "../helpers/processes.ts";
+
+const SHIPPED = "relevance-2026.11.2";
+let models: string;
+
+const train = (days: typeof LABELLED_DAYS, extra: string[] = []) =>
+  runPicks([
+    "train",
+    "--labels",
+    ...days.map((day) => day.labels),
+    "--listing",
+    ...days.map((day) => day.listing),
+    "--no-operator-labels",
+    "--models-dir",
+    models,
+    ...extra,
+  ]);
+
+beforeAll(async () => {
+  models = await mkdtemp(join(tmpdir(), "picks-models-"));
+  await copyFile(join(MODELS_DIR, `${SHIPPED}.json`), join(models, `${SHIPPED}.json`));
+});
+
+describe("picks train: the promotion gate", () => {
+  it("keeps the current model when the new one, trained on two days only, measures worse", async () => {
+    const twoDays = LABELLED_DAYS.filter((day) => ["2026-06-12", "2026-07-01"].includes(day.date));
+    const result = await train(twoDays);
+    expect(result.code, result.stderr).toBe(1);
+    // The two side by side, day by day, and why it lost.
+    expect(result.stdout).toMatch(
+      /promotion gate: relevance-\S+ \(new\) against relevance-2026\.11\.2 \(current\)/,
+    );
+    expect(result.stdout).toMatch(/2026-06-12 .*trained on it/);
+    expect(result.stdout).toMatch(/2026-07-01 .*trained on it/);
+    expect(result.stderr).toMatch(/measured worse than relevance-2026\.11\.2 and was not promoted/);
+    expect(result.stderr).toMatch(/--promote-anyway/);
+    // Still the shipped model; the candidate is kept aside, where curate never looks.
+    expect(await newestModelPath(models)).toBe(join(models, `${SHIPPED}.json`));
+    const aside = await readdir(join(models, "candidates"));
+    expect(aside).toHaveLength(1);
+    const candidate = RelevanceModelSchema.parse(
+      JSON.parse(await readFile(join(models, "candidates", aside[0] as string), "utf8")),
+    );
+    expect(candidate.promotion).toMatchObject({ replaced: SHIPPED, decision: "not promoted" });
+    expect(candidate.promotion?.worse.length).toBeGreaterThan(0);
+  });
+
+  it("promotes a retrain on the same eight days: no worse, and the card names what it replaced", async () => {
+    const result = await train(LABELLED_DAYS, ["--json"]);
+    expect(result.code, result.stderr).toBe(0);
+    const summary = JSON.parse(result.stdout);
+    expect(summary.promoted).toBe(join(models, `${summary.version}.json`));
+    expect(await newestModelPath(models)).toBe(summary.promoted);
+    const model = RelevanceModelSchema.parse(JSON.parse(await readFile(summary.promoted, "utf8")));
+    expect(model.promotion).toMatchObject({ replaced: SHIPPED, decision: "no worse", worse: [] });
+    // Every day measured by models that did not see it, on both sides.
+    expect(model.promotion?.days.map((day) => day.date)).toEqual(LABELLED_DAYS.map((day) => day.date));
+    for (const day of model.promotion?.days ?? []) {
+      expect(day.candidate.measured).toBe("left out");
+      expect(day.current.measured).toBe("left out");
+    }
+    // The same procedure on the same labels: the same weights as the shipped model.
+    const shipped = JSON.parse(await readFile(join(MODELS_DIR, `${SHIPPED}.json`), "utf8"));
+    expect(model.heads).toEqual(shipped.heads);
+    expect(model.calibration).toEqual(shipped.calibration);
+  });
+
+  it("never promotes a candidate whose file fails the model schema", async () => {
+    const broken = join(models, "candidates", "relevance-2026.11.9.json");
+    const shipped = JSON.parse(await readFile(join(models, `${SHIPPED}.json`), "utf8"));
+    await writeFile(
+      broken,
+      JSON.stringify({ ...shipped, version: "relevance-2026.11.9", calibration: { method: "isotonic" } }),
+    );
+    const before = await readdir(models);
+    await expect(promoteCandidate(broken, models)).rejects.toThrow(ModelFileError);
+    await expect(promoteCandidate(broken, models)).rejects.toThrow(
+      /not promoted: not a relevance model: calibration/,
+    );
+    expect(await readdir(models)).toEqual(before);
+  });
+
+  it("refuses to compare with a current model it cannot read: exit 1 before training, nothing written", async () => {
+    const unreadable = await mkdtemp(join(tmpdir(), "picks-models-old-"));
+    await writeFile(join(unreadable, "relevance-2026.01.1.json"), JSON.stringify({ format: 1 }));
+    const twoDays = LABELLED_DAYS.slice(0, 2);
+    const refused = await runPicks([
+      "train",
+      "--labels",
+      ...twoDays.map((day) => day.labels),
+      "--listing",
+      ...twoDays.map((day) => day.listing),
+      "--no-operator-labels",
+      "--models-dir",
+      unreadable,
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /current model cannot be compared with: relevance-2026\.01\.1: .*format 1/,
+    );
+    expect(await readdir(unreadable)).toEqual(["relevance-2026.01.1.json"]);
+  });
+});
