@@ -88,7 +88,8 @@ function figuresOf(
     day.papers.map((item) => item.label),
     rankings.map((ranking) => ranking.rank_score),
   );
-  return { top, recall_top10: figures.recall_top10, auc_on_topic: figures.auc_on_topic };
+  const top10 = Math.round((figures.recall_top10 ?? 0) * figures.top_labels);
+  return { top, top10, recall_top10: figures.recall_top10, auc_on_topic: figures.auc_on_topic };
 }
 
 /**

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { type GateDay, gateVerdict, type SideFigures } from "../../../pipeline/domain/promotion.ts";
 
-const side = (top: number, recall: number | null, auc: number | null): SideFigures => ({
+/** A day's figures: must-reads picked, must-reads in the first ten (of `of`), AUC on-topic. */
+const side = (top: number, top10: number, of: number, auc: number | null): SideFigures => ({
   top,
-  recall_top10: recall,
+  top10,
+  recall_top10: of === 0 ? null : top10 / of,
   auc_on_topic: auc,
   measured: "left out",
 });
@@ -15,53 +17,72 @@ const day = (date: string, candidate: SideFigures, current: SideFigures): GateDa
 
 describe("gateVerdict", () => {
   it.each([
-    ["equal on every figure", [day("d1", side(3, 0.5, 0.95), side(3, 0.5, 0.95))], true, []],
+    ["equal on every figure", [day("d1", side(3, 5, 9, 0.95), side(3, 5, 9, 0.95))], []],
     [
-      "better on one day, equal on the other",
-      [day("d1", side(4, 0.6, 0.96), side(3, 0.5, 0.95)), day("d2", side(2, 0.5, 0.9), side(2, 0.5, 0.9))],
-      true,
+      "one must-read fewer on a day, made up on another",
+      [
+        day("d1", side(2, 5, 9, 0.95), side(3, 5, 9, 0.95)),
+        day("d2", side(4, 6, 9, 0.95), side(3, 5, 9, 0.95)),
+      ],
       [],
     ],
     [
-      "one must-read fewer on one day, better elsewhere",
-      [day("d1", side(2, 0.5, 0.95), side(3, 0.5, 0.95)), day("d2", side(5, 0.9, 0.99), side(2, 0.5, 0.9))],
-      false,
-      ["d1: top picks 2 < 3"],
+      "one must-read fewer on a day, not made up",
+      [
+        day("d1", side(2, 5, 9, 0.95), side(3, 5, 9, 0.95)),
+        day("d2", side(3, 5, 9, 0.95), side(3, 5, 9, 0.95)),
+      ],
+      ["over the days: top picks 5 < 6"],
     ],
     [
-      "lower recall@10 on a day",
-      [day("d1", side(3, 0.4, 0.95), side(3, 0.5, 0.95))],
-      false,
-      ["d1: recall@10 0.40 < 0.50"],
+      "two must-reads fewer on a day, even when made up elsewhere",
+      [
+        day("d1", side(1, 5, 9, 0.95), side(3, 5, 9, 0.95)),
+        day("d2", side(6, 5, 9, 0.95), side(3, 5, 9, 0.95)),
+      ],
+      ["d1: top picks 1 < 3 - 1"],
+    ],
+    [
+      "two fewer in a day's first ten",
+      [
+        day("d1", side(3, 3, 9, 0.95), side(3, 5, 9, 0.95)),
+        day("d2", side(3, 7, 9, 0.95), side(3, 5, 9, 0.95)),
+      ],
+      ["d1: must-reads in the first ten 3 < 5 - 1"],
     ],
     [
       "mean AUC on-topic lower, within the tolerance",
-      [day("d1", side(3, 0.5, 0.946), side(3, 0.5, 0.95))],
-      true,
+      [day("d1", side(3, 5, 9, 0.946), side(3, 5, 9, 0.95))],
       [],
     ],
     [
       "mean AUC on-topic lower, past the tolerance",
-      [day("d1", side(3, 0.5, 0.94), side(3, 0.5, 0.95))],
-      false,
+      [day("d1", side(3, 5, 9, 0.94), side(3, 5, 9, 0.95))],
       ["mean AUC on-topic 0.940 < 0.950 - 0.005 tolerance"],
     ],
     [
-      "a day without must-reads has no recall to lose",
-      [day("d1", side(0, null, 0.95), side(0, null, 0.95))],
-      true,
+      "a day without must-reads has nothing to lose",
+      [day("d1", side(0, 0, 0, 0.95), side(0, 0, 0, 0.95))],
       [],
     ],
-  ] as const)("%s", (_, days, promote, worse) => {
+  ] as const)("%s", (_, days, worse) => {
     const verdict = gateVerdict(days as readonly GateDay[]);
-    expect(verdict.promote).toBe(promote);
     expect(verdict.worse).toEqual(worse);
+    expect(verdict.promote).toBe(worse.length === 0);
+  });
+
+  it("refuses any loss at all with no slack", () => {
+    const days = [
+      day("d1", side(2, 5, 9, 0.95), side(3, 5, 9, 0.95)),
+      day("d2", side(4, 6, 9, 0.95), side(3, 5, 9, 0.95)),
+    ];
+    expect(gateVerdict(days, 0.005, 0).worse).toEqual(["d1: top picks 2 < 3 - 0"]);
   });
 
   it("reports both means", () => {
     const verdict = gateVerdict([
-      day("d1", side(1, 1, 0.9), side(1, 1, 0.8)),
-      day("d2", side(1, 1, 1), side(1, 1, null)),
+      day("d1", side(1, 1, 1, 0.9), side(1, 1, 1, 0.8)),
+      day("d2", side(1, 1, 1, 1), side(1, 1, 1, null)),
     ]);
     expect(verdict.mean_auc_on_topic.candidate).toBeCloseTo(0.95, 10);
     expect(verdict.mean_auc_on_topic.current).toBeCloseTo(0.8, 10);
