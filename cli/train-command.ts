@@ -9,7 +9,7 @@ import {
 } from "../pipeline/domain/promotion.ts";
 import { gateDaysOf } from "../pipeline/domain/promotion-gate.ts";
 import type { RelevanceModel } from "../pipeline/domain/relevance-model.ts";
-import { DEFAULT_TRAIN_SETTINGS, trainRelevanceWithFolds } from "../pipeline/domain/relevance-training.ts";
+import { DEFAULT_TRAIN_SETTINGS } from "../pipeline/domain/relevance-training.ts";
 import { RANKED_SELECTION } from "../pipeline/domain/selection.ts";
 import { EvalInputError } from "../pipeline/labels-file.ts";
 import { writeFileAtomic } from "../pipeline/publish.ts";
@@ -26,6 +26,7 @@ import {
 } from "../pipeline/relevance-file.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
+import { runFoldsThread, trainOnThreads } from "./train-threads.ts";
 
 interface TrainFlags {
   labels: string[];
@@ -47,6 +48,8 @@ const VERSION = /^relevance-\d{4}\.\d{2}\.\d+$/;
 const share = (value: number | null, digits = 2) => (value === null ? "n/a" : value.toFixed(digits));
 
 export function registerTrain(program: Command): void {
+  // The thread side of trainOnThreads: one share of the settings search's folds.
+  program.command("train-folds", { hidden: true }).action(runFoldsThread);
   program
     .command("train")
     .description(
@@ -100,7 +103,7 @@ export function registerTrain(program: Command): void {
       out.progress(
         `training on ${read.days.length} days, ${read.days.reduce((n, day) => n + day.papers.length, 0)} papers`,
       );
-      const trained = trainRelevanceWithFolds(read.days, { version, ...DEFAULT_TRAIN_SETTINGS });
+      const trained = await trainOnThreads(read.days, { version, ...DEFAULT_TRAIN_SETTINGS });
       const trainSeconds = (performance.now() - started) / 1000;
       let model: RelevanceModel = trained.model;
 

@@ -13,7 +13,12 @@ import {
   overallOf,
 } from "./domain/evaluation.ts";
 import { type CompiledRelevance, compileRelevance } from "./domain/relevance-model.ts";
-import { type TrainSettings, trainRelevance } from "./domain/relevance-training.ts";
+import {
+  type LabelledDay,
+  type TrainedRelevance,
+  type TrainSettings,
+  trainRelevanceWithFolds,
+} from "./domain/relevance-training.ts";
 import type { Rubric } from "./domain/rubric.ts";
 import type { ScoringRun } from "./domain/run-record.ts";
 import type { ScorerName } from "./domain/score.ts";
@@ -72,6 +77,8 @@ export interface EvaluateOptions {
    * given, never on itself. Overrides `ranker`.
    */
   crossValidate?: Omit<TrainSettings, "version">;
+  /** How a fold's model is trained (`picks eval` shares the work over threads); default: on this thread. */
+  train?: (days: readonly LabelledDay[], settings: TrainSettings) => Promise<TrainedRelevance>;
   bounds?: GateBounds;
   /** Also lets each of these rules choose every day's picks from the same ranking, and measures them. */
   compareSelections?: readonly SelectionRule[];
@@ -99,20 +106,20 @@ export async function evaluateLabelledDays(options: EvaluateOptions): Promise<Ev
 
   // The folds: day i is ranked by a model of the other days only.
   const labelled = options.crossValidate ? labelledDaysOf(inputs).days : [];
-  const rankerOf = (index: number): CompiledRelevance | undefined => {
+  const train = options.train ?? (async (days, settings) => trainRelevanceWithFolds(days, settings));
+  const rankerOf = async (index: number): Promise<CompiledRelevance | undefined> => {
     if (!options.crossValidate) return options.ranker;
     const others = labelled.filter((_, other) => other !== index);
     progress(`training on ${others.length} other days for ${labelled[index]?.date}`);
-    return compileRelevance(
-      trainRelevance(others, { version: "relevance-0000.00.0", ...options.crossValidate }),
-    );
+    const trained = await train(others, { version: "relevance-0000.00.0", ...options.crossValidate });
+    return compileRelevance(trained.model);
   };
 
   const days: EvaluatedDay[] = [];
   const compared: ComparedDay[] = [];
   let scoring: Pick<ScoringRun, "scorer" | "model"> = { scorer: "rules", model: null };
   for (const [index, { labels_file: labelsPath, labels, listing, date, batch }] of inputs.entries()) {
-    const ranker = rankerOf(index);
+    const ranker = await rankerOf(index);
     progress(`${date ?? basename(labelsPath)}: scoring ${batch.candidates.length} candidates`);
     const screen = await screenCandidates({
       candidates: batch.candidates,

@@ -192,36 +192,54 @@ function combinations(grid: readonly number[]): Array<Record<Head, number>> {
  * Picks c for each head and the regulated head's weight by leave one day out, maximising the mean over
  * days of `meritOf`; ties keep the earlier (more regularised, lighter) choice.
  */
-function chooseByHeldOutDays(days: readonly LabelledDay[], settings: TrainSettings): Choice {
-  // probabilities[day][head][c] = the held-out day's probabilities under that head and c
-  const probabilities = days.map((held) => {
-    const training = days.filter((day) => day !== held).flatMap((day) => day.papers);
-    const design = designOf(training, settings.features);
-    const heldRows = held.papers.map((item) =>
-      tfidfRow(countsOf(item.paper, settings.features), design.vocabulary),
-    );
-    const byHead = {} as Record<Head, Map<number, number[]>>;
-    for (const head of HEADS) {
-      const targets = training.map(targetOf[head]);
-      // A fold whose training days hold one side only (no REG FIT 3, say) learns nothing for that head.
-      const bothSides = targets.includes(1) && targets.includes(0);
-      const fits = bothSides ? fitPath(design, targets, settings.grid) : [];
-      byHead[head] = new Map(
-        settings.grid.map((c, i) => {
-          const fit = fits[i];
-          return [c, heldRows.map((row) => (fit ? predictLogistic(fit, row) : 0))];
-        }),
-      );
-    }
-    return byHead;
-  });
+/**
+ * One fold of the settings search: each head fitted on every day but `held`, at every c of the grid,
+ * and the held day's papers scored. `[head][i][k]` is paper k's probability under the grid's i-th c.
+ * Folds are independent, so they can run on several threads (pipeline/parallel-training.ts).
+ */
+export type FoldProbabilities = Record<Head, number[][]>;
+
+export function foldProbabilities(
+  days: readonly LabelledDay[],
+  held: number,
+  settings: Pick<TrainSettings, "features" | "grid">,
+): FoldProbabilities {
+  const heldDay = days[held] as LabelledDay;
+  const training = days.filter((_, index) => index !== held).flatMap((day) => day.papers);
+  const design = designOf(training, settings.features);
+  const heldRows = heldDay.papers.map((item) =>
+    tfidfRow(countsOf(item.paper, settings.features), design.vocabulary),
+  );
+  const byHead = {} as FoldProbabilities;
+  for (const head of HEADS) {
+    const targets = training.map(targetOf[head]);
+    // A fold whose training days hold one side only (no REG FIT 3, say) learns nothing for that head.
+    const bothSides = targets.includes(1) && targets.includes(0);
+    const fits = bothSides ? fitPath(design, targets, settings.grid) : [];
+    byHead[head] = settings.grid.map((_, i) => {
+      const fit = fits[i];
+      return heldRows.map((row) => (fit ? predictLogistic(fit, row) : 0));
+    });
+  }
+  return byHead;
+}
+
+/** The days in the order training reads them: by date, so the model never depends on the input's order. */
+export const byDate = <Day extends { date: string }>(days: readonly Day[]): Day[] =>
+  [...days].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+
+function chooseByHeldOutDays(
+  days: readonly LabelledDay[],
+  settings: TrainSettings,
+  folds: readonly FoldProbabilities[] = days.map((_, held) => foldProbabilities(days, held, settings)),
+): Choice {
   let best: Choice | undefined;
   let bestMerit = Number.NEGATIVE_INFINITY;
   for (const regulatedWeight of settings.regulated_weights) {
     for (const c of combinations(settings.grid)) {
       const heldDays = days.map((day, d) => {
         const of = (head: Head) =>
-          (probabilities[d] as Record<Head, Map<number, number[]>>)[head].get(c[head]) as number[];
+          (folds[d] as FoldProbabilities)[head][settings.grid.indexOf(c[head])] as number[];
         const [on, top, regulated] = [of("on_topic"), of("top"), of("regulated")];
         const scores = on.map((p, k) =>
           rankScoreOf(
@@ -275,9 +293,11 @@ export interface TrainedRelevance {
 export function trainRelevanceWithFolds(
   input: readonly LabelledDay[],
   settings: TrainSettings,
+  /** The settings search's folds, one per day in date order, when they were computed elsewhere. */
+  folds?: readonly FoldProbabilities[],
 ): TrainedRelevance {
   if (input.length < 2) throw new Error("training needs at least two labelled days, to leave one out");
-  const days = [...input].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  const days = byDate(input);
   const all = days.flatMap((day) => day.papers);
   for (const head of HEADS) {
     const positives = all.filter((item) => targetOf[head](item) === 1).length;
@@ -287,7 +307,7 @@ export function trainRelevanceWithFolds(
       );
     }
   }
-  const choice = chooseByHeldOutDays(days, settings);
+  const choice = chooseByHeldOutDays(days, settings, folds);
   const papers = days.flatMap((day) => day.papers);
   const fitAll = (design: Design) =>
     Object.fromEntries(
