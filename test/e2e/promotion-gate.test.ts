@@ -21,7 +21,7 @@ import { runPicks } from "../helpers/processes.ts";
 const SHIPPED = "relevance-2026.11.2";
 let models: string;
 
-const train = (days: typeof LABELLED_DAYS, extra: string[] = []) =>
+const train = (days: typeof LABELLED_DAYS, extra: string[] = [], into = models) =>
   runPicks([
     "train",
     "--labels",
@@ -30,7 +30,7 @@ const train = (days: typeof LABELLED_DAYS, extra: string[] = []) =>
     ...days.map((day) => day.listing),
     "--no-operator-labels",
     "--models-dir",
-    models,
+    into,
     ...extra,
   ]);
 
@@ -101,17 +101,7 @@ describe("picks train: the promotion gate", () => {
   it("refuses to compare with a current model it cannot read: exit 1 before training, nothing written", async () => {
     const unreadable = await mkdtemp(join(tmpdir(), "picks-models-old-"));
     await writeFile(join(unreadable, "relevance-2026.01.1.json"), JSON.stringify({ format: 1 }));
-    const twoDays = LABELLED_DAYS.slice(0, 2);
-    const refused = await runPicks([
-      "train",
-      "--labels",
-      ...twoDays.map((day) => day.labels),
-      "--listing",
-      ...twoDays.map((day) => day.listing),
-      "--no-operator-labels",
-      "--models-dir",
-      unreadable,
-    ]);
+    const refused = await train(LABELLED_DAYS.slice(0, 2), [], unreadable);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(
       /current model cannot be compared with: relevance-2026\.01\.1: .*format 1/,

@@ -2,31 +2,16 @@
 // model must be the same, to the byte, whether one thread or several computed the folds.
 import { describe, expect, it } from "vitest";
 import { trainOnThreads } from "../../cli/train-threads.ts";
-import {
-  DEFAULT_TRAIN_SETTINGS,
-  type LabelledDay,
-  type LabelledPaper,
-  trainRelevanceWithFolds,
-} from "../../pipeline/domain/relevance-training.ts";
-
-function paper(title: string, label: 0 | 1 | 2, regFit: number | null, i: number): LabelledPaper {
-  return {
-    paper: { title: `${title} ${i}`, summary: `${title} study ${i} with more words`, categories: ["cs.AI"] },
-    label,
-    reg_fit: regFit,
-  };
-}
-
-function day(date: string, offset: number): LabelledDay {
-  const papers: LabelledPaper[] = [];
-  for (let i = 0; i < 4; i++) papers.push(paper("agent governance audit", 2, 3, offset + i));
-  for (let i = 0; i < 6; i++) papers.push(paper("agent tool runtime", 1, 2, offset + i));
-  for (let i = 0; i < 14; i++) papers.push(paper("image segmentation pixels", 0, null, offset + i));
-  return { date, papers };
-}
+import { DEFAULT_TRAIN_SETTINGS, trainRelevanceWithFolds } from "../../pipeline/domain/relevance-training.ts";
+import { labelledDay } from "../helpers/labelled-days.ts";
 
 // Given out of date order: the folds are indexed by date whatever the order given.
-const days = [day("2026-01-07", 200), day("2026-01-05", 0), day("2026-01-08", 300), day("2026-01-06", 100)];
+const days = [
+  labelledDay("2026-01-07", 200),
+  labelledDay("2026-01-05", 0),
+  labelledDay("2026-01-08", 300),
+  labelledDay("2026-01-06", 100),
+];
 const settings = {
   ...DEFAULT_TRAIN_SETTINGS,
   version: "relevance-2026.01.1",

@@ -3,35 +3,12 @@ import { compileRelevance, rankPaper, readRelevanceModel } from "../../../pipeli
 import {
   DEFAULT_TRAIN_SETTINGS,
   heldOutFigures,
-  type LabelledDay,
-  type LabelledPaper,
   type TrainSettings,
   trainRelevance,
 } from "../../../pipeline/domain/relevance-training.ts";
+import { labelledDay } from "../../helpers/labelled-days.ts";
 
-// Small days a person can check: must-reads speak of agent governance, on-topic papers of agents,
-// off-mission papers of images; regulated papers (REG FIT 3) of audits.
-function paper(title: string, label: 0 | 1 | 2, regFit: number | null, i: number): LabelledPaper {
-  return {
-    paper: {
-      title: `${title} ${i}`,
-      summary: `${title} study number ${i} with filler words`,
-      categories: ["cs.AI"],
-    },
-    label,
-    reg_fit: regFit,
-  };
-}
-
-function day(date: string, offset: number): LabelledDay {
-  const papers: LabelledPaper[] = [];
-  for (let i = 0; i < 4; i++) papers.push(paper("agent governance audit", 2, 3, offset + i));
-  for (let i = 0; i < 6; i++) papers.push(paper("agent tool runtime", 1, 2, offset + i));
-  for (let i = 0; i < 14; i++) papers.push(paper("image segmentation pixels", 0, null, offset + i));
-  return { date, papers };
-}
-
-const days = [day("2026-01-05", 0), day("2026-01-06", 100), day("2026-01-07", 200)];
+const days = [labelledDay("2026-01-05", 0), labelledDay("2026-01-06", 100), labelledDay("2026-01-07", 200)];
 const settings: TrainSettings = {
   ...DEFAULT_TRAIN_SETTINGS,
   version: "relevance-2026.01.1",
