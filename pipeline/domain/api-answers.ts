@@ -2,6 +2,7 @@ import { z } from "zod";
 import { CircuitStateSchema } from "./circuit.ts";
 import { PapersQuerySchema } from "./papers-query.ts";
 import { PickSchema } from "./pick.ts";
+import { RelevanceSchema } from "./relevance-model.ts";
 import { AXIS_IDS, type AxisId, RegFitSchema, ScoresSchema } from "./score.ts";
 import { LeaderboardEntrySchema, SubmissionStatusSchema } from "./submission.ts";
 import { TierLimitsSchema, TierNameSchema } from "./tiers.ts";
@@ -110,6 +111,7 @@ export const PaperListItemSchema = z.object({
     pdf_url: true,
   }).shape,
   total: ScoresSchema.shape.total,
+  must_read: RelevanceSchema.shape.must_read,
   reg_fit: RegFitSchema.shape.score,
   axes: z.object(
     Object.fromEntries(AXIS_IDS.map((id) => [id, AxisLevel])) as Record<AxisId, typeof AxisLevel>,

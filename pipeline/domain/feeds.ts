@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type FeedChannel, MAIN_FEED } from "./feed-channels.ts";
 import type { Pick } from "./pick.ts";
+import { RelevanceSchema } from "./relevance-model.ts";
 import type { DailySnapshot } from "./snapshot.ts";
 
 // The Atom 1.0 and JSON Feed 1.1 documents of the recent picks: one entry per pick, newest day first,
@@ -32,7 +33,7 @@ export interface FeedItem {
   dayUrl: string;
   published: string;
   updated: string;
-  /** One line: rank, day, total with its groups, REG FIT. */
+  /** One line: rank, day, must-read likelihood (when the model gave one), total with its groups, REG FIT. */
   summary: string;
   abstract: string;
   authors: string[];
@@ -44,11 +45,25 @@ export interface FeedItem {
 /** `https://arxiv.org/abs/2401.12345#pick-2026-11-20`: a paper picked on two days gets two entries. */
 export const feedItemId = (pick: Pick): string => `${pick.abs_url}#pick-${pick.date}`;
 
+/**
+ * The must-read likelihood as the feeds and the page show it: a whole percent, never 0% or 100%, which
+ * would claim a certainty the model does not have.
+ * @example likelihoodText(0.9269) // "93%"
+ */
+export function likelihoodText(value: number): string {
+  const percent = Math.round(value * 100);
+  if (percent < 1) return "<1%";
+  if (percent > 99) return ">99%";
+  return `${percent}%`;
+}
+
 function summaryOf(pick: Pick, sample: boolean, site: FeedSite): string {
   const { total, groups, reg_fit } = pick.scores;
   const regName = site.regFitNames?.[reg_fit.score];
+  const mustRead = pick.relevance?.must_read;
+  const likelihood = mustRead === undefined ? "" : `must-read likelihood ${likelihoodText(mustRead)}, `;
   return (
-    `${sample ? "Sample data. " : ""}Pick #${pick.rank} of ${pick.date}: total ${total}/45 ` +
+    `${sample ? "Sample data. " : ""}Pick #${pick.rank} of ${pick.date}: ${likelihood}total ${total}/45 ` +
     `(substrate ${groups.substrate}/15, governance ${groups.governance}/15, ` +
     `research ${groups.research}/15); ` +
     `REG FIT ${reg_fit.score}/3${regName ? ` (${regName})` : ""}.`
@@ -182,6 +197,7 @@ export const JsonFeedItemSchema = z.object({
     rank: z.int().min(1),
     arxiv_id: z.string(),
     total: z.int().min(0).max(45),
+    must_read: RelevanceSchema.shape.must_read,
     groups: z.object({ substrate: z.int(), governance: z.int(), research: z.int() }),
     reg_fit: z.int().min(1).max(3),
     sample: z.boolean(),
@@ -232,6 +248,7 @@ export function buildJsonFeed(
         rank: item.pick.rank,
         arxiv_id: item.pick.arxiv_id,
         total: item.pick.scores.total,
+        ...(item.pick.relevance?.must_read === undefined ? {} : { must_read: item.pick.relevance.must_read }),
         groups: item.pick.scores.groups,
         reg_fit: item.pick.scores.reg_fit.score,
         sample: item.sample,

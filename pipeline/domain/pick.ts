@@ -17,14 +17,12 @@ export const PickSchema = z.object({
   pdf_url: z.string(),
   scores: ScoresSchema,
   relevance: RelevanceSchema.optional().describe(
-    "the relevance model's probabilities that the paper is on topic and a must-read; absent when the rules ranked",
+    "the relevance model's heads and must-read likelihood; absent when the rules ranked",
   ),
   why_ranked: z
     .array(RankReasonSchema)
     .optional()
-    .describe(
-      "the terms that raised the paper's rank score most; the axis evidence says why it clears the rubric",
-    ),
+    .describe("the terms that raised the paper's rank score most"),
   citations: CitationsSchema.nullable()
     .optional()
     .describe(

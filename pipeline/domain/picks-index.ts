@@ -20,6 +20,7 @@ export function listItem(pick: Pick): PaperListItem {
     abs_url: pick.abs_url,
     pdf_url: pick.pdf_url,
     total: pick.scores.total,
+    ...(pick.relevance?.must_read === undefined ? {} : { must_read: pick.relevance.must_read }),
     reg_fit: pick.scores.reg_fit.score,
     axes,
     scorer: pick.scores.scorer,

@@ -91,17 +91,15 @@ export type RelevanceModel = z.infer<typeof RelevanceModelSchema>;
 
 /** The model's view of one candidate: each head's probability and the ranking score built from them. */
 export const RelevanceSchema = z.object({
-  on_topic: z.number().min(0).max(1).describe("P(on topic or must-read), from the relevance model"),
-  top: z.number().min(0).max(1).describe("P(must-read), from the relevance model"),
-  regulated: z.number().min(0).max(1).describe("P(REG FIT 3 in an expert's eyes), from the relevance model"),
+  on_topic: z.number().min(0).max(1).describe("the on-topic head (label 1 or 2)"),
+  top: z.number().min(0).max(1).describe("the must-read head, before calibration"),
+  regulated: z.number().min(0).max(1).describe("the REG FIT 3 head"),
   must_read: z
     .number()
     .min(0)
     .max(1)
     .optional()
-    .describe(
-      "must-read likelihood: the calibrated chance that an expert would call it a must-read, the same on every day; absent in days ranked before calibration",
-    ),
+    .describe("calibrated chance (0..1) an expert calls it a must-read"),
 });
 export type Relevance = z.infer<typeof RelevanceSchema>;
 

@@ -12,19 +12,19 @@ export const SelectionPolicySchema = z.object({
     .int()
     .min(0)
     .optional()
-    .describe("the relevance model's first n candidates need not clear min_total and min_reg_fit"),
+    .describe("the model's first n need not clear min_total and min_reg_fit"),
   min_must_read: z
     .number()
     .min(0)
     .max(1)
     .optional()
-    .describe("lowest must-read likelihood (the model's calibrated chance) a pick may have"),
+    .describe("lowest must-read likelihood a pick may have"),
   min_on_topic: z
     .number()
     .min(0)
     .max(1)
     .optional()
-    .describe("lowest probability of the model's on-topic head a pick may have"),
+    .describe("lowest on-topic head a pick may have"),
 });
 export type SelectionPolicy = z.infer<typeof SelectionPolicySchema>;
 

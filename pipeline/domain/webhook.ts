@@ -221,6 +221,7 @@ export function dailyPublishedData(day: DailySnapshot, siteUrl: string): Record<
       rank: pick.rank,
       title: pick.title,
       total: pick.scores.total,
+      ...(pick.relevance?.must_read === undefined ? {} : { must_read: pick.relevance.must_read }),
     })),
     snapshot_url: `${siteUrl.replace(/\/+$/, "")}/v1/daily/${day.date}`,
   };

@@ -14,7 +14,7 @@ import {
   matches,
   readFilters,
 } from "./filters.js";
-import { dayMeta, pickItem, renderPicks } from "./picks.js";
+import { dayMeta, orderNote, pickItem, renderPicks } from "./picks.js";
 import { renderRubric, rubricIndex } from "./rubric.js";
 
 const $ = (id) => document.getElementById(id);
@@ -141,6 +141,13 @@ function setMode(mode) {
   }
 }
 
+/** Says once, above the list, what orders the picks on screen. */
+function showOrder(picks, selection) {
+  const note = orderNote(picks, selection);
+  replace($("picks-order"), note);
+  $("picks-order").hidden = note.length === 0;
+}
+
 async function showDay(date) {
   const token = ++state.loading;
   const list = $("pick-list");
@@ -157,6 +164,7 @@ async function showDay(date) {
     $("day-title").textContent = `of ${formatDay(day.date)}`;
     document.title = `Research-Picks: picks of ${formatDay(day.date)}`;
     $("day-meta").textContent = dayMeta(day);
+    showOrder(day.picks, day.selection);
     $("sample-banner").hidden = !day.sample;
     renderPicks(list, day, state.rubric);
     state.graphDay = day;
@@ -168,6 +176,7 @@ async function showDay(date) {
   } catch (error) {
     if (token !== state.loading) return;
     status.textContent = "";
+    showOrder([]);
     state.graphDay = null;
     drawGraph();
     replace(
@@ -226,6 +235,7 @@ async function showFiltered(params) {
   $("day-title").textContent = `from ${formatDay(range.from)} to ${formatDay(range.to)}`;
   document.title = "Research-Picks: filtered picks";
   $("sample-banner").hidden = !loaded.some((day) => day.sample);
+  showOrder(picks);
   if (picks.length === 0) {
     replace(list, el("li", { className: "notice notice-empty", text: "No pick matches these filters." }));
   } else {

@@ -63,28 +63,45 @@ function evidenceList(evidence) {
   );
 }
 
-/** Why the relevance model ranked the pick where it is: its heads and the terms that raised it most. */
-function rankedBlock(pick) {
-  if (!pick.why_ranked?.length || !pick.relevance) return null;
-  const percent = (value) => `${Math.round(value * 100)}%`;
-  return [
-    el("h4", { text: "Why it ranked here" }),
+/** 0.9269 as "93%": a whole percent, never 0% or 100%, a certainty the model does not have. */
+export function likelihoodText(value) {
+  const percent = Math.round(value * 100);
+  return percent < 1 ? "<1%" : percent > 99 ? ">99%" : `${percent}%`;
+}
+
+/** Undefined on a day the rules ranked, or the model before calibration. */
+const mustReadOf = (pick) => pick.relevance?.must_read ?? undefined;
+
+/** Why it stands where it does, one click away: likelihood, the model's heads, the words that raised it. */
+function rankedDetails(pick) {
+  const { relevance, why_ranked: why } = pick;
+  if (!why?.length || !relevance) return null;
+  const mustRead = mustReadOf(pick);
+  const heads = [`${relevance.on_topic.toFixed(2)} on topic`, `${relevance.top.toFixed(2)} must-read`];
+  if (relevance.regulated !== undefined)
+    heads.push(`${relevance.regulated.toFixed(2)} fit for regulated settings`);
+  return el(
+    "details",
+    { className: "why-ranked" },
+    el("summary", { text: `Why it ranks #${pick.rank}` }),
+    mustRead === undefined
+      ? null
+      : el("p", {
+          text:
+            `Must-read likelihood ${likelihoodText(mustRead)}: the chance that an expert would call it a ` +
+            "must-read, from the model's rank score calibrated on expert-labelled days.",
+        }),
     el("p", {
-      text:
-        `The relevance model puts it on topic at ${percent(pick.relevance.on_topic)}, ` +
-        `a must-read at ${percent(pick.relevance.top)}` +
-        (pick.relevance.regulated === undefined
-          ? "."
-          : `, fit for regulated settings at ${percent(pick.relevance.regulated)}.`),
+      text: `The relevance model's heads score it ${heads.join(", ").replace(/, (?=[^,]*$)/, " and ")}; the rank score combines them.`,
     }),
     el(
       "p",
       {},
       "Words that raised it most: ",
-      pick.why_ranked.flatMap((reason, i) => [i ? ", " : "", el("code", { text: reason.term })]),
+      why.flatMap((reason, i) => [i ? ", " : "", el("code", { text: reason.term })]),
       ".",
     ),
-  ];
+  );
 }
 
 function whyDetails(pick, rubric) {
@@ -107,7 +124,6 @@ function whyDetails(pick, rubric) {
     el("h4", {}, "REG FIT: ", score(regFit.score, 3)),
     el("p", { text: regFit.rationale }),
     regFit.evidence.length ? evidenceList(regFit.evidence) : null,
-    rankedBlock(pick),
   );
 }
 
@@ -211,6 +227,14 @@ export function pickItem(pick, rubric) {
       el(
         "div",
         { className: "headline" },
+        mustReadOf(pick) === undefined
+          ? null
+          : el(
+              "p",
+              { className: "likelihood" },
+              el("span", { className: "big", text: likelihoodText(mustReadOf(pick)) }),
+              " must-read likelihood",
+            ),
         el(
           "p",
           { className: "total" },
@@ -226,6 +250,7 @@ export function pickItem(pick, rubric) {
           regName ? ` ${regName}` : "",
         ),
       ),
+      rankedDetails(pick),
       axisGroups(pick, rubric),
       el("p", { className: "summary", text: pick.summary }),
       citationsBlock(pick.citations),
@@ -258,13 +283,59 @@ export function renderPicks(list, day, rubric) {
   );
 }
 
+/** What a day's selection asks of a pick, in words. */
+function thresholdText(selection) {
+  const { min_must_read: mustRead, min_on_topic: onTopic, floor_spares_top: spared } = selection;
+  return [
+    `total at least ${selection.min_total} and REG FIT at least ${selection.min_reg_fit}`,
+    spared ? `the model's first ${spared} spared that floor` : "",
+    mustRead === undefined ? "" : `must-read likelihood at least ${likelihoodText(mustRead)}`,
+    onTopic === undefined ? "" : `on-topic probability at least ${onTopic}`,
+    `at most ${selection.max_picks}`,
+  ]
+    .filter(Boolean)
+    .join("; ");
+}
+
+/**
+ * Says once, above the list, what orders the picks: text with a link to the ranker card. `selection`
+ * is the day's, absent when the list spans several days (the filtered view).
+ */
+export function orderNote(picks, selection) {
+  if (!picks.length) return [];
+  const kinds = new Set(picks.map((pick) => (mustReadOf(pick) !== undefined ? 2 : pick.relevance ? 1 : 0)));
+  const lead = selection ? "Ordered by " : "Newest day first; within a day, ordered by ";
+  const spared = selection?.floor_spares_top;
+  const floor =
+    `every pick clears ${selection ? "the rubric's" : "its day's rubric"} floor` +
+    `${spared ? ` unless the model put it among the day's first ${spared}` : ""}.`;
+  if (kinds.size === 1 && kinds.has(0)) {
+    return [`${lead}the rubric total, then REG FIT: no learned model ranked them, and ${floor}`];
+  }
+  const [by, then] =
+    kinds.size > 1
+      ? [
+          "the relevance model's must-read likelihood, ",
+          " (its rank score or the rubric total on days without it)",
+        ]
+      : kinds.has(2)
+        ? [
+            "must-read likelihood: the relevance model's chance, ",
+            ", that an expert would call the paper a must-read",
+          ]
+        : ["the relevance model's rank score, ", "; these picks came before its must-read likelihood"];
+  return [
+    lead + by,
+    el("a", { attrs: { href: "#ranker-card" }, text: "learned from expert labels" }),
+    `${then}. The rubric total says which axes a paper serves, and ${floor}`,
+  ];
+}
+
 /** One line about the day: what was screened, what was kept, against which threshold. */
 export function dayMeta(day) {
   const { screened, kept } = day.counts;
-  const { min_total: minTotal, min_reg_fit: minRegFit } = day.selection;
   return (
-    `${screened} papers screened, ${kept} kept ` +
-    `(total at least ${minTotal} and REG FIT at least ${minRegFit}). ` +
+    `${screened} papers screened, ${kept} kept (${thresholdText(day.selection)}). ` +
     `Source: ${day.source}. Published ${formatTime(day.generated_at)}, rubric ${day.rubric_version}.`
   );
 }

@@ -1,6 +1,10 @@
+import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Pick } from "../../pipeline/domain/pick.ts";
 import { AXIS_IDS } from "../../pipeline/domain/score.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
 import { type Started, startPicksServer } from "../helpers/processes.ts";
@@ -23,9 +27,18 @@ declare const document: {
   getElementById(id: string): PageElement | null;
   querySelector(selector: string): PageElement | null;
 };
-declare const window: { innerWidth: number; __pwned?: unknown };
+declare const window: {
+  innerWidth: number;
+  __pwned?: unknown;
+  axe: { run(context: unknown, options: unknown): Promise<AxeResult> };
+  getComputedStyle(element: unknown): { fontSize: string; fontWeight: string };
+};
+interface AxeResult {
+  violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: string[] }> }>;
+}
 declare const navigator: { clipboard: { readText(): Promise<string> } };
 
+const require = createRequire(import.meta.url);
 const plan = browserPlan();
 const CITED_DAY = "2026-11-19";
 
@@ -131,6 +144,13 @@ describe.skipIf(plan.skip)("the web page, served by picks serve", () => {
       `REG FIT ${first.scores.reg_fit.score} out of 3`,
     );
     expect(await page.textContent("#pick-list .pick:first-child .total")).toContain(`${first.scores.total}`);
+    // The rules ranked these days: the total heads each card, with no likelihood and no model to explain.
+    expect(await page.locator("#pick-list .likelihood").count()).toBe(0);
+    expect(await page.locator("#pick-list details.why-ranked").count()).toBe(0);
+    expect(await page.textContent("#picks-order")).toBe(
+      "Ordered by the rubric total, then REG FIT: no learned model ranked them, and every pick clears " +
+        "the rubric's floor.",
+    );
     const why = page.locator("#pick-list .pick:first-child details.why");
     await why.locator("summary").click();
     expect(await why.locator("h4").first().textContent()).toMatch(/^A\d [A-Z][^:]*: \d out of 5\/5$/);
@@ -337,5 +357,93 @@ describe.skipIf(plan.skip)("the web page, on a plain static host", () => {
     expect(await page.textContent("#verify-result")).toContain(
       "This needs the Research-Picks server (picks serve)",
     );
+  });
+});
+
+describe.skipIf(plan.skip)("a day the relevance model ranked, on a plain static host", () => {
+  const DATE = "2026-11-18";
+  let host: LoopbackServer;
+  let ranked: DailySnapshot;
+  beforeAll(async () => {
+    // A copy of the site whose day holds the three kinds of pick a reader can meet: one with its
+    // must-read likelihood, one ranked by the model before calibration (no likelihood), and picks of
+    // the rules (no relevance at all).
+    const root = join(await mkdtemp(join(tmpdir(), "picks-ranked-page-")), "public");
+    await cp(site.publicDir, root, { recursive: true });
+    const path = join(root, "v1", "daily", `${DATE}.json`);
+    ranked = JSON.parse(await readFile(path, "utf8")) as DailySnapshot;
+    const why = [
+      { term: "agents", contribution: 1.4 },
+      { term: "title:guardrails", contribution: 0.6 },
+    ];
+    const [first, second] = ranked.picks as [Pick, Pick];
+    first.relevance = { on_topic: 0.99, top: 0.81, regulated: 0.3, must_read: 0.7212 };
+    first.why_ranked = why;
+    second.relevance = { on_topic: 0.97, top: 0.6, regulated: 0.2 };
+    second.why_ranked = why;
+    await writeFile(path, JSON.stringify(ranked));
+    host = await startStaticHost(root);
+  });
+  afterAll(() => host?.close());
+
+  const card = (rank: number) => `#pick-list > li.pick:nth-child(${rank})`;
+
+  it("shows a pick's must-read likelihood beside its total, and none where the model gave none", async () => {
+    const page = await open(host.url, `/?date=${DATE}`);
+    await waitForDay(page, DATE);
+    const first = ranked.picks[0] as Pick;
+    expect(await page.textContent(`${card(1)} .likelihood`)).toBe("72% must-read likelihood");
+    expect(await page.textContent(`${card(1)} .total`)).toContain(`${first.scores.total}`);
+    // Beside the total, with the same weight: the same type, on the same line of a desktop card.
+    const style = (selector: string) =>
+      page.locator(selector).evaluate((node) => {
+        const computed = window.getComputedStyle(node);
+        return { size: computed.fontSize, weight: computed.fontWeight };
+      });
+    expect(await style(`${card(1)} .likelihood .big`)).toEqual(await style(`${card(1)} .total .big`));
+    const top = async (selector: string) => (await page.locator(selector).boundingBox())?.y ?? -1;
+    expect(Math.abs((await top(`${card(1)} .likelihood`)) - (await top(`${card(1)} .total`)))).toBeLessThan(
+      4,
+    );
+    // No likelihood without one: the model's pick before calibration, and the rules' picks.
+    for (const rank of [2, 3]) {
+      expect(await page.locator(`${card(rank)} .likelihood`).count()).toBe(0);
+      expect(await page.textContent(`${card(rank)} .total`)).toContain(
+        `${(ranked.picks[rank - 1] as Pick).scores.total}`,
+      );
+    }
+    const order = page.locator("#picks-order");
+    expect(await order.textContent()).toContain("must-read likelihood");
+    expect(await order.locator("a").getAttribute("href")).toBe("#ranker-card");
+    await screenshot(page, "picks-ranked-desktop", card(1));
+  });
+
+  it("puts why_ranked one keyboard step from the title, and passes axe-core with it open", async () => {
+    const page = await open(host.url, `/?date=${DATE}`);
+    await waitForDay(page, DATE);
+    await page.focus(`${card(1)} h2 a`);
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Why it ranks #1");
+    await page.keyboard.press("Enter");
+    const why = page.locator(`${card(1)} details.why-ranked`);
+    expect(await why.getAttribute("open")).toBe("");
+    const text = (await why.textContent()) ?? "";
+    expect(text).toContain("Must-read likelihood 72%");
+    expect(text).toContain(
+      "heads score it 0.99 on topic, 0.81 must-read and 0.30 fit for regulated settings",
+    );
+    expect(await why.locator("code").allTextContents()).toEqual(["agents", "title:guardrails"]);
+    // Ranked by the model before calibration: why, but no likelihood; ranked by the rules: no why.
+    const second = (await page.textContent(`${card(2)} details.why-ranked`)) ?? "";
+    expect(second).toContain("Why it ranks #2");
+    expect(second).not.toContain("likelihood");
+    expect(await page.locator(`${card(3)} details.why-ranked`).count()).toBe(0);
+
+    await page.evaluate(await readFile(require.resolve("axe-core/axe.min.js"), "utf8"));
+    const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
+    const serious = result.violations
+      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" "))}`);
+    expect(serious).toEqual([]);
   });
 });

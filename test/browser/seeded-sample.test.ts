@@ -3,6 +3,8 @@ import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readCitationRecording } from "../../pipeline/citations/recorded-citations.ts";
+import { type JsonFeed, likelihoodText } from "../../pipeline/domain/feeds.ts";
+import type { RankerCard } from "../../pipeline/domain/ranker-card.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
 import type { Started } from "../helpers/processes.ts";
 import { ARTIFACTS, browserPlan, launchChromium } from "./chromium.ts";
@@ -18,12 +20,13 @@ const DAYS = ["2026-11-18", "2026-11-19", "2026-11-20"];
 let browser: Browser;
 let server: Started;
 let days: DailySnapshot[];
+let publicDir: string;
 
 beforeAll(async () => {
   if (plan.skip) return;
   const seeded = await startSeededSite("picks-seeded-");
   server = seeded.server;
-  const { publicDir } = seeded;
+  ({ publicDir } = seeded);
   days = await Promise.all(
     DAYS.map(
       async (date) =>
@@ -81,5 +84,93 @@ describe.skipIf(plan.skip)("the sample seeded on a fresh start", () => {
     } finally {
       await context.close();
     }
+  });
+
+  it("orders each day by must-read likelihood, shown beside the total, and says so once", async () => {
+    // The seed curates with the newest model: every pick has its likelihood, and the order follows it.
+    for (const day of days) {
+      const likelihoods = day.picks.map((pick) => pick.relevance?.must_read ?? -1);
+      expect(Math.min(...likelihoods), day.date).toBeGreaterThanOrEqual(0);
+      expect(likelihoods, day.date).toEqual([...likelihoods].sort((a, b) => b - a));
+    }
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(error.message));
+    try {
+      await page.goto(server.url);
+      await page.waitForSelector("html[data-ready=true]");
+      const latest = days.at(-1) as DailySnapshot;
+      const shown = await page.$$eval("#pick-list .pick .likelihood", (nodes) =>
+        nodes.map((node) => node.textContent),
+      );
+      expect(shown).toEqual(
+        latest.picks.map((pick) => `${likelihoodText(pick.relevance?.must_read ?? 0)} must-read likelihood`),
+      );
+      expect(await page.$$eval("#pick-list .pick .total", (nodes) => nodes.length)).toBe(latest.picks.length);
+      const order = (await page.textContent("#picks-order")) ?? "";
+      expect(order).toMatch(
+        /^Ordered by must-read likelihood: the relevance model's chance, learned from expert labels,/,
+      );
+      expect(order).toContain("The rubric total says which axes a paper serves");
+      expect(await page.locator("#pick-list details.why-ranked").count()).toBe(latest.picks.length);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("shows the ranker card's reliability table, its calibration error and the model it replaced", async () => {
+    const card = JSON.parse(await readFile(join(publicDir, "v1", "ranker.json"), "utf8")) as RankerCard;
+    const { calibration, promotion } = card;
+    if (!calibration || !promotion) throw new Error("the shipped model has a calibration and a promotion");
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    try {
+      await page.goto(server.url);
+      await page.waitForSelector("html[data-ready=true]");
+      await page.locator("#rubric").scrollIntoViewIfNeeded();
+      const reliability = page.locator("#ranker-card .ranker-calibration table");
+      await reliability.waitFor();
+      const rows = await Promise.all(
+        (await reliability.locator("tbody tr").all()).map((row) => row.locator("th, td").allTextContents()),
+      );
+      expect(rows).toEqual(
+        calibration.reliability.map((bin) => [
+          `${Math.round(bin.from * 100)}% to ${Math.round(bin.to * 100)}%`,
+          String(bin.papers),
+          bin.mean_predicted === null ? "n/a" : `${(bin.mean_predicted * 100).toFixed(1)}%`,
+          bin.observed === null ? "n/a" : `${(bin.observed * 100).toFixed(1)}%`,
+        ]),
+      );
+      expect(await page.textContent("#ranker-card .ranker-ece")).toContain(
+        `Expected calibration error: ${calibration.ece.toFixed(3)}`,
+      );
+      const replaced = (await page.textContent("#ranker-card .ranker-promotion")) ?? "";
+      expect(replaced).toContain(`It replaced ${promotion.replaced}`);
+      expect(await page.locator("#ranker-card .ranker-promotion tbody tr").count()).toBe(
+        promotion.days.length,
+      );
+      expect(await page.locator("#ranker-card .ranker-worse li").allTextContents()).toEqual(promotion.worse);
+      await page.locator("#ranker-card").screenshot({ path: join(ARTIFACTS, "seeded-ranker-card.png") });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("puts the must-read likelihood beside the total in the feeds", async () => {
+    const feed = JSON.parse(await readFile(join(publicDir, "feed.json"), "utf8")) as JsonFeed;
+    expect(feed.items.length).toBeGreaterThan(0);
+    for (const item of feed.items) {
+      const mustRead = item._research_picks.must_read;
+      expect(mustRead, item.id).toEqual(expect.any(Number));
+      expect(item.summary).toContain(
+        `must-read likelihood ${likelihoodText(mustRead ?? 0)}, total ${item._research_picks.total}/45`,
+      );
+    }
+    const atom = await readFile(join(publicDir, "feed.xml"), "utf8");
+    expect(atom).toMatch(
+      /<summary type="text">Sample data\. Pick #1 of [0-9-]+: must-read likelihood (?:&lt;|&gt;)?\d+%, total/,
+    );
   });
 });

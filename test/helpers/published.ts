@@ -2,7 +2,9 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { curate } from "../../pipeline/curate.ts";
-import { DEFAULT_SELECTION } from "../../pipeline/domain/selection.ts";
+import type { CompiledRelevance } from "../../pipeline/domain/relevance-model.ts";
+import { DEFAULT_SELECTION, RANKED_SELECTION } from "../../pipeline/domain/selection.ts";
+import { loadRelevanceModel, newestModelPath } from "../../pipeline/relevance-file.ts";
 import { loadRubric } from "../../pipeline/rubric-file.ts";
 import { createFileSource } from "../../pipeline/sources/file-source.ts";
 import { createSampleSource, sampleDays } from "../../pipeline/sources/sample-source.ts";
@@ -13,6 +15,7 @@ import { LISTING_250, LISTING_PARTIAL } from "./fixtures.ts";
 async function publishDays(
   prefix: string,
   days: ReadonlyArray<readonly [date: string, source: CandidateSource]>,
+  ranker?: CompiledRelevance,
 ): Promise<{ publicDir: string; runsDir: string }> {
   const root = await mkdtemp(join(tmpdir(), prefix));
   const publicDir = join(root, "public");
@@ -25,7 +28,8 @@ async function publishDays(
       outDir: publicDir,
       runsDir,
       rubric,
-      selection: DEFAULT_SELECTION,
+      selection: ranker ? RANKED_SELECTION : DEFAULT_SELECTION,
+      ...(ranker ? { ranker } : {}),
       now: () => new Date("2026-11-21T06:00:00Z"),
     });
   }
@@ -46,6 +50,20 @@ export async function publishSampleDays(): Promise<{ publicDir: string; runsDir:
   return publishDays(
     "picks-sample-",
     (await sampleDays()).map((date) => [date, source] as const),
+  );
+}
+
+/**
+ * The three sample days as `picks curate` publishes them by default: ranked by the newest relevance
+ * model in data/models/, so every pick carries its must-read likelihood.
+ */
+export async function publishRankedSampleDays(): Promise<{ publicDir: string; runsDir: string }> {
+  const source = createSampleSource();
+  const ranker = await loadRelevanceModel(await newestModelPath());
+  return publishDays(
+    "picks-ranked-",
+    (await sampleDays()).map((date) => [date, source] as const),
+    ranker,
   );
 }
 

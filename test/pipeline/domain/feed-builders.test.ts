@@ -8,6 +8,7 @@ import {
   feedItems,
   feedUpdated,
   JsonFeedSchema,
+  likelihoodText,
   xmlEscape,
 } from "../../../pipeline/domain/feeds.ts";
 import type { Pick } from "../../../pipeline/domain/pick.ts";
@@ -48,6 +49,20 @@ function pick(id: string, date: string, rank: number, title = `Paper ${id}`): Pi
     pdf_url: `https://arxiv.org/pdf/${id}`,
     scores: scores(12 + rank, 2),
     citations: null,
+  };
+}
+
+/** A pick the relevance model ranked: its heads, its must-read likelihood when `mustRead` is given. */
+function ranked(id: string, date: string, rank: number, mustRead?: number): Pick {
+  return {
+    ...pick(id, date, rank),
+    relevance: {
+      on_topic: 0.99,
+      top: 0.8,
+      regulated: 0.3,
+      ...(mustRead === undefined ? {} : { must_read: mustRead }),
+    },
+    why_ranked: [{ term: "agents", contribution: 1.2 }],
   };
 }
 
@@ -124,6 +139,39 @@ describe("feedItems", () => {
     expect(items).toHaveLength(FEED_DAYS);
     expect(items.at(-1)?.pick.date).toBe("2026-10-04");
     expect(feedUpdated(days)).toBe("2026-10-17T06:00:00.000Z");
+  });
+
+  it("puts the must-read likelihood beside the total when the model gave one, and nothing when not", () => {
+    const items = feedItems(
+      [
+        day("2026-11-20", [
+          ranked("2401.00001", "2026-11-20", 1, 0.7212),
+          ranked("2401.00002", "2026-11-20", 2),
+          pick("2401.00003", "2026-11-20", 3),
+        ]),
+      ],
+      SITE,
+    );
+    expect(items.map((item) => item.summary)).toEqual([
+      "Pick #1 of 2026-11-20: must-read likelihood 72%, total 13/45 (substrate 5/15, governance 0/15, " +
+        "research 0/15); REG FIT 2/3 (passes with named remediation).",
+      "Pick #2 of 2026-11-20: total 14/45 (substrate 5/15, governance 0/15, research 0/15); " +
+        "REG FIT 2/3 (passes with named remediation).",
+      "Pick #3 of 2026-11-20: total 15/45 (substrate 5/15, governance 0/15, research 0/15); " +
+        "REG FIT 2/3 (passes with named remediation).",
+    ]);
+  });
+
+  it.each([
+    [0.7212, "72%"],
+    [0.005, "1%"],
+    [0.0012, "<1%"],
+    [0, "<1%"],
+    [0.9949, "99%"],
+    [0.9969, ">99%"],
+    [1, ">99%"],
+  ])("writes the likelihood %d as %s, never claiming certainty", (value, text) => {
+    expect(likelihoodText(value)).toBe(text);
   });
 
   it("says so when the day is sample data", () => {
@@ -205,6 +253,31 @@ describe("buildJsonFeed", () => {
       attachments: [{ url: "https://arxiv.org/pdf/2401.00001", mime_type: "application/pdf", title: "PDF" }],
       _research_picks: { rank: 1, total: 13, reg_fit: 2, sample: true, arxiv_id: "2401.00001" },
     });
+  });
+
+  it("carries the must-read likelihood beside the total when the model gave one", () => {
+    const days = [
+      day("2026-11-20", [ranked("2401.00001", "2026-11-20", 1, 0.7212), pick("2401.00002", "2026-11-20", 2)]),
+    ];
+    const feed = buildJsonFeed(feedItems(days, SITE), SITE);
+    expect(JsonFeedSchema.safeParse(feed).success).toBe(true);
+    expect(Object.keys(feed.items[0]?._research_picks ?? {})).toEqual([
+      "date",
+      "rank",
+      "arxiv_id",
+      "total",
+      "must_read",
+      "groups",
+      "reg_fit",
+      "sample",
+      "day_url",
+    ]);
+    expect(feed.items[0]?._research_picks.must_read).toBe(0.7212);
+    expect(feed.items[0]?.content_text).toMatch(
+      /^Pick #1 of 2026-11-20: must-read likelihood 72%, total 13\/45/,
+    );
+    expect(feed.items[1]?._research_picks).not.toHaveProperty("must_read");
+    expect(feed.items[1]?.summary).not.toContain("likelihood");
   });
 
   it("fails its schema when the base URL is not a URL", () => {
