@@ -13,18 +13,8 @@ export const SelectionPolicySchema = z.object({
     .min(0)
     .optional()
     .describe("the model's first n need not clear min_total and min_reg_fit"),
-  min_must_read: z
-    .number()
-    .min(0)
-    .max(1)
-    .optional()
-    .describe("lowest must-read likelihood a pick may have"),
-  min_on_topic: z
-    .number()
-    .min(0)
-    .max(1)
-    .optional()
-    .describe("lowest on-topic head a pick may have"),
+  min_must_read: z.number().min(0).max(1).optional().describe("lowest must-read likelihood a pick may have"),
+  min_on_topic: z.number().min(0).max(1).optional().describe("lowest on-topic head a pick may have"),
 });
 export type SelectionPolicy = z.infer<typeof SelectionPolicySchema>;
 
