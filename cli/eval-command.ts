@@ -6,7 +6,7 @@ import { EvalInputError } from "../pipeline/labels-file.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
 import { createLiveSetup } from "./curate-live.ts";
 import { describeMiss, printEvalReport } from "./eval-report.ts";
-import { parseFractionOption } from "./options.ts";
+import { parseFractionOption, parseIntOption } from "./options.ts";
 import { createOutput, UsageError } from "./output.ts";
 import {
   judgeOption,
@@ -18,6 +18,13 @@ import {
   type ScoringFlags,
   selectionFrom,
 } from "./scoring-options.ts";
+import {
+  parseKList,
+  parseStrategies,
+  runLabellingSimulation,
+  type SimulationFlags,
+} from "./simulate-labelling.ts";
+import { trainOnThreads } from "./train-threads.ts";
 
 interface EvalFlags extends ScoringFlags {
   labels: string[];
@@ -29,6 +36,10 @@ interface EvalFlags extends ScoringFlags {
   minAucOnTopic?: number;
   crossValidate: boolean;
   compareSelections: boolean;
+  simulateLabelling: boolean;
+  k: SimulationFlags["k"];
+  strategies: SimulationFlags["strategies"];
+  baseDays?: number;
 }
 
 /** A `--min-*` bound that a day missed: the report is printed, and the run exits 1 for CI. */
@@ -79,9 +90,45 @@ export function registerEval(program: Command): void {
       "exit 1 if a day's AUC (label >= 1 vs 0) is below x (0-1)",
       parseFractionOption("--min-auc-on-topic"),
     )
+    .option(
+      "--simulate-labelling",
+      "instead: measure which papers of a day teach the model most when labelled (random, best-ranked, most-uncertain), as learning curves",
+      false,
+    )
+    .option(
+      "--k <list>",
+      "with --simulate-labelling: answers taken from the held-out day",
+      parseKList,
+      [10, 20, 40],
+    )
+    .option(
+      "--strategies <list>",
+      "with --simulate-labelling: the orders compared",
+      parseStrategies,
+      parseStrategies("random,best-ranked,most-uncertain"),
+    )
+    .option(
+      "--base-days <n>",
+      "with --simulate-labelling: days the base model learns from (default 3)",
+      parseIntOption("--base-days", 1, 1000),
+    )
     .option("--json", "print the report as JSON", false)
     .action(async (flags: EvalFlags) => {
       const out = createOutput({ json: flags.json });
+      if (flags.simulateLabelling) {
+        if (flags.crossValidate || flags.compareSelections || flags.model !== undefined) {
+          throw new UsageError(
+            "`--simulate-labelling` trains its own models: it takes no `--cross-validate`, `--compare-selections` or `--model`",
+          );
+        }
+        try {
+          await runLabellingSimulation(flags, out);
+        } catch (error) {
+          if (error instanceof EvalInputError) throw new UsageError(error.message);
+          throw error;
+        }
+        return;
+      }
       if (flags.crossValidate && (flags.ranker === "rules" || flags.model !== undefined)) {
         throw new UsageError(
           "`--cross-validate` trains its own models: it takes no `--ranker rules` or `--model`",
@@ -108,7 +155,7 @@ export function registerEval(program: Command): void {
           selection: selectionFrom(flags),
           ...(live.scorer ? { scorer: live.scorer } : {}),
           ...(ranker ? { ranker } : {}),
-          ...(flags.crossValidate ? { crossValidate: DEFAULT_TRAIN_SETTINGS } : {}),
+          ...(flags.crossValidate ? { crossValidate: DEFAULT_TRAIN_SETTINGS, train: trainOnThreads } : {}),
           ...(flags.compareSelections ? { compareSelections: SELECTION_RULES } : {}),
           bounds: {
             ...(flags.minPrecision === undefined ? {} : { min_precision: flags.minPrecision }),

@@ -3,14 +3,9 @@ import { join } from "node:path";
 import { emitKeypressEvents } from "node:readline";
 import type { Command } from "commander";
 import { isCalendarDay } from "../pipeline/domain/calendar.ts";
+import { labellingQueue } from "../pipeline/domain/labelling.ts";
 import type { LabelsFile } from "../pipeline/domain/labels.ts";
-import {
-  type Answer,
-  labelOf,
-  labelQueue,
-  parseSetting,
-  withLabel,
-} from "../pipeline/domain/operator-labels.ts";
+import { type Answer, labelOf, parseSetting, withLabel } from "../pipeline/domain/operator-labels.ts";
 import { type RunRecord, RunRecordSchema, type Screened } from "../pipeline/domain/run-record.ts";
 import { EvalInputError, isFile, readLabelsFile } from "../pipeline/labels-file.ts";
 import { writeFileAtomic } from "../pipeline/publish.ts";
@@ -90,17 +85,22 @@ function keyReader(input: NodeJS.ReadStream) {
   };
 }
 
-function describe(item: Screened, index: number, total: number, current: string): string {
-  const where = item.kept ? `pick ${item.rank}` : "not picked";
+/** One paper of the walk-through, with why it is asked about (a pick, or where the model is unsure). */
+interface Asked {
+  candidate: Screened;
+  why: string;
+}
+
+function describe({ candidate: item, why }: Asked, index: number, total: number, current: string): string {
   const rank = item.rank_score === undefined ? "" : `  rank score ${item.rank_score.toFixed(2)}`;
   return (
-    `\n[${index + 1}/${total}] ${item.id}  ${where}${rank}  total ${item.scores.total}/45  REG FIT ${item.scores.reg_fit.score}  label: ${current}\n` +
+    `\n[${index + 1}/${total}] ${item.id}  ${why}${rank}  total ${item.scores.total}/45  REG FIT ${item.scores.reg_fit.score}  label: ${current}\n` +
     `  ${item.title}\n`
   );
 }
 
 /** The walk-through on a terminal: one key a paper, the file saved after each answer. */
-async function walk(queue: Screened[], summaries: Map<string, string>, path: string, start: LabelsFile) {
+async function walk(queue: Asked[], summaries: Map<string, string>, path: string, start: LabelsFile) {
   const out = process.stdout;
   const keys = keyReader(process.stdin);
   let file = start;
@@ -108,12 +108,14 @@ async function walk(queue: Screened[], summaries: Map<string, string>, path: str
   let answered = 0;
   try {
     out.write(
-      `Labelling ${queue.length} papers into ${path}: 2 must-read, 1 on topic, 0 off mission, s skip, b back, q quit.\n`,
+      `Labelling ${queue.length} papers into ${path}: the day's picks, then the papers whose answers teach the model most.\n` +
+        "Keys: 2 must-read, 1 on topic, 0 off mission, s skip, b back, q quit.\n",
     );
     while (index < queue.length) {
-      const item = queue[index] as Screened;
+      const asked = queue[index] as Asked;
+      const item = asked.candidate;
       const current = file.labels[item.id]?.label;
-      out.write(describe(item, index, queue.length, current === undefined ? "-" : String(current)));
+      out.write(describe(asked, index, queue.length, current === undefined ? "-" : String(current)));
       const summary = summaries.get(item.id);
       if (summary) out.write(`  ${summary.length > 400 ? `${summary.slice(0, 399)}…` : summary}\n`);
       out.write("  label [2/1/0, s, b, q]? ");
@@ -195,6 +197,6 @@ export function registerLabel(program: Command): void {
         const row = JSON.parse(line) as { id: string; summary: string };
         summaries.set(row.id, row.summary);
       }
-      await walk(labelQueue(record.candidates), summaries, path, file);
+      await walk(labellingQueue(record.candidates), summaries, path, file);
     });
 }

@@ -4,18 +4,6 @@
 import type { LabelsFile, PaperLabel } from "./labels.ts";
 import type { Screened } from "./run-record.ts";
 
-/** How many of the best-ranked candidates that were not picked the walk-through shows after the picks. */
-export const UNPICKED_SHOWN = 20;
-
-/** The papers to judge, in order: the day's picks by rank, then the best-ranked candidates not picked. */
-export function labelQueue(candidates: readonly Screened[], unpicked = UNPICKED_SHOWN): Screened[] {
-  const picks = candidates
-    .filter((item) => item.kept && item.rank !== null)
-    .sort((a, b) => (a.rank as number) - (b.rank as number));
-  // The run record lists candidates in ranking order.
-  return [...picks, ...candidates.filter((item) => !item.kept).slice(0, unpicked)];
-}
-
 export interface Answer {
   label: PaperLabel["label"];
   /** For labels 1 and 2; when absent, the rubric's REG FIT stands in. */

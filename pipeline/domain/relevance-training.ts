@@ -272,6 +272,43 @@ function labelCounts(papers: readonly LabelledPaper[]): TrainingDay["label_count
   return { top: count(2), on_topic: count(1), off_mission: count(0) };
 }
 
+/**
+ * Every head fitted on every paper at its chosen c; with more terms than `max_terms`, the strongest are
+ * kept and the heads fitted again on those alone, so the file is small and exact. A head whose papers
+ * hold one side only (no REG FIT 3, say) is left unfitted.
+ */
+function fitHeads(
+  papers: readonly LabelledPaper[],
+  settings: Pick<TrainSettings, "features" | "max_terms">,
+  c: Record<Head, number>,
+): { design: Design; fits: Record<Head, LogisticFit | undefined> } {
+  const fitAll = (design: Design) =>
+    Object.fromEntries(
+      HEADS.map((head) => {
+        const targets = papers.map(targetOf[head]);
+        const bothSides = targets.includes(1) && targets.includes(0);
+        const options = { c: c[head], balanced: true, tolerance: FIT_TOLERANCE };
+        return [
+          head,
+          bothSides ? fitLogistic(design.rows, targets, design.terms.length, options) : undefined,
+        ];
+      }),
+    ) as Record<Head, LogisticFit | undefined>;
+  let design = designOf(papers, settings.features);
+  let fits = fitAll(design);
+  if (design.terms.length > settings.max_terms) {
+    const strength = design.terms.map((term, j) => ({
+      term,
+      weight: Math.max(...HEADS.map((head) => Math.abs(fits[head]?.weights[j] ?? 0))),
+    }));
+    strength.sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : 1));
+    const keep = new Set(strength.slice(0, settings.max_terms).map((item) => item.term));
+    design = designOf(papers, settings.features, keep);
+    fits = fitAll(design);
+  }
+  return { design, fits };
+}
+
 const significant = (value: number) => Number(value.toPrecision(6));
 
 /**
@@ -309,30 +346,9 @@ export function trainRelevanceWithFolds(
   }
   const choice = chooseByHeldOutDays(days, settings, folds);
   const papers = days.flatMap((day) => day.papers);
-  const fitAll = (design: Design) =>
-    Object.fromEntries(
-      HEADS.map((head) => [
-        head,
-        fitLogistic(design.rows, papers.map(targetOf[head]), design.terms.length, {
-          c: choice.c[head],
-          balanced: true,
-          tolerance: FIT_TOLERANCE,
-        }),
-      ]),
-    ) as Record<Head, LogisticFit>;
-
-  let design = designOf(papers, settings.features);
-  let fits = fitAll(design);
-  if (design.terms.length > settings.max_terms) {
-    const strength = design.terms.map((term, j) => ({
-      term,
-      weight: Math.max(...HEADS.map((head) => Math.abs(fits[head].weights[j] as number))),
-    }));
-    strength.sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : 1));
-    const keep = new Set(strength.slice(0, settings.max_terms).map((item) => item.term));
-    design = designOf(papers, settings.features, keep);
-    fits = fitAll(design);
-  }
+  const { design, fits: fitted } = fitHeads(papers, settings, choice.c);
+  // Training checked above that every head has papers on both sides, so every head was fitted.
+  const fits = fitted as Record<Head, LogisticFit>;
   const calibration = calibrationOf(
     days.map((day, d) => ({
       scores: (choice.out_of_fold[d] as OutOfFoldScores).rank_score,
@@ -376,4 +392,49 @@ export function trainRelevanceWithFolds(
     model,
     held_out: days.map((day, d) => ({ date: day.date, ...(choice.out_of_fold[d] as OutOfFoldScores) })),
   };
+}
+
+/** What leave-one-day-out chose for a model: each head's c and the regulated head's weight. */
+export interface ChosenSettings {
+  c: Record<Head, number>;
+  regulated_weight: number;
+}
+
+/** The settings a trained model chose, to fit again on other papers with `fitRelevanceWith`. */
+export const chosenSettingsOf = (model: RelevanceModel): ChosenSettings => ({
+  c: { on_topic: model.heads.on_topic.c, top: model.heads.top.c, regulated: model.heads.regulated.c },
+  regulated_weight: model.regulated_weight,
+});
+
+/** A paper's three heads and its rank score, from a fit of `fitRelevanceWith`. */
+export type ScoredHeads = Record<Head, number> & { rank_score: number };
+
+/**
+ * Fits the three heads on `days` with settings already chosen: no leave-one-day-out search, no
+ * calibration, so a retrain costs three fits instead of the search's hundred (the labelling simulation
+ * retrains hundreds of times). The same fit as `trainRelevance`'s final one: every paper of every day,
+ * the terms pruned to `max_terms` as there. Returns a scorer of papers, unrounded.
+ */
+export function fitRelevanceWith(
+  days: readonly LabelledDay[],
+  settings: Pick<TrainSettings, "features" | "max_terms">,
+  choice: ChosenSettings,
+): (papers: readonly RankedText[]) => ScoredHeads[] {
+  const { design, fits } = fitHeads(
+    days.flatMap((day) => day.papers),
+    settings,
+    choice.c,
+  );
+  const { vocabulary } = design;
+  return (scored) =>
+    scored.map((paper) => {
+      const row = tfidfRow(countsOf(paper, settings.features), vocabulary);
+      // A head whose papers held one side only (no REG FIT 3, say) learned nothing: 0, as in the search.
+      const of = (head: Head) => {
+        const fit = fits[head];
+        return fit ? predictLogistic(fit, row) : 0;
+      };
+      const heads = { on_topic: of("on_topic"), top: of("top"), regulated: of("regulated") };
+      return { ...heads, rank_score: rankScoreOf(heads, choice.regulated_weight) };
+    });
 }

@@ -1,12 +1,13 @@
 // The relevance model as the operator uses it, real processes on disk: `picks train` on labelled days,
 // `picks curate` ranking with the shipped model (and refusing a broken one), `picks label` in both forms,
-// the ranker card served by `picks serve`.
+// the ranker card served by `picks serve`, the labelling simulation of `picks eval`.
 
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ASKED_AFTER_PICKS, labellingQueue } from "../../pipeline/domain/labelling.ts";
 import { RankerCardSchema } from "../../pipeline/domain/ranker-card.ts";
 import { readRelevanceModel } from "../../pipeline/domain/relevance-model.ts";
 import { RunRecordSchema } from "../../pipeline/domain/run-record.ts";
@@ -132,6 +133,50 @@ describe("picks train", () => {
   });
 });
 
+describe("picks eval --simulate-labelling", () => {
+  it("prints learning curves for each strategy beside the base model, as JSON with --json", async () => {
+    const result = await runPicks([
+      "eval",
+      "--simulate-labelling",
+      "--labels",
+      ...labelsFiles,
+      "--k",
+      "4,8",
+      "--json",
+    ]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.base_days).toBe(1);
+    expect(report.runs).toHaveLength(3);
+    expect(
+      report.curves.map((point: { strategy: string; k: number }) => `${point.strategy} ${point.k}`),
+    ).toEqual([
+      "base 0",
+      "random 4",
+      "random 8",
+      "best-ranked 4",
+      "best-ranked 8",
+      "most-uncertain 4",
+      "most-uncertain 8",
+    ]);
+    expect(report.head_to_head).toHaveLength(4);
+    const text = await runPicks(["eval", "--simulate-labelling", "--labels", ...labelsFiles, "--k", "4"]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/labelling simulation: 3 held-out days/);
+    expect(text.stdout).toMatch(/most-uncertain against best-ranked, k = 4: AP/);
+  });
+
+  it("refuses fewer than three labelled days with exit 2, saying how many it needs", async () => {
+    const result = await runPicks(["eval", "--simulate-labelling", "--labels", ...labelsFiles.slice(0, 2)]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/needs at least 3 labelled days .*; got 2/);
+    const badK = await runPicks(["eval", "--simulate-labelling", "--labels", ...labelsFiles, "--k", "ten"]);
+    expect(badK.code).toBe(2);
+    expect(badK.stderr).toMatch(/Expected `--k`/);
+  });
+});
+
 describe("picks curate with the shipped model", () => {
   const day = RELEASED_DAYS[0];
   let out: string;
@@ -248,9 +293,19 @@ describe("picks label", () => {
     expect(listing.trim().split("\n")).toHaveLength(ids.length);
   });
 
-  it("walks through the day on a terminal, saving each answer, and keeps them when quit early", async () => {
+  it("walks through the day on a terminal: the picks, then where the model is unsure; each answer saved, kept when quit early", async () => {
     const fresh = join(dir, "labels-tty");
     await mkdir(fresh);
+    const record = RunRecordSchema.parse(JSON.parse(await readFile(join(runs, `${date}.json`), "utf8")));
+    const queue = labellingQueue(record.candidates);
+    const picks = record.candidates.filter((candidate) => candidate.kept).length;
+    expect(picks).toBeGreaterThan(0);
+    expect(queue).toHaveLength(picks + ASKED_AFTER_PICKS);
+    // After the picks, the papers the model is least sure are must-reads: not simply the best-ranked.
+    const asked = queue.slice(picks).map((item) => item.candidate.id);
+    const bestRanked = record.candidates.filter((candidate) => !candidate.kept).slice(0, ASKED_AFTER_PICKS);
+    expect(asked).not.toEqual(bestRanked.map((candidate) => candidate.id));
+    const firstAsked = queue[picks]?.candidate as (typeof record.candidates)[number];
     // A real pseudo-terminal (util-linux `script`); keys are sent one at a time, as a person types them.
     const command = `${process.execPath} ${PICKS_BIN} label ${date} --runs ${runs} --labels ${fresh}`;
     const child = execFile("script", ["-q", "-e", "-c", command, "/dev/null"], { timeout: 60_000 });
@@ -268,25 +323,32 @@ describe("picks label", () => {
     const type = async (key: string) => {
       child.stdin?.write(key);
     };
-    await waitFor(/label \[2\/1\/0, s, b, q\]\?/, 1);
+    const prompt = /label \[2\/1\/0, s, b, q\]\?/;
+    await waitFor(prompt, 1);
+    expect(screen).toContain(`[1/${queue.length}] ${queue[0]?.candidate.id}  pick 1`);
     await type("2");
     await waitFor(/REG FIT \[1\/2\/3/, 1);
     await type("3");
-    await waitFor(/label \[2\/1\/0, s, b, q\]\?/, 2);
-    await type("s");
-    await waitFor(/label \[2\/1\/0, s, b, q\]\?/, 3);
+    // Skip the other picks, then answer the first paper asked for the model's sake.
+    for (let asked = 2; asked <= picks; asked++) {
+      await waitFor(prompt, asked);
+      await type("s");
+    }
+    await waitFor(prompt, picks + 1);
+    expect(screen).toMatch(
+      new RegExp(
+        `\\[${picks + 1}/${queue.length}\\] ${firstAsked.id.replace(".", "\\.")}  model unsure: must-read 0\\.\\d\\d`,
+      ),
+    );
     await type("0");
-    await waitFor(/label \[2\/1\/0, s, b, q\]\?/, 4);
+    await waitFor(prompt, picks + 2);
     await type("q");
     await new Promise((resolve) => child.once("exit", resolve));
     expect(screen).toMatch(/2 answered/);
     const file = await readLabelsFile(join(fresh, `labels-${date}.json`));
-    expect(Object.keys(file.labels)).toHaveLength(2);
-    expect(
-      Object.values(file.labels)
-        .map((item) => item.label)
-        .sort(),
-    ).toEqual([0, 2]);
+    expect(Object.keys(file.labels).sort()).toEqual([queue[0]?.candidate.id, firstAsked.id].sort());
+    expect(file.labels[queue[0]?.candidate.id as string]).toMatchObject({ label: 2, reg_fit: 3 });
+    expect(file.labels[firstAsked.id]?.label).toBe(0);
   });
 
   it("refuses a day that was not published, naming the days that were (exit 2)", async () => {

@@ -6,6 +6,7 @@ import {
   logitOf,
   reliabilityOf,
 } from "../../../pipeline/domain/calibration.ts";
+import { seededRandom } from "../../../pipeline/domain/labelling.ts";
 
 // A synthetic set whose true probabilities are known: scores spread over (0, 1), and each paper a
 // must-read with probability sigmoid(SLOPE * logit(score) + INTERCEPT), drawn by a seeded generator.
@@ -13,20 +14,8 @@ const SLOPE = 2.5;
 const INTERCEPT = -1.5;
 const truth = (score: number) => 1 / (1 + Math.exp(-(SLOPE * logitOf(score) + INTERCEPT)));
 
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    // mulberry32: small, fast, and the same sequence on every machine.
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function syntheticDay(seed: number, papers: number) {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const scores: number[] = [];
   const targets: (0 | 1)[] = [];
   for (let i = 0; i < papers; i++) {
