@@ -9,7 +9,7 @@ import {
 } from "../pipeline/domain/promotion.ts";
 import { gateDaysOf } from "../pipeline/domain/promotion-gate.ts";
 import type { RelevanceModel } from "../pipeline/domain/relevance-model.ts";
-import { DEFAULT_TRAIN_SETTINGS } from "../pipeline/domain/relevance-training.ts";
+import { DEFAULT_TRAIN_SETTINGS, type TrainedRelevance } from "../pipeline/domain/relevance-training.ts";
 import { RANKED_SELECTION } from "../pipeline/domain/selection.ts";
 import { EvalInputError } from "../pipeline/labels-file.ts";
 import { writeFileAtomic } from "../pipeline/publish.ts";
@@ -21,6 +21,7 @@ import {
   nextModelVersion,
   operatorLabelFiles,
   promoteCandidate,
+  type ReadLabelledDays,
   readLabelledDays,
   readModelFile,
 } from "../pipeline/relevance-file.ts";
@@ -77,7 +78,7 @@ export function registerTrain(program: Command): void {
       const operator = flags.operatorLabels ? await operatorLabelFiles() : [];
       const files = [...given, ...operator.filter((path) => !given.includes(path))];
       const started = performance.now();
-      let read: Awaited<ReturnType<typeof readLabelledDays>>;
+      let read: ReadLabelledDays;
       try {
         read = await readLabelledDays(files, flags.listing ?? []);
       } catch (error) {
@@ -107,42 +108,9 @@ export function registerTrain(program: Command): void {
       const trainSeconds = (performance.now() - started) / 1000;
       let model: RelevanceModel = trained.model;
 
-      let gate: { days: GateDay[]; worse: string[] } | null = null;
       if (flags.out === undefined) {
-        let promotion: Promotion;
-        if (currentModel === null) {
-          promotion = {
-            replaced: current?.version ?? null,
-            decision: current ? "promoted anyway" : "first model",
-            tolerance: AUC_ON_TOPIC_TOLERANCE,
-            day_slack: DAY_SLACK,
-            mean_auc_on_topic: { candidate: null, current: null },
-            days: [],
-            worse: current?.problem ? [`could not be compared with ${current.problem}`] : [],
-          };
-        } else {
-          out.progress(`measuring against ${currentModel.version} on the same days`);
-          const days = gateDaysOf({
-            days: read.days,
-            candidate: trained,
-            current: currentModel,
-            settings: DEFAULT_TRAIN_SETTINGS,
-            rubric: await loadRubric(),
-            selection: RANKED_SELECTION,
-          });
-          const verdict = gateVerdict(days);
-          gate = { days, worse: verdict.worse };
-          promotion = {
-            replaced: currentModel.version,
-            decision: verdict.promote ? "no worse" : flags.promoteAnyway ? "promoted anyway" : "not promoted",
-            tolerance: AUC_ON_TOPIC_TOLERANCE,
-            day_slack: DAY_SLACK,
-            mean_auc_on_topic: verdict.mean_auc_on_topic,
-            days,
-            worse: verdict.worse,
-          };
-        }
-        model = { ...model, promotion };
+        if (currentModel) out.progress(`measuring against ${currentModel.version} on the same days`);
+        model = { ...model, promotion: await promotionOf(current, trained, read.days, flags.promoteAnyway) };
       }
 
       const written = flags.out ?? candidatePath(flags.modelsDir, version);
@@ -171,8 +139,8 @@ export function registerTrain(program: Command): void {
       out.line(
         `must-read likelihood: ${model.calibration.rule}; expected calibration error ${model.calibration.ece}`,
       );
-      if (gate && current)
-        printGate(out, model.version, current.version, gate.days, model.promotion as Promotion);
+      if (currentModel && model.promotion)
+        printGate(out, model.version, currentModel.version, model.promotion);
       if (decision === "first model") out.line("no current model: promoted as the first");
       if (current?.problem)
         out.line(`the current model could not be read (${current.problem}): replaced anyway`);
@@ -195,11 +163,48 @@ export function registerTrain(program: Command): void {
       if (decision === "not promoted") {
         throw new NotPromoted(
           `${model.version} measured worse than ${current?.version} and was not promoted:\n` +
-            `${gate?.worse.map((line) => `  ${line}`).join("\n")}\n` +
+            `${model.promotion?.worse.map((line) => `  ${line}`).join("\n")}\n` +
             `  it is kept at ${written}; \`--promote-anyway\` promotes it`,
         );
       }
     });
+}
+
+/** What the gate decides: the first model, no worse, promoted anyway, or not promoted, with the comparison. */
+async function promotionOf(
+  current: Current | null,
+  trained: TrainedRelevance,
+  days: ReadLabelledDays["days"],
+  promoteAnyway: boolean,
+): Promise<Promotion> {
+  const fixed = { tolerance: AUC_ON_TOPIC_TOLERANCE, day_slack: DAY_SLACK };
+  if (!current?.model) {
+    return {
+      replaced: current?.version ?? null,
+      decision: current ? "promoted anyway" : "first model",
+      ...fixed,
+      mean_auc_on_topic: { candidate: null, current: null },
+      days: [],
+      worse: current?.problem ? [`could not be compared with ${current.problem}`] : [],
+    };
+  }
+  const compared = gateDaysOf({
+    days,
+    candidate: trained,
+    current: current.model,
+    settings: DEFAULT_TRAIN_SETTINGS,
+    rubric: await loadRubric(),
+    selection: RANKED_SELECTION,
+  });
+  const verdict = gateVerdict(compared);
+  return {
+    replaced: current.model.version,
+    decision: verdict.promote ? "no worse" : promoteAnyway ? "promoted anyway" : "not promoted",
+    ...fixed,
+    mean_auc_on_topic: verdict.mean_auc_on_topic,
+    days: compared,
+    worse: verdict.worse,
+  };
 }
 
 interface Current {
@@ -225,13 +230,8 @@ async function readCurrent(path: string, promoteAnyway: boolean): Promise<Curren
 }
 
 /** The two models side by side, day by day. */
-function printGate(
-  out: Output,
-  candidate: string,
-  current: string,
-  days: readonly GateDay[],
-  promotion: Promotion,
-) {
+function printGate(out: Output, candidate: string, current: string, promotion: Promotion) {
+  const { days } = promotion;
   out.line("");
   out.line(
     `promotion gate: ${candidate} (new) against ${current} (current), each day measured by a model that did not see it where the labels allow`,
