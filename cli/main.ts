@@ -12,7 +12,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   backfill: async () => (await import("./backfill-command.ts")).registerBackfill,
   eval: async () => (await import("./eval-command.ts")).registerEval,
   train: async () => (await import("./train-command.ts")).registerTrain,
-  "train-folds": async () => (await import("./train-command.ts")).registerTrain,
+  "train-folds": async () => (await import("./train-threads.ts")).registerTrainFolds,
   label: async () => (await import("./label-command.ts")).registerLabel,
   serve: async () => (await import("./serve-command.ts")).registerServe,
   mcp: async () => (await import("./mcp-command.ts")).registerMcp,

@@ -27,7 +27,7 @@ import {
 } from "../pipeline/relevance-file.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
-import { runFoldsThread, trainOnThreads } from "./train-threads.ts";
+import { trainOnThreads } from "./train-threads.ts";
 
 interface TrainFlags {
   labels: string[];
@@ -49,8 +49,6 @@ const VERSION = /^relevance-\d{4}\.\d{2}\.\d+$/;
 const share = (value: number | null, digits = 2) => (value === null ? "n/a" : value.toFixed(digits));
 
 export function registerTrain(program: Command): void {
-  // The thread side of trainOnThreads: one share of the settings search's folds.
-  program.command("train-folds", { hidden: true }).action(runFoldsThread);
   program
     .command("train")
     .description(

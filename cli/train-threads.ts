@@ -7,6 +7,7 @@
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import type { Command } from "commander";
 import {
   byDate,
   type FoldProbabilities,
@@ -77,8 +78,13 @@ export async function trainOnThreads(
   );
 }
 
+/** `picks train-folds`, hidden: the thread side of trainOnThreads. */
+export function registerTrainFolds(program: Command): void {
+  program.command("train-folds", { hidden: true }).action(runFoldsThread);
+}
+
 /** The thread side: computes the folds it was given and answers with them. */
-export function runFoldsThread(): void {
+function runFoldsThread(): void {
   if (isMainThread || !parentPort) {
     throw new UsageError("`picks train-folds` runs only on a thread that `picks train` starts");
   }
