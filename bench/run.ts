@@ -1,7 +1,9 @@
 // `npm run bench`: every throughput figure is printed as a ratio to a bare node:http baseline
 // measured in the same run, because absolute numbers on these small shared machines drift.
 // BENCH_SECONDS sets the length of each load (default 6 s); BENCH_ONLY=cpu,snapshot,papers,... picks
-// sections (cpu: curate, ranker, scorer and checks in process; the tail section follows the loads).
+// sections (cpu: curate, ranker, scorer and checks in process; observability: /metrics and the request
+// log against both off; labelling: the labelling simulation, a few minutes; the tail section follows
+// the loads).
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -14,11 +16,13 @@ import { publishYear } from "../test/server/mcp/year-site.ts";
 import { backfillLines, runBackfillBench } from "./backfill.ts";
 import { historyLines, runHistoryBench } from "./history.ts";
 import { enterpriseKey } from "./keys.ts";
+import { runLabellingBench } from "./labelling.ts";
 import { limitLines, runLimitsBench } from "./limits.ts";
 import { LOAD_CLIENT, type LoadResult, load, pinServer } from "./load.ts";
 import { runMcpBench } from "./mcp.ts";
 import { median } from "./median.ts";
 import { accessTokenFor } from "./oauth-token.ts";
+import { runObservabilityBench } from "./observability.ts";
 import { runOriginBench } from "./origin.ts";
 import { rankerLines, runRankerBench } from "./ranker.ts";
 import { runScorerBench } from "./scorer.ts";
@@ -293,6 +297,10 @@ try {
     );
   }
 
+  if (wanted("labelling")) {
+    for (const line of await runLabellingBench()) console.log(line);
+  }
+
   if (wanted("snapshot")) {
     const server = await startTracedServer(publicDir, { STATE_DIR: join(root, "state-snapshot") });
     pinServer(server.child.pid);
@@ -325,6 +333,9 @@ try {
     } else {
       console.log(`GET /v1/papers on Redis: not measured (${redisSkipReason()})`);
     }
+  }
+  if (wanted("observability")) {
+    for (const line of await runObservabilityBench(root, publicDir, seconds, pairs)) console.log(line);
   }
   if (wanted("verify")) {
     const env = { STATE_DIR: join(root, "state-verify"), VERIFY_RATE_LIMIT: "100000000" };

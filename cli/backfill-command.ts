@@ -4,6 +4,7 @@ import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { announcedAt, latestListingDay, listingDaysBetween } from "../pipeline/domain/announcement.ts";
 import type { CompiledRelevance } from "../pipeline/domain/relevance-model.ts";
+import type { HttpCounts } from "../pipeline/domain/run-record.ts";
 import type { BucketTarget } from "../pipeline/origin/open-origin.ts";
 import { publishFolderTo, pullFolderFrom } from "../pipeline/origin/publish-folder.ts";
 import { newestModelPath } from "../pipeline/relevance-file.ts";
@@ -28,6 +29,7 @@ import { publishOption, publishTargetOf } from "./bucket-option.ts";
 import { parseCategories, runCurate } from "./curate-command.ts";
 import { arxivApiUrl, arxivInterval, arxivPageSize, createLiveSetup } from "./curate-live.ts";
 import { serversStoreExists } from "./curate-webhooks.ts";
+import { checkMetricsFile, failuresOf, metricsFileOption, writeRunMetrics } from "./metrics-file.ts";
 import { parseDayOption } from "./options.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR, PROJECT_ROOT } from "./paths.ts";
@@ -56,6 +58,7 @@ interface BackfillFlags extends ScoringFlags {
   out: string;
   runs: string;
   publish?: string;
+  metricsFile?: string;
   json: boolean;
 }
 
@@ -164,7 +167,39 @@ function printPlan(out: Output, plan: readonly PlannedDay[], intervalMs: number,
   out.json({ days: plan.map(({ day, state }) => ({ day, state })), requests_at_least: due });
 }
 
+/** What a backfill that ran reports to the metrics file. */
+interface JobTotals {
+  succeeded: boolean;
+  candidates: number;
+  picks: number;
+  http: HttpCounts;
+}
+
 async function backfill(flags: BackfillFlags): Promise<void> {
+  const metricsFile = checkMetricsFile(flags.metricsFile);
+  if (!metricsFile || flags.dryRun) {
+    await backfillDays(flags);
+    return;
+  }
+  const startedAt = Date.now();
+  let totals: JobTotals | undefined;
+  try {
+    totals = await backfillDays(flags);
+  } finally {
+    const finishedAt = Date.now();
+    await writeRunMetrics(metricsFile, {
+      command: "backfill",
+      succeeded: totals?.succeeded ?? false,
+      finishedAt,
+      durationMs: finishedAt - startedAt,
+      candidates: totals ? totals.candidates : null,
+      picks: totals ? totals.picks : null,
+      upstreamFailures: failuresOf(totals?.http),
+    });
+  }
+}
+
+async function backfillDays(flags: BackfillFlags): Promise<JobTotals | undefined> {
   const out = createOutput({ json: flags.json });
   const env = process.env;
   const now = new Date();
@@ -195,7 +230,7 @@ async function backfill(flags: BackfillFlags): Promise<void> {
       const pageSize = arxivPageSize(env, arxivApiUrl(env));
       const plan = await planDays(settings, sameJob, checkpoints);
       printPlan(out, plan, arxivInterval(env, arxivApiUrl(env), arxivApiUrl(env)), pageSize);
-      return;
+      return undefined;
     }
     if (store.kind === "memory") {
       process.stderr.write(
@@ -214,7 +249,7 @@ async function backfill(flags: BackfillFlags): Promise<void> {
       if (pulled.length > 0) out.line(`${where}: copied ${pulled.length} published days the folder lacked`);
     }
     const job = await checkpoints.begin(settings, now);
-    await runJob({ settings, job, checkpoints, ranker, out, json: flags.json, env, publishTo });
+    return await runJob({ settings, job, checkpoints, ranker, out, json: flags.json, env, publishTo });
   } finally {
     await store.close();
   }
@@ -261,7 +296,7 @@ async function runJob({
   json,
   env,
   publishTo,
-}: JobRun): Promise<void> {
+}: JobRun): Promise<JobTotals> {
   const live = createLiveSetup({
     source: "arxiv-history",
     categories: settings.categories,
@@ -281,6 +316,8 @@ async function runJob({
     const todo = plan.filter((entry) => entry.state === "publish");
     const started = Date.now();
     const published: { date: string; papers: number; ms: number }[] = [];
+    let candidates = 0;
+    let picks = 0;
     for (const [index, { day, saved }] of todo.entries()) {
       const left = todo.length - index;
       const pace = published.length > 0 ? (Date.now() - started) / published.length : interval;
@@ -297,7 +334,7 @@ async function runJob({
           progress(read);
         });
         const curating = performance.now();
-        await runCurate({
+        const result = await runCurate({
           date: day,
           source: historySource(settings.categories, pages),
           outDir: settings.out,
@@ -320,6 +357,8 @@ async function runJob({
           backfilled: { announcedAt: announcedAt(day) },
         });
         const ms = Math.round(performance.now() - curating);
+        candidates += result.snapshot.counts.screened;
+        picks += result.snapshot.picks.length;
         job.done.push(day);
         job.failed = null;
         await checkpoints.save(job);
@@ -362,6 +401,7 @@ async function runJob({
       papers,
       http: client.counts(),
     });
+    return { succeeded: job.failed === null, candidates, picks, http: client.counts() };
   } finally {
     await client.close();
   }
@@ -399,6 +439,7 @@ export function registerBackfill(program: Command): void {
     .addOption(publishOption())
     .addOption(minTotalOption())
     .addOption(maxPicksOption())
+    .addOption(metricsFileOption())
     .option("--json", "print the result as JSON", false)
     .action(backfill);
 }

@@ -19,6 +19,7 @@ import { firmViewsOfDay } from "./bench-command.ts";
 import { publishOption, publishTargetOf } from "./bucket-option.ts";
 import { createLiveSetup, type LiveSetup } from "./curate-live.ts";
 import { announceToServers, recordQuietlyInServers } from "./curate-webhooks.ts";
+import { checkMetricsFile, failuresOf, metricsFileOption, writeRunMetrics } from "./metrics-file.ts";
 import { parseDateOption } from "./options.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR } from "./paths.ts";
@@ -42,6 +43,7 @@ interface CurateFlags extends ScoringFlags {
   out: string;
   runs: string;
   publish?: string;
+  metricsFile?: string;
   json: boolean;
 }
 
@@ -260,30 +262,35 @@ export function registerCurate(program: Command): void {
     .addOption(publishOption())
     .addOption(minTotalOption())
     .addOption(maxPicksOption())
+    .addOption(metricsFileOption())
     .option("--json", "print the result as JSON", false)
     .action(async (flags: CurateFlags) => {
+      const metricsFile = checkMetricsFile(flags.metricsFile);
+      const startedAt = Date.now();
       const out = createOutput({ json: flags.json });
       const kind = sourceKind(flags.source);
       if (flags.categories && kind !== "arxiv")
         throw new UsageError("`--categories` applies only to `--source arxiv`");
       const publishTo = publishTargetOf(flags.publish, process.env);
-      // Before any request: a missing or broken model stops the run with nothing published.
-      const ranker = await rankerFrom(flags);
-      const live = createLiveSetup({
-        source: kind,
-        categories: flags.categories ?? DEFAULT_CATEGORIES,
-        citations: flags.citations,
-        judge: flags.judge,
-        env: process.env,
-      });
+      let live: LiveSetup | undefined;
+      let result: CurateResult | undefined;
       try {
+        // Before any request: a missing or broken model stops the run with nothing published.
+        const ranker = await rankerFrom(flags);
+        live = createLiveSetup({
+          source: kind,
+          categories: flags.categories ?? DEFAULT_CATEGORIES,
+          citations: flags.citations,
+          judge: flags.judge,
+          env: process.env,
+        });
         const source = sourceFrom(flags.source, live);
         if (live.arxiv && !flags.date) out.progress("gather: reading the arXiv listing to learn its day");
         const date =
           flags.date ??
           (live.arxiv ? await live.arxiv.latestDay() : await defaultDate(flags.source, new Date()));
         const client = live.client;
-        await runCurate({
+        result = await runCurate({
           date,
           source,
           outDir: flags.out,
@@ -299,7 +306,19 @@ export function registerCurate(program: Command): void {
           ...(publishTo ? { publishTo } : {}),
         });
       } finally {
-        await live.client?.close();
+        if (metricsFile) {
+          const finishedAt = Date.now();
+          await writeRunMetrics(metricsFile, {
+            command: "curate",
+            succeeded: result !== undefined,
+            finishedAt,
+            durationMs: finishedAt - startedAt,
+            candidates: result ? result.snapshot.counts.screened : null,
+            picks: result ? result.snapshot.picks.length : null,
+            upstreamFailures: failuresOf(live?.client?.counts()),
+          });
+        }
+        await live?.client?.close();
       }
     });
 }

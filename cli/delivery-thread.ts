@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
+import { countDelivery, isDeliveryOutcome } from "../server/metrics/service-metrics.ts";
 import type { WorkQueue } from "../server/store/types.ts";
 import { PROJECT_ROOT } from "./paths.ts";
 
@@ -42,6 +43,10 @@ export function startDeliveryThread(onExit: () => void = () => {}): Promise<Deli
       worker.on("error", (error) =>
         process.stderr.write(`[webhooks] delivery thread: ${error.stack ?? error}\n`),
       );
+      // The thread's attempts, counted in this thread's registry, the one /metrics reads.
+      worker.on("message", (message: { delivery?: unknown } | null) => {
+        if (isDeliveryOutcome(message?.delivery)) countDelivery(message.delivery);
+      });
       let ended = false;
       worker.once("exit", () => {
         ended = true;

@@ -1,4 +1,5 @@
 import cluster, { type Worker } from "node:cluster";
+import { answerMetricsAsk } from "../server/metrics/cluster-metrics.ts";
 import type { Output } from "./output.ts";
 
 // `picks serve --workers N`: N server processes share one port through node:cluster (the primary
@@ -26,7 +27,13 @@ export function reportListening(url: string): void {
  * (a bad setting, a port in use) stops the whole cluster with its exit code; one that dies later is
  * started again after a second.
  */
-export function runCluster(options: { count: number; banner: (url: string) => string; out: Output }): void {
+export function runCluster(options: {
+  count: number;
+  banner: (url: string) => string;
+  /** Lines printed after the banner, once every worker listens. */
+  notes?: readonly string[];
+  out: Output;
+}): void {
   const { count, out } = options;
   const listening = new Map<number, string>();
   let stopping = false;
@@ -34,12 +41,15 @@ export function runCluster(options: { count: number; banner: (url: string) => st
   const fork = (index: number): void => {
     const worker = cluster.fork({ [INDEX_VARIABLE]: String(index) });
     worker.on("message", (message: { listening?: string }) => {
+      // A scrape of /metrics that reached this worker: the primary gathers every worker's metrics.
+      if (answerMetricsAsk(worker, message)) return;
       if (typeof message?.listening !== "string") return;
       listening.set(index, message.listening);
       if (listening.size === count && !announced) {
         announced = true;
         out.line(`${options.banner(message.listening)} (${count} workers)`);
         out.line(`  try ${message.listening}/v1/daily/latest`);
+        for (const note of options.notes ?? []) out.line(note);
       }
     });
     worker.once("exit", (code, signal) => onExit(worker, index, code, signal));

@@ -9,6 +9,13 @@ import { loadRubric } from "../pipeline/rubric-file.ts";
 import { configFromEnv } from "../server/config.ts";
 import { type AppContext, createContext } from "../server/context.ts";
 import { listen } from "../server/http/listen.ts";
+import { clusterMetricsText, shareMetricsWithPrimary } from "../server/metrics/cluster-metrics.ts";
+import { listenMetrics, type MetricsListener } from "../server/metrics/metrics-endpoint.ts";
+import {
+  type MetricsSettings,
+  metricsOn,
+  metricsSettingsFromEnv,
+} from "../server/metrics/metrics-settings.ts";
 import { createBucketSource } from "../server/snapshots/bucket-source.ts";
 import { createFolderSource } from "../server/snapshots/folder-source.ts";
 import { createSnapshotCache, type SnapshotCache } from "../server/snapshots/snapshot-cache.ts";
@@ -135,6 +142,40 @@ function pollSecondsFrom(env: NodeJS.ProcessEnv): number {
   return seconds;
 }
 
+/** The metrics settings, or the usage error (exit 2) that names what is wrong with them. */
+function metricsSettingsOrRefuse(env: NodeJS.ProcessEnv, port: number): MetricsSettings {
+  try {
+    return metricsSettingsFromEnv(env, port);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** METRICS_PORT's listener, opened before anything else starts so a taken port stops the server at once. */
+async function openMetricsListener(
+  settings: MetricsSettings,
+  scrape: (() => Promise<string>) | undefined,
+): Promise<MetricsListener | undefined> {
+  if (settings.port === null) return undefined;
+  try {
+    return await listenMetrics({
+      host: settings.host,
+      port: settings.port,
+      token: settings.token,
+      ...(scrape ? { scrape } : {}),
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === "EADDRINUSE"
+        ? "is taken by another program"
+        : code === "EACCES"
+          ? "may not be opened by this user"
+          : `could not be opened (${(error as Error).message})`;
+    throw new UsageError(`METRICS_PORT ${settings.port} on ${settings.host} ${why}: choose another port`);
+  }
+}
+
 export function registerServe(program: Command): void {
   program
     .command("serve")
@@ -166,7 +207,14 @@ export function registerServe(program: Command): void {
       const pollSeconds = pollSecondsFrom(process.env);
       if (flags.seed && !isClusterWorker() && !bucket) await seedSample(flags.public, flags.runs, out);
       const log = (message: string) => process.stderr.write(`${message}\n`);
-      const config = configFromEnv(process.env);
+      const metrics = metricsSettingsOrRefuse(process.env, flags.port);
+      const config = { ...configFromEnv(process.env), metrics };
+      const clustered = flags.workers > 1 && !isClusterWorker();
+      // The primary of a cluster serves the merged metrics; its workers share theirs with it.
+      if (isClusterWorker() && metricsOn(metrics)) shareMetricsWithPrimary();
+      const metricsListener = isClusterWorker()
+        ? undefined
+        : await openMetricsListener(metrics, clustered ? clusterMetricsText : undefined);
       // Settings are checked before the store is opened, so a wrong one leaves no state behind.
       const withWorker = inServerWorker(flags.worker, process.env);
       const rubric = await loadRubric();
@@ -178,7 +226,7 @@ export function registerServe(program: Command): void {
         rootDir: PROJECT_ROOT,
         checkpointOffThread: true,
       });
-      if (flags.workers > 1 && !isClusterWorker()) {
+      if (clustered) {
         // The primary opened the store only to fail early, once, on a bad one; the workers share it.
         const kind = store.kind;
         await store.close();
@@ -190,6 +238,7 @@ export function registerServe(program: Command): void {
         runCluster({
           count: flags.workers,
           banner: (url) => `Research-Picks ${VERSION} listening on ${url}`,
+          notes: metricsListener ? [`  metrics at ${metricsListener.url}`] : [],
           out,
         });
         return;
@@ -243,10 +292,17 @@ export function registerServe(program: Command): void {
       } else {
         out.line(`Research-Picks ${VERSION} listening on ${running.url}`);
         out.line(`  try ${running.url}/v1/daily/latest`);
+        if (metricsListener) out.line(`  metrics at ${metricsListener.url}`);
       }
       const stop = async () => {
         // The worker finishes the submissions in hand first; what is queued waits in the store.
-        await Promise.all([announcer.stop(), running.close(), worker?.stop(), deliveries?.stop()]);
+        await Promise.all([
+          announcer.stop(),
+          running.close(),
+          worker?.stop(),
+          deliveries?.stop(),
+          metricsListener?.close(),
+        ]);
         snapshots.close();
         await store.close();
       };

@@ -12,6 +12,7 @@ import { createLlmJudge } from "../pipeline/judge/llm-judge.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
 import type { ScoringContext } from "../pipeline/screen.ts";
 import { withScoredEvent } from "../server/context.ts";
+import { forwardDeliveries } from "../server/metrics/service-metrics.ts";
 import { createStoreFromEnv } from "../server/store/from-env.ts";
 import type { SubmissionScorer } from "../server/submissions/submission-records.ts";
 import { createSubmissionService, rulesScorer } from "../server/submissions/submission-service.ts";
@@ -116,6 +117,8 @@ async function runDeliveryThread(): Promise<void> {
     { store, now: Date.now, log },
     { settings: webhookSettingsFromEnv(process.env) },
   );
+  // Counted by the serving thread, whose metrics are scraped.
+  forwardDeliveries((outcome) => port.postMessage({ delivery: outcome }));
   const deliveries = await startDeliveryWorker(webhooks);
   port.on("message", (message) => {
     if (message === THREAD_WAKE) deliveries.wake();

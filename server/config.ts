@@ -2,6 +2,7 @@ import { parseTrustProxy, type TrustProxy } from "./access/client-ip.ts";
 import { DEFAULT_IPV6_PREFIX } from "./access/ip-address.ts";
 import { DEFAULT_KEY_PREFIX } from "./access/key-format.ts";
 import { positiveInt } from "./env-values.ts";
+import { type MetricsSettings, metricsSettingsFromEnv } from "./metrics/metrics-settings.ts";
 
 /** A rate of actions per key, per resource or per address: at most `limit` per `windowSeconds`. */
 export interface Rate {
@@ -51,6 +52,8 @@ export interface ServerConfig {
   oauthRegisterRate: Rate;
   /** Test-only (OAUTH_ALLOW_LOOPBACK=1): client metadata documents served over http on 127.0.0.1. */
   oauthAllowLoopback: boolean;
+  /** /metrics (METRICS_PORT, METRICS_TOKEN) and the request log (LOG_REQUESTS). */
+  metrics: MetricsSettings;
 }
 
 /**
@@ -158,6 +161,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
       windowSeconds: 3600,
     },
     oauthAllowLoopback: env.OAUTH_ALLOW_LOOPBACK?.trim() === "1",
+    metrics: metricsSettingsFromEnv(env),
   };
 }
 

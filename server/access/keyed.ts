@@ -2,6 +2,8 @@ import type { H3Event } from "h3";
 import { TIERS } from "../../pipeline/domain/tiers.ts";
 import type { AppContext } from "../context.ts";
 import { detail, withHeader } from "../http/answers.ts";
+import { noteKey } from "../metrics/request-notes.ts";
+import { countQuotaRefusal } from "../metrics/service-metrics.ts";
 import type { AuthFailure, KeyRecord, Usage } from "./key-service.ts";
 import { rateLimitHeaders } from "./rate-limit-headers.ts";
 
@@ -50,8 +52,10 @@ export const keyInQuery = (query: URLSearchParams): boolean =>
   QUERY_KEY_NAMES.some((name) => query.has(name));
 
 /** The caller's key record, or the 401 that tells them how to get one. */
-export function authorize(event: H3Event, context: AppContext): Promise<KeyRecord | Response> {
-  return authorizeKey(context, event.req.headers.get("x-api-key"), event.url.searchParams);
+export async function authorize(event: H3Event, context: AppContext): Promise<KeyRecord | Response> {
+  const record = await authorizeKey(context, event.req.headers.get("x-api-key"), event.url.searchParams);
+  if (!(record instanceof Response)) noteKey(event.context, record);
+  return record;
 }
 
 /** `authorize` from the X-API-Key header's value (null when absent) and the query string. */
@@ -92,6 +96,7 @@ export async function spendOrRefuse(
   const { allowed, usage } = await context.keys.spend(record, calls);
   const headers = quotaHeaders(record, usage);
   if (allowed) return { headers };
+  countQuotaRefusal(record.tier);
   const exhausted = usage.remaining === 0;
   return detail(
     429,

@@ -5,6 +5,7 @@ import { registerBenchRoutes } from "../routes/bench-routes.ts";
 import { registerDocsRoutes } from "../routes/docs-routes.ts";
 import { registerKeyRoutes } from "../routes/key-routes.ts";
 import { registerMcpRoutes } from "../routes/mcp-routes.ts";
+import { registerMetricsRoute } from "../routes/metrics-routes.ts";
 import { registerOAuthRoutes } from "../routes/oauth-routes.ts";
 import { registerPapersRoutes } from "../routes/papers-routes.ts";
 import { registerReadRoutes } from "../routes/read-routes.ts";
@@ -40,6 +41,7 @@ export function createApp(context: AppContext): H3 {
   registerBenchRoutes(app, context);
   registerDocsRoutes(app);
   registerSiteRoutes(app, context);
+  registerMetricsRoute(app, context.config.metrics);
   app.all("/**", () => notFound());
   return app;
 }

@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { NodeRequest } from "srvx/node";
+import type { KeyRecord } from "../access/key-service.ts";
 import { keepPrivate, PRIVATE_CACHE_CONTROL } from "../access/keyed.ts";
 import type { AppContext } from "../context.ts";
+import { notedKey } from "../metrics/request-notes.ts";
 import { answerMcpPost, type McpParts, refusedOrigin } from "../routes/mcp-routes.ts";
 import { answerPapersList } from "../routes/papers-routes.ts";
 import { JSON_TYPE, withHeader } from "./answers.ts";
@@ -28,12 +30,15 @@ export const isPapersList = (req: IncomingMessage): boolean =>
 export const isMcpPost = (req: IncomingMessage): boolean =>
   req.method === "POST" && plainly(req.url ?? "", MCP);
 
-/** `GET /v1/papers` through `answerPapersList`; a 200 is written from its bytes, with no Response. */
+/**
+ * `GET /v1/papers` through `answerPapersList`; a 200 is written from its bytes, with no Response.
+ * Settles with the key's record when it was answered, for the request log.
+ */
 export async function servePapersFast(
   context: AppContext,
   req: IncomingMessage,
   res: ServerResponse,
-): Promise<void> {
+): Promise<KeyRecord | undefined> {
   const key = req.headers["x-api-key"];
   let answer: Awaited<ReturnType<typeof answerPapersList>>;
   try {
@@ -44,7 +49,8 @@ export async function servePapersFast(
   if (answer instanceof Response) {
     // A refusal (401, 422, 429, 503): rare enough to go through its Response as the app sends it.
     keepPrivate(answer);
-    return sendResponse(res, answer, context.log);
+    await sendResponse(res, answer, context.log);
+    return undefined;
   }
   res.writeHead(200, {
     "cache-control": PRIVATE_CACHE_CONTROL,
@@ -53,18 +59,23 @@ export async function servePapersFast(
     "content-length": answer.body.byteLength,
   });
   res.end(answer.body);
+  return answer.key;
 }
 
 /**
  * `POST /mcp` through `answerMcpPost`, over srvx's lazy Request on the Node request. A kept tool
- * answer comes as parts, written corked so that they leave in one write, with no Response.
+ * answer comes as parts, written corked so that they leave in one write, with no Response. Settles
+ * with the key the request acted as, noted in the request's context by the key check.
  */
 export async function serveMcpFast(
   context: AppContext,
   req: IncomingMessage,
   res: ServerResponse,
-): Promise<void> {
-  const request = new NodeRequest({ req, res }) as unknown as Request;
+): Promise<KeyRecord | undefined> {
+  const request = new NodeRequest({ req, res }) as unknown as Request & { context?: Record<string, unknown> };
+  // As h3 gives its event: where the key check notes the key for the log.
+  const notes: Record<string, unknown> = {};
+  request.context = notes;
   let answer: Response | McpParts;
   try {
     answer =
@@ -75,7 +86,8 @@ export async function serveMcpFast(
   }
   if (answer instanceof Response) {
     keepPrivate(answer);
-    return sendResponse(res, answer, context.log);
+    await sendResponse(res, answer, context.log);
+    return notedKey(notes);
   }
   let length = 0;
   for (const part of answer.parts) length += part.byteLength;
@@ -87,4 +99,5 @@ export async function serveMcpFast(
   for (const part of answer.parts) res.write(part);
   res.end();
   res.uncork();
+  return notedKey(notes);
 }

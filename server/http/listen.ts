@@ -1,6 +1,15 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { performance } from "node:perf_hooks";
+import type { KeyRecord } from "../access/key-service.ts";
 import type { AppContext } from "../context.ts";
+import { metricsOn } from "../metrics/metrics-settings.ts";
+import { createRequestLog } from "../metrics/request-log.ts";
+import { notedKey } from "../metrics/request-notes.ts";
+import { createRequestWatch } from "../metrics/request-watch.ts";
+import { routeLabel, snapshotRoute } from "../metrics/route-label.ts";
+import { collectProcessMetrics, watchState } from "../metrics/service-metrics.ts";
+import { stateSources } from "../metrics/state-sources.ts";
 import { createApp } from "./app.ts";
 import { serveSnapshotFast } from "./fast-path.ts";
 import { isMcpPost, isPapersList, serveMcpFast, servePapersFast } from "./keyed-fast-path.ts";
@@ -19,6 +28,14 @@ export interface RunningServer {
 
 /** How long the rest of a refused body is drained before the connection is cut. */
 const LINGER_MS = 1000;
+
+/** The fast paths' routes, as the app registers them. */
+const PAPERS_ROUTE = "/v1/papers";
+const MCP_ROUTE = "/mcp";
+const VERIFY_ROUTE = "/v1/verify";
+
+/** What a handler settles with: a fast path's key record (or nothing), or the h3 event's context. */
+type Settled = unknown;
 
 /**
  * After a 413 the rest of the body is not wanted, and the connection cannot be reused before it has
@@ -45,6 +62,19 @@ export async function listen(
 ): Promise<RunningServer> {
   const app = createApp(context);
   const handler = nodeHandler((request) => app.fetch(request), context.log);
+  const { metrics: metricsSettings } = context.config;
+  const counting = metricsOn(metricsSettings);
+  if (counting) {
+    collectProcessMetrics();
+    watchState(stateSources(context));
+  }
+  const requestLog = metricsSettings.logRequests ? createRequestLog() : null;
+  // Null when neither is on: then no request is timed at all.
+  const watch = createRequestWatch({
+    metrics: counting,
+    log: requestLog,
+    trustProxy: context.config.trustProxy,
+  });
   let inFlight = 0;
   let drained: (() => void) | undefined;
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = context.config;
@@ -57,7 +87,11 @@ export async function listen(
     connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(headersTimeoutMs / 4))),
   };
   const server = createServer(limits, (req, res) => {
-    if (serveSnapshotFast(context.snapshots, req, res)) return;
+    const startedAt = watch === null ? 0 : performance.now();
+    if (serveSnapshotFast(context.snapshots, req, res)) {
+      if (watch !== null) watch.done(req, res, startedAt, snapshotRoute(req.url ?? ""), undefined, 0);
+      return;
+    }
     const papers = isPapersList(req);
     const mcp = !papers && isMcpPost(req);
     const verify = !papers && !mcp && isVerifyPost(req);
@@ -68,27 +102,45 @@ export async function listen(
         if (res.statusCode === 413 && !req.complete) closeAfterRefusedBody(req, socket);
       });
     }
+    // The connection's bytes before this answer: the log reports what the answer added.
+    const sentBefore = watch?.logging ? req.socket.bytesWritten : 0;
     // Counted until the handler settles, not until the socket closes: a handler may still be
     // awaiting the store after its client went away.
     inFlight += 1;
-    const answered = papers
+    const answered: Promise<Settled> = papers
       ? servePapersFast(context, req, res)
       : mcp
         ? serveMcpFast(context, req, res)
         : verify
           ? serveVerifyFast(context, req, res)
           : handler(req, res);
-    void Promise.resolve(answered)
-      .catch((error: unknown) => {
-        // The fast paths answer their own failures; this is a socket that failed under the answer.
-        context.log(`answer not sent: ${(error as Error)?.stack ?? error}`);
-        if (!res.headersSent) res.writeHead(500).end();
-        else res.destroy();
-      })
-      .finally(() => {
-        inFlight -= 1;
-        if (inFlight === 0) drained?.();
-      });
+    const settled = (outcome: Settled) => {
+      inFlight -= 1;
+      if (inFlight === 0) drained?.();
+      if (watch === null) return;
+      try {
+        // The fast paths settle with the key record; the app with its event's context, which holds
+        // the route it matched (a template) and the key the route's check noted.
+        if (papers || mcp || verify) {
+          const route = papers ? PAPERS_ROUTE : mcp ? MCP_ROUTE : VERIFY_ROUTE;
+          watch.done(req, res, startedAt, route, outcome as KeyRecord | undefined, sentBefore);
+        } else {
+          const notes = outcome as Record<string, unknown> | undefined;
+          const matched = notes?.matchedRoute as { route?: string } | undefined;
+          watch.done(req, res, startedAt, routeLabel(matched?.route), notedKey(notes), sentBefore);
+        }
+      } catch (error) {
+        // Counting or logging must never fail a request that was answered.
+        context.log(`request not counted: ${(error as Error)?.stack ?? error}`);
+      }
+    };
+    answered.then(settled, (error: unknown) => {
+      // The fast paths answer their own failures; this is a socket that failed under the answer.
+      context.log(`answer not sent: ${(error as Error)?.stack ?? error}`);
+      if (!res.headersSent) res.writeHead(500).end();
+      else res.destroy();
+      settled(undefined);
+    });
   });
   // Set again: older Node versions take it only as a property.
   server.keepAliveTimeout = keepAliveTimeoutMs;
@@ -111,6 +163,7 @@ export async function listen(
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, deadlineMs).unref());
       await Promise.race([idle, deadline]);
       server.closeAllConnections();
+      requestLog?.flush();
     },
   };
 }

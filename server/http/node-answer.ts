@@ -59,13 +59,20 @@ export function sendResponse(
   return Promise.race([sent, closed]).finally(() => res.off("close", onClose as () => void));
 }
 
-/** A web handler (the h3 app's `fetch`) on Node's request and response. */
+/**
+ * A web handler (the h3 app's `fetch`) on Node's request and response. Settles with the request's
+ * context, which h3 makes its event's: the route it matched and what the routes noted, for the log.
+ */
 export function nodeHandler(
   fetch: (request: Request) => Response | Promise<Response>,
   log: (message: string) => void,
-): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+): (req: IncomingMessage, res: ServerResponse) => Promise<Record<string, unknown> | undefined> {
   return async (req, res) => {
-    const response = await fetch(new NodeRequest({ req, res }) as unknown as Request);
+    const request = new NodeRequest({ req, res }) as unknown as Request & {
+      context?: Record<string, unknown>;
+    };
+    const response = await fetch(request);
     await sendResponse(res, response, log);
+    return request.context;
   };
 }

@@ -12,6 +12,7 @@ import {
 import { FastResponse } from "srvx";
 import type { z } from "zod";
 import { type BoundedCache, createBoundedCache } from "../bounded-cache.ts";
+import { countToolCall } from "../metrics/service-metrics.ts";
 import type { McpSnapshots } from "./fresh-snapshots.ts";
 import { type AnyReadOnlyTool, createMcpServer, readOnlyTools } from "./mcp-server.ts";
 import { callReadOnlyTool, type ReadOnlyTool } from "./read-only-tool.ts";
@@ -284,6 +285,8 @@ export function createHostedMcp(options: {
     }
     const key = `${access.tier}\u0000${call.name}\u0000${JSON.stringify(call.args ?? {})}`;
     let head = cache.get(key);
+    // A kept answer is a successful call answered again; one made now is counted by callReadOnlyTool.
+    if (head !== undefined) countToolCall(call.name, "ok");
     if (head === undefined) {
       const answer = await callReadOnlyTool(tool as ReadOnlyTool<z.ZodObject, z.ZodObject>, call.args, log);
       head = Buffer.from(`{"result":${JSON.stringify(answer)},"jsonrpc":"2.0","id":`);

@@ -1,6 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
+import { countToolCall } from "../metrics/service-metrics.ts";
 import { type ArgumentHints, advertisedInput, parseToolArguments } from "./tool-input.ts";
 
 /** A tool's answer before it goes on the wire: a value matching its output schema, or advice. */
@@ -51,13 +52,18 @@ export async function callReadOnlyTool<I extends z.ZodObject, O extends z.ZodObj
   log: (message: string) => void,
 ): Promise<CallToolResult & { failed?: true }> {
   const parsed = parseToolArguments(tool.name, tool.input, raw, tool.hints);
-  if (!parsed.ok) return toError(parsed.message);
+  if (!parsed.ok) {
+    countToolCall(tool.name, "refused");
+    return toError(parsed.message);
+  }
   try {
     // A null argument counts as not given, as in parseToolArguments.
     const given = new Set(Object.keys(raw ?? {}).filter((key) => raw?.[key] !== null));
     const result = await tool.run(parsed.value, given);
+    countToolCall(tool.name, result.ok ? "ok" : "refused");
     return result.ok ? toResult(result.value) : toError(result.message);
   } catch (error) {
+    countToolCall(tool.name, "error");
     log(`${tool.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     const answer = toError(`${tool.name} failed unexpectedly (${String(error)}); the server log has details`);
     Object.defineProperty(answer, "failed", { value: true, enumerable: false });

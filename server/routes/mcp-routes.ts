@@ -20,6 +20,7 @@ import {
   jsonRpcError,
 } from "../mcp/hosted-mcp.ts";
 import { createHostedSnapshots } from "../mcp/hosted-snapshots.ts";
+import { noteKey } from "../metrics/request-notes.ts";
 import { baseUrlOf, resourceMetadataOf, resourceOf } from "../oauth/oauth-answers.ts";
 import { isSecretOf } from "../oauth/secrets.ts";
 import type { PathDoc } from "../openapi/operation.ts";
@@ -129,6 +130,16 @@ const bearerOf = (request: Request): string | null =>
  * it with. A token is taken only there: in X-API-Key it is no key, and is refused as one.
  */
 async function keyRecordOf(
+  context: AppContext,
+  request: Request,
+): Promise<{ ok: true; record: KeyRecord } | { ok: false; answer: Response }> {
+  const found = await keyOrToken(context, request);
+  // For the request log: h3 gives the request its event's context, the fast path a plain one.
+  if (found.ok) noteKey((request as { context?: Record<string, unknown> }).context, found.record);
+  return found;
+}
+
+async function keyOrToken(
   context: AppContext,
   request: Request,
 ): Promise<{ ok: true; record: KeyRecord } | { ok: false; answer: Response }> {

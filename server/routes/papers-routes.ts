@@ -13,11 +13,13 @@ import {
 } from "../../pipeline/domain/papers-query.ts";
 import { PickSchema } from "../../pipeline/domain/pick.ts";
 import { TIERS, type TierName } from "../../pipeline/domain/tiers.ts";
+import type { KeyRecord } from "../access/key-service.ts";
 import { authorize, authorizeKey, quotaHeaders, spendOrRefuse } from "../access/keyed.ts";
 import { type BoundedCache, createBoundedCache } from "../bounded-cache.ts";
 import type { AppContext } from "../context.ts";
 import { detail, jsonText } from "../http/answers.ts";
 import { pathParam, route } from "../http/route-table.ts";
+import { noteKey } from "../metrics/request-notes.ts";
 import type { PathDoc } from "../openapi/operation.ts";
 import { quotaText } from "../openapi/rate-limits.ts";
 import { type PapersIndex, papersIndex } from "../snapshots/papers-index.ts";
@@ -153,6 +155,8 @@ function listAnswer(index: PapersIndex, tier: TierName, query: PapersQuery): Buf
 export interface PapersListAnswer {
   body: Buffer;
   headers: Record<string, string>;
+  /** The key that asked, for the request log. */
+  key: KeyRecord;
 }
 
 /**
@@ -178,7 +182,7 @@ export async function answerPapersList(
   // else; the quota is spent and the RateLimit headers are the key's whatever the cache holds.
   const cacheKey = `${record.tier}|${JSON.stringify(query.value)}`;
   const body = answers.get(cacheKey) ?? answers.set(cacheKey, listAnswer(index, record.tier, query.value));
-  return { body, headers: spent.headers };
+  return { body, headers: spent.headers, key: record };
 }
 
 /** The keyed queries over the published picks, answered from memory. */
@@ -190,9 +194,9 @@ export function registerPapersRoutes(app: H3, context: AppContext): void {
         event.req.headers.get("x-api-key"),
         event.url.searchParams,
       );
-      return answer instanceof Response
-        ? answer
-        : jsonText({ status: 200, body: answer.body }, answer.headers);
+      if (answer instanceof Response) return answer;
+      noteKey(event.context, answer.key);
+      return jsonText({ status: 200, body: answer.body }, answer.headers);
     },
   });
 

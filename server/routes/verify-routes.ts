@@ -10,6 +10,7 @@ import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { jsonText } from "../http/answers.ts";
 import { route } from "../http/route-table.ts";
+import { countVerdict } from "../metrics/service-metrics.ts";
 import { payloadTooLarge } from "../openapi/common-responses.ts";
 import type { PathDoc } from "../openapi/operation.ts";
 import { perAddressText } from "../openapi/rate-limits.ts";
@@ -107,6 +108,7 @@ async function answerValidRequest(
     semantic: context.semantic,
     log: context.log,
   });
+  countVerdict(result.verdict);
   return { status: 200, body: verifyResultJson(result), headers: limit.headers };
 }
 

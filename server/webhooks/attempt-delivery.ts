@@ -1,5 +1,6 @@
 import { type DeliveryAttempt, retryDelayMs, shouldDisable } from "../../pipeline/domain/webhook.ts";
 import { createBoundedCache } from "../bounded-cache.ts";
+import { countDelivery } from "../metrics/service-metrics.ts";
 import type { Store } from "../store/types.ts";
 import type { HostLookup } from "../submissions/checked-address.ts";
 import { postChecked } from "./deliver.ts";
@@ -125,6 +126,7 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
     next_retry_at: next === null ? null : new Date(now + next).toISOString(),
   };
   const state = outcome.delivered ? "delivered" : next === null ? "failed" : "pending";
+  countDelivery(state === "pending" ? "retry" : state);
   const attempts = [...delivery.attempts, attempt].slice(-KEPT_ATTEMPTS);
   await store.setItem(deliveryKey(deliveryId), { ...delivery, state, attempts, attempt_count: number }, ttl);
   return next === null ? DONE : { done: false, retryAt: now + next };

@@ -14,7 +14,8 @@ type Json = Record<string, unknown>;
  * Registered routes the document leaves out on purpose, in h3 syntax: the static site (index page,
  * its assets and the feeds, which are files rather than API), the reference page's own assets, and
  * the OAuth authorization server, which OAuth clients learn from its own metadata (RFC 8414, 9728)
- * and which answers in the OAuth RFCs' forms, not FastAPI's.
+ * and which answers in the OAuth RFCs' forms, not FastAPI's; and the operator's /metrics, registered
+ * only with METRICS_TOKEN.
  */
 export const UNDESCRIBED_ROUTES: readonly string[] = [
   "/",
@@ -30,6 +31,8 @@ export const UNDESCRIBED_ROUTES: readonly string[] = [
   "/oauth/authorize",
   "/oauth/token",
   "/oauth/revoke",
+  // The operator's Prometheus scrape (METRICS_TOKEN): the text format, not the API's JSON.
+  "/metrics",
 ];
 
 /** The fallback route that answers 404 for every path nothing else takes. */

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../../server/http/app.ts";
 import type { RouteMethods } from "../../../server/http/route-table.ts";
+import { METRICS_OFF } from "../../../server/metrics/metrics-settings.ts";
 import { documentedPaths } from "../../../server/routes/docs-routes.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { testContext } from "../../helpers/context.ts";
@@ -16,7 +17,9 @@ let snapshots: SnapshotCache;
 let registered: Map<string, readonly string[]>;
 beforeAll(async () => {
   snapshots = await createSnapshotCache({ publicDir: await mkdtemp(join(tmpdir(), "picks-routes-")) });
-  const app = createApp(await testContext(snapshots));
+  // With every route an operator can turn on: /metrics on the main port behind METRICS_TOKEN.
+  const metrics = { ...METRICS_OFF, token: "coverage-metrics-token-0123" };
+  const app = createApp(await testContext(snapshots, { config: { metrics } }));
   registered = new Map(
     app["~routes"].map((entry) => [
       entry.route ?? "",

@@ -1,0 +1,93 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { performance } from "node:perf_hooks";
+import { clientIp, type TrustProxy } from "../access/client-ip.ts";
+import type { KeyRecord } from "../access/key-service.ts";
+import type { RequestLog } from "./request-log.ts";
+import type { DurationSeries } from "./route-histogram.ts";
+import {
+  METHOD_COUNT,
+  methodIndex,
+  methodName,
+  STATUS_CLASS_COUNT,
+  statusClassName,
+  statusIndex,
+} from "./route-label.ts";
+import { requestDuration } from "./service-metrics.ts";
+
+/** What listen.ts calls around each request when metrics or the request log are on. */
+export interface RequestWatch {
+  /** True when lines are logged: the caller then notes the connection's bytes before the answer. */
+  readonly logging: boolean;
+  /** The answer is written (or the handler settled): observe it, and log it. */
+  done(
+    req: IncomingMessage,
+    res: ServerResponse,
+    startedAt: number,
+    route: string,
+    key: KeyRecord | undefined,
+    sentBefore: number,
+  ): void;
+}
+
+/**
+ * The histogram's series, made once per route, method and status class, and kept in a table as large
+ * as the route table at most: routes are templates. A request then only adds to its series' counts.
+ */
+function routeTimers(): (route: string, method: number, status: number) => DurationSeries {
+  const rows = new Map<string, Array<DurationSeries | undefined>>();
+  return (route, method, status) => {
+    let row = rows.get(route);
+    if (row === undefined) {
+      row = new Array<DurationSeries | undefined>(METHOD_COUNT * STATUS_CLASS_COUNT).fill(undefined);
+      rows.set(route, row);
+    }
+    const at = method * STATUS_CLASS_COUNT + status;
+    let series = row[at];
+    if (series === undefined) {
+      series = requestDuration.series({
+        route,
+        method: methodName(method),
+        status_class: statusClassName(status),
+      });
+      row[at] = series;
+    }
+    return series;
+  };
+}
+
+const forwardedFor = (req: IncomingMessage): string | null => {
+  // Node joins a repeated X-Forwarded-For with ", " as Headers.get does; the type allows a list.
+  const forwarded = req.headers["x-forwarded-for"];
+  return typeof forwarded === "string" ? forwarded : (forwarded?.join(", ") ?? null);
+};
+
+/** The watch of a server, or null when neither metrics nor the request log are on (nothing is timed). */
+export function createRequestWatch(options: {
+  metrics: boolean;
+  log: RequestLog | null;
+  trustProxy: TrustProxy;
+}): RequestWatch | null {
+  const { metrics, log, trustProxy } = options;
+  if (!metrics && log === null) return null;
+  const timerOf = routeTimers();
+  return {
+    logging: log !== null,
+    done(req, res, startedAt, route, key, sentBefore) {
+      const ms = performance.now() - startedAt;
+      const status = res.statusCode;
+      if (metrics) timerOf(route, methodIndex(req.method), statusIndex(status)).observe(ms / 1000);
+      if (log === null) return;
+      const socket = req.socket;
+      log.write({
+        method: req.method ?? "",
+        route,
+        status,
+        duration_ms: Math.round(ms * 1000) / 1000,
+        bytes: socket ? socket.bytesWritten - sentBefore : 0,
+        key_id: key?.id ?? null,
+        tier: key?.tier ?? null,
+        client: clientIp(socket?.remoteAddress, forwardedFor(req), trustProxy),
+      });
+    },
+  };
+}
