@@ -6,6 +6,7 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RequestLine } from "../../server/metrics/request-log.ts";
 import { freePort, stopChild } from "../helpers/local-process.ts";
 import { PICKS_BIN, runPicks, type Started, startProcess } from "../helpers/processes.ts";
 import {
@@ -284,18 +285,7 @@ function serveCollecting(
   })();
 }
 
-interface LogLine {
-  pid: number;
-  time: string;
-  method: string;
-  route: string;
-  status: number;
-  duration_ms: number;
-  bytes: number;
-  key_id: string | null;
-  tier: string | null;
-  client: string;
-}
+type LogLine = RequestLine & { pid: number; time: string };
 
 const logLines = (stdout: string): LogLine[] =>
   stdout

@@ -33,9 +33,17 @@ async function site() {
   };
 }
 
+/** A curate whose listing file does not exist: a failed run, writing its outcome to `file`. */
+function curateMissing({ root, publicDir, runsDir, env }: Awaited<ReturnType<typeof site>>, file: string) {
+  const missing = `file:${join(root, "missing.jsonl")}`;
+  const args = ["curate", "--source", missing, "--date", "2026-06-13", "--no-citations"];
+  return runPicks([...args, "--out", publicDir, "--runs", runsDir, ...RULES, "--metrics-file", file], env);
+}
+
 describe("picks curate --metrics-file", () => {
   it("writes the run's outcome, and a failed run keeps the last success time", async () => {
-    const { root, publicDir, runsDir, env } = await site();
+    const made = await site();
+    const { root, publicDir, runsDir, env } = made;
     const file = join(root, "picks.prom");
     const ok = await runPicks(
       [...curateListingArgs(publicDir, runsDir, "2026-06-12"), ...RULES, "--metrics-file", file],
@@ -56,17 +64,7 @@ describe("picks curate --metrics-file", () => {
       expect(checked.code).toBe(0);
     }
 
-    const failed = await runPicks(
-      [
-        "curate",
-        "--source",
-        `file:${join(root, "missing.jsonl")}`,
-        "--date",
-        "2026-06-13",
-        "--no-citations",
-      ].concat(["--out", publicDir, "--runs", runsDir, ...RULES, "--metrics-file", file]),
-      env,
-    );
+    const failed = await curateMissing(made, file);
     expect(failed.code).toBe(1);
     const second = await readFile(file, "utf8");
     expect(sampleIn(second, 'picks_run_success{command="curate"}')).toBe(0);
@@ -81,19 +79,9 @@ describe("picks curate --metrics-file", () => {
   });
 
   it("a failed first run reports no success at all", async () => {
-    const { root, publicDir, runsDir, env } = await site();
-    const file = join(root, "picks.prom");
-    const failed = await runPicks(
-      [
-        "curate",
-        "--source",
-        `file:${join(root, "missing.jsonl")}`,
-        "--date",
-        "2026-06-13",
-        "--no-citations",
-      ].concat(["--out", publicDir, "--runs", runsDir, ...RULES, "--metrics-file", file]),
-      env,
-    );
+    const made = await site();
+    const file = join(made.root, "picks.prom");
+    const failed = await curateMissing(made, file);
     expect(failed.code).toBe(1);
     expect(sampleIn(await readFile(file, "utf8"), LAST_SUCCESS)).toBe(0);
   });
