@@ -2,7 +2,7 @@ import { parseTrustProxy, type TrustProxy } from "./access/client-ip.ts";
 import { DEFAULT_IPV6_PREFIX } from "./access/ip-address.ts";
 import { DEFAULT_KEY_PREFIX } from "./access/key-format.ts";
 import { positiveInt } from "./env-values.ts";
-import { type MetricsSettings, metricsSettingsFromEnv } from "./metrics/metrics-settings.ts";
+import { METRICS_OFF, type MetricsSettings } from "./metrics/metrics-settings.ts";
 
 /** A rate of actions per key, per resource or per address: at most `limit` per `windowSeconds`. */
 export interface Rate {
@@ -161,7 +161,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
       windowSeconds: 3600,
     },
     oauthAllowLoopback: env.OAUTH_ALLOW_LOOPBACK?.trim() === "1",
-    metrics: metricsSettingsFromEnv(env),
+    // Off here: `picks serve` reads them against its port and refuses bad ones (exit 2), and no other
+    // command serves metrics, so a bad METRICS_* setting must not stop `picks keys` or `picks bench`.
+    metrics: METRICS_OFF,
   };
 }
 

@@ -88,8 +88,11 @@ export async function listen(
   };
   const server = createServer(limits, (req, res) => {
     const startedAt = watch === null ? 0 : performance.now();
+    // The connection's bytes before this answer: the log reports what the answer added.
+    const sentBefore = watch?.logging ? req.socket.bytesWritten : 0;
     if (serveSnapshotFast(context.snapshots, req, res)) {
-      if (watch !== null) watch.done(req, res, startedAt, snapshotRoute(req.url ?? ""), undefined, 0);
+      if (watch !== null)
+        watch.done(req, res, startedAt, snapshotRoute(req.url ?? ""), undefined, sentBefore);
       return;
     }
     const papers = isPapersList(req);
@@ -102,8 +105,6 @@ export async function listen(
         if (res.statusCode === 413 && !req.complete) closeAfterRefusedBody(req, socket);
       });
     }
-    // The connection's bytes before this answer: the log reports what the answer added.
-    const sentBefore = watch?.logging ? req.socket.bytesWritten : 0;
     // Counted until the handler settles, not until the socket closes: a handler may still be
     // awaiting the store after its client went away.
     inFlight += 1;
@@ -163,7 +164,7 @@ export async function listen(
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, deadlineMs).unref());
       await Promise.race([idle, deadline]);
       server.closeAllConnections();
-      requestLog?.flush();
+      requestLog?.close();
     },
   };
 }

@@ -32,9 +32,14 @@ export function clusterMetricsText(): Promise<string> {
 export function answerMetricsAsk(worker: Worker, message: unknown): boolean {
   const ask = message as { type?: unknown; id?: unknown } | null;
   if (ask?.type !== ASK || typeof ask.id !== "number") return false;
+  // The worker that asked may have died while the others answered: a send on its closed channel would
+  // throw in the primary and take every worker down with it.
+  const reply = (answer: Record<string, unknown>) => {
+    if (worker.isConnected()) worker.send({ type: ANSWER, id: ask.id, ...answer }, () => {});
+  };
   clusterMetricsText().then(
-    (text) => worker.send({ type: ANSWER, id: ask.id, text }),
-    (error: unknown) => worker.send({ type: ANSWER, id: ask.id, error: String((error as Error)?.message) }),
+    (text) => reply({ text }),
+    (error: unknown) => reply({ error: String((error as Error)?.message) }),
   );
   return true;
 }

@@ -35,6 +35,9 @@ const MIN_TOKEN_LENGTH = 16;
  * to it is refused without a token, since the metrics would be open on the public port, and with one
  * it means /metrics on the main port. Throws with the offending value.
  */
+const isLoopbackHost = (host: string): boolean =>
+  host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+
 export function metricsSettingsFromEnv(env: NodeJS.ProcessEnv, mainPort?: number): MetricsSettings {
   const rawPort = env.METRICS_PORT?.trim() ?? "";
   let port: number | null = null;
@@ -66,5 +69,12 @@ export function metricsSettingsFromEnv(env: NodeJS.ProcessEnv, mainPort?: number
     // The same port with a token: the main listener serves /metrics behind it.
     port = null;
   }
-  return { port, host: env.METRICS_HOST?.trim() || "127.0.0.1", token, logRequests: rawLog === "1" };
+  const host = env.METRICS_HOST?.trim() || "127.0.0.1";
+  if (port !== null && token === null && !isLoopbackHost(host)) {
+    throw new Error(
+      `METRICS_HOST ${host} would serve /metrics beyond this machine with no token: set METRICS_TOKEN, ` +
+        "or leave METRICS_HOST at 127.0.0.1",
+    );
+  }
+  return { port, host, token, logRequests: rawLog === "1" };
 }

@@ -14,8 +14,8 @@ export interface RequestLine {
 
 export interface RequestLog {
   write(line: RequestLine): void;
-  /** Writes what is held; called before the process exits. */
-  flush(): void;
+  /** Writes what is held and stops the timer; called when the server stops. */
+  close(): void;
 }
 
 /** Lines held before they are handed to the writer together. */
@@ -69,7 +69,8 @@ export function createRequestLog(fd = 1): RequestLog {
       );
       if (held.length >= BATCH_LINES) release();
     },
-    flush: () => {
+    close: () => {
+      clearInterval(timer);
       release();
       try {
         destination.flushSync();

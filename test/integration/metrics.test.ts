@@ -301,9 +301,15 @@ describe("LOG_REQUESTS=1: one JSON line per request", () => {
       await fetch(`${server.url}/v1/papers?days=3`, { headers: { "x-api-key": key } });
       await fetch(`${server.url}/v1/daily/2026-01-01`);
       await fetch(`${server.url}/v1/me`, { headers: { "x-api-key": key } });
-      const lines = await waitFor(async () => logLines(server.stdout()).length, 4, 5_000).then(() =>
+      // The same file twice on one kept-alive connection: each line counts its own answer's bytes.
+      for (let i = 0; i < 2; i++) await (await fetch(`${server.url}/v1/axes`)).arrayBuffer();
+      const lines = await waitFor(async () => logLines(server.stdout()).length, 6, 5_000).then(() =>
         logLines(server.stdout()),
       );
+      const axes = lines.filter((line) => line.route === lines.at(-1)?.route);
+      expect(axes).toHaveLength(2);
+      expect(axes[0]?.bytes).toBeGreaterThan(100);
+      expect(axes[1]?.bytes).toBe(axes[0]?.bytes);
       expect(server.stdout()).not.toContain(key);
       const papers = lines.find((line) => line.route === "/v1/papers");
       expect(papers).toMatchObject({ method: "GET", status: 200, tier: "free", client: "127.0.0.1" });

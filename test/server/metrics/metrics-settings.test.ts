@@ -32,6 +32,17 @@ describe("metrics settings", () => {
     );
   });
 
+  it("refuse a port of their own open beyond this machine without a token", () => {
+    expect(() => metricsSettingsFromEnv({ METRICS_PORT: "9464", METRICS_HOST: "0.0.0.0" }, 8787)).toThrow(
+      /METRICS_HOST 0\.0\.0\.0 .*METRICS_TOKEN/,
+    );
+    expect(metricsSettingsFromEnv({ METRICS_PORT: "9464", METRICS_HOST: "127.0.0.2" }, 8787).host).toBe(
+      "127.0.0.2",
+    );
+    const shared = { METRICS_PORT: "9464", METRICS_HOST: "10.0.0.5", METRICS_TOKEN: TOKEN };
+    expect(metricsSettingsFromEnv(shared, 8787)).toMatchObject({ host: "10.0.0.5", token: TOKEN });
+  });
+
   it("refuse values that are not what they say", () => {
     expect(() => metricsSettingsFromEnv({ METRICS_PORT: "70000" })).toThrow(/METRICS_PORT/);
     expect(() => metricsSettingsFromEnv({ METRICS_PORT: "metrics" })).toThrow(/METRICS_PORT/);
