@@ -134,9 +134,9 @@ export function registerEval(program: Command): void {
           "`--cross-validate` trains its own models: it takes no `--ranker rules` or `--model`",
         );
       }
-      if (flags.compareSelections && flags.ranker === "rules") {
+      if (flags.compareSelections && !flags.crossValidate) {
         throw new UsageError(
-          "`--compare-selections` compares rules over the model's ranking: it takes no `--ranker rules`",
+          "`--compare-selections` compares rules over rankings by models that did not see each day: it needs `--cross-validate`",
         );
       }
       const ranker = flags.crossValidate ? undefined : await rankerFrom(flags);

@@ -15,6 +15,7 @@ import { EvalInputError } from "../pipeline/labels-file.ts";
 import { writeFileAtomic } from "../pipeline/publish.ts";
 import {
   candidatePath,
+  compareVersions,
   MODELS_DIR,
   ModelFileError,
   newestModelPath,
@@ -99,6 +100,12 @@ export function registerTrain(program: Command): void {
       const current = currentPath === null ? null : await readCurrent(currentPath, flags.promoteAnyway);
       const currentModel = current?.model ?? null;
       const version = flags.modelVersion ?? (await nextModelVersion(new Date(), flags.modelsDir));
+      // A promoted model must become the newest: an older version would be written and never used.
+      if (current && flags.modelVersion !== undefined && compareVersions(version, current.version) <= 0) {
+        throw new UsageError(
+          `\`--model-version ${version}\` is not newer than the current model ${current.version}; a promoted model must be the newest`,
+        );
+      }
       out.progress(
         `training on ${read.days.length} days, ${read.days.reduce((n, day) => n + day.papers.length, 0)} papers`,
       );

@@ -31,18 +31,17 @@ export class ModelFileError extends Error {
 
 const VERSION_IN_NAME = /^relevance-(\d{4})\.(\d{2})\.(\d+)\.json$/;
 
+/** Orders two versions, relevance-YYYY.MM.N, oldest first (by number: 2026.11.10 after 2026.11.9). */
+export function compareVersions(a: string, b: string): number {
+  const key = (version: string) => (VERSION_IN_NAME.exec(`${version}.json`) ?? []).slice(1).map(Number);
+  const [x, y] = [key(a), key(b)];
+  return (x[0] ?? 0) - (y[0] ?? 0) || (x[1] ?? 0) - (y[1] ?? 0) || (x[2] ?? 0) - (y[2] ?? 0);
+}
+
 /** The shipped model: the newest `relevance-YYYY.MM.N.json` in data/models/, by version. */
 export async function newestModelPath(dir = MODELS_DIR): Promise<string> {
   const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => VERSION_IN_NAME.test(name));
-  const key = (name: string) => (VERSION_IN_NAME.exec(name) as RegExpExecArray).slice(1).map(Number);
-  names.sort((a, b) => {
-    const [x, y] = [key(a), key(b)];
-    return (
-      (x[0] as number) - (y[0] as number) ||
-      (x[1] as number) - (y[1] as number) ||
-      (x[2] as number) - (y[2] as number)
-    );
-  });
+  names.sort((a, b) => compareVersions(a.slice(0, -".json".length), b.slice(0, -".json".length)));
   const newest = names.at(-1);
   if (newest === undefined) {
     throw new ModelFileError(

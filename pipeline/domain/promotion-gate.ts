@@ -1,8 +1,10 @@
 // Measures a newly trained model and the current one on the same labelled days for the promotion gate,
 // each day by a model that did not see it wherever the labels allow. The candidate is measured by its
-// own leave-one-day-out folds. The current model is measured as it is on days it was not trained on;
-// on its training days, its procedure (its recorded settings) is trained again without the day, which
-// needs the labels of all its training days; without them it is measured as it is, in its favour.
+// own leave-one-day-out folds, and on a day the current model never saw by a model trained, settings
+// included, without that day. The current model is measured as it is on days it was not trained on;
+// on its own training days, its procedure (its recorded settings) is trained again without the day,
+// which needs the labels it learned from for all its training days; without them (a day missing, or
+// relabelled since) it is measured as it is, in its favour.
 
 import { calibrate } from "./calibration.ts";
 import type { Candidate } from "./candidate.ts";
@@ -92,6 +94,27 @@ function figuresOf(
   return { top, top10, recall_top10: figures.recall_top10, auc_on_topic: figures.auc_on_topic };
 }
 
+const labelCountsOf = (day: GateInputDay) => ({
+  top: day.papers.filter((item) => item.label === 2).length,
+  on_topic: day.papers.filter((item) => item.label === 1).length,
+  off_mission: day.papers.filter((item) => item.label === 0).length,
+});
+
+/** `day` ranked by a model of the candidate's procedure trained on every other day. */
+function nestedRankings(
+  days: readonly GateInputDay[],
+  day: GateInputDay,
+  settings: GateInput["settings"],
+  version: string,
+): Ranking[] {
+  const others = days.filter((other) => other !== day);
+  if (others.length < 2) {
+    throw new Error(`the gate needs two days besides ${day.date} to measure the new model on it`);
+  }
+  const model = compileRelevance(trainRelevanceWithFolds(others, { version, ...settings }).model);
+  return day.papers.map((item) => rankPaper(model, item.paper));
+}
+
 /**
  * Both models' figures on every day of `input.days`, for `gateVerdict`.
  * @example gateDaysOf({ days, candidate, current, settings, rubric, selection })[0].current.measured // "left out"
@@ -105,15 +128,24 @@ export function gateDaysOf(input: GateInput): GateDay[] {
   const candidateFolds = new Map(candidate.held_out.map((fold) => [fold.date, fold]));
 
   const currentDays = new Set(current.training.days.map((day) => day.date));
-  const atHand = new Set(days.map((day) => day.date));
+  // A day is at hand when its labels are the ones the current model learned: the same papers and the
+  // same counts of each label. A day relabelled since cannot stand in for what the model saw.
+  const learned = new Map(
+    current.training.days.map((day) => [day.date, JSON.stringify([day.papers, day.label_counts])]),
+  );
+  const atHand = new Set(
+    days
+      .filter((day) => learned.get(day.date) === JSON.stringify([day.papers.length, labelCountsOf(day)]))
+      .map((day) => day.date),
+  );
   const canLeaveOut = currentDays.size >= 2 && [...currentDays].every((date) => atHand.has(date));
   const recipe = recipeOf(current, input.settings);
   let currentFolds: Map<string, OutOfFoldScores> | undefined;
   let currentFoldModel = current;
   if (canLeaveOut) {
-    const sameDays = currentDays.size === atHand.size;
+    const sameDays = currentDays.size === days.length;
     if (sameDays && sameRecipe(recipe, input.settings)) {
-      // The same procedure on the same days gives the same folds: measured once.
+      // The same procedure on the same labels gives the same folds: measured once.
       currentFolds = candidateFolds;
       currentFoldModel = candidate.model;
     } else {
@@ -131,7 +163,13 @@ export function gateDaysOf(input: GateInput): GateDay[] {
     const scores = scoresOf.get(day.date) as Scores[];
     const candidateFold = candidateFolds.get(day.date);
     if (!candidateFold) throw new Error(`the candidate model has no fold for ${day.date}`);
-    const mine = figuresOf(day, scores, rankingsOf(candidateFold, candidate.model), selection);
+    const unseen = !currentDays.has(day.date);
+    // On a day the current model never saw it is measured as it is, honestly; the candidate then gets
+    // a model trained without the day, settings chosen without it too, rather than the settings
+    // search's fold, whose settings were chosen with the day among those scored.
+    const mine = unseen
+      ? figuresOf(day, scores, nestedRankings(days, day, input.settings, current.version), selection)
+      : figuresOf(day, scores, rankingsOf(candidateFold, candidate.model), selection);
     const fold = currentFolds?.get(day.date);
     let theirs: SideFigures;
     if (fold) {
@@ -141,7 +179,7 @@ export function gateDaysOf(input: GateInput): GateDay[] {
       };
     } else {
       const rankings = day.papers.map((item) => rankPaper(compiledCurrent, item.paper));
-      const measured = currentDays.has(day.date) ? "trained on it" : "unseen";
+      const measured = unseen ? "unseen" : "trained on it";
       theirs = { ...figuresOf(day, scores, rankings, selection), measured };
     }
     return { date: day.date, candidate: { ...mine, measured: "left out" }, current: theirs };

@@ -83,6 +83,35 @@ describe("picks train: the promotion gate", () => {
     expect(model.calibration).toEqual(shipped.calibration);
   });
 
+  it("measures the current model as it is on a day relabelled since it learned from it", async () => {
+    // 2026-06-03 with one off-mission paper made on topic, its listing beside the copy.
+    const day = LABELLED_DAYS.find((item) => item.date === "2026-06-03") as (typeof LABELLED_DAYS)[number];
+    const dir = await mkdtemp(join(tmpdir(), "picks-relabelled-"));
+    const file = JSON.parse(await readFile(day.labels, "utf8"));
+    const [id] =
+      Object.entries(file.labels).find(([, label]) => (label as { label: number }).label === 0) ?? [];
+    file.labels[id as string] = { label: 1, group: "substrate", reg_fit: 2, why: "relabelled" };
+    const labels = join(dir, "labels-2026-06-03.json");
+    await writeFile(labels, JSON.stringify(file));
+    await copyFile(day.listing, join(dir, file.listing));
+    const days = LABELLED_DAYS.map((item) => (item === day ? { ...item, labels } : item));
+    // Whether it is promoted or not, the comparison says how the current model was measured.
+    const aside = await mkdtemp(join(tmpdir(), "picks-models-relabelled-"));
+    await copyFile(join(MODELS_DIR, `${SHIPPED}.json`), join(aside, `${SHIPPED}.json`));
+    const gated = await train(days, ["--json"], aside);
+    const summary = JSON.parse(gated.stdout);
+    const measured = new Set(
+      summary.promotion.days.map((item: { current: { measured: string } }) => item.current.measured),
+    );
+    expect([...measured]).toEqual(["trained on it"]);
+  });
+
+  it("refuses a --model-version that is not newer than the current model (exit 2, before training)", async () => {
+    const result = await train(LABELLED_DAYS.slice(0, 2), ["--model-version", "relevance-2026.11.2"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/model-version relevance-2026\.11\.2` is not newer than the current model relevance-/);
+  });
+
   it("never promotes a candidate whose file fails the model schema", async () => {
     const broken = join(models, "candidates", "relevance-2026.11.9.json");
     const shipped = JSON.parse(await readFile(join(models, `${SHIPPED}.json`), "utf8"));
