@@ -109,7 +109,9 @@ describe("picks train: the promotion gate", () => {
   it("refuses a --model-version that is not newer than the current model (exit 2, before training)", async () => {
     const result = await train(LABELLED_DAYS.slice(0, 2), ["--model-version", "relevance-2026.11.2"]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/model-version relevance-2026\.11\.2` is not newer than the current model relevance-/);
+    expect(result.stderr).toMatch(
+      /model-version relevance-2026\.11\.2` is not newer than the current model relevance-/,
+    );
   });
 
   it("never promotes a candidate whose file fails the model schema", async () => {
