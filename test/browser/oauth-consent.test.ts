@@ -1,24 +1,16 @@
 import { createHash, randomBytes } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
-import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Started } from "../helpers/processes.ts";
+import { seriousViolations } from "./axe.ts";
 import { ARTIFACTS, browserPlan, launchChromium, watchPages } from "./chromium.ts";
 import { startSeededSite } from "./site-under-test.ts";
 
 // The consent page as a person meets it in a real Chromium: readable, accessible (axe-core), and its
 // Allow button taking them back to the client with a code.
 
-declare const document: unknown;
-declare const window: { axe: { run(context: unknown, options: unknown): Promise<AxeResult> } };
-interface AxeResult {
-  violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: string[] }> }>;
-}
-
-const require = createRequire(import.meta.url);
 const plan = browserPlan();
 const pages = watchPages();
 let browser: Browser;
@@ -80,12 +72,7 @@ describe.skipIf(plan.skip)("the consent page", () => {
     // The client's name is text, never markup.
     expect(await page.textContent("main")).toContain("Claude <script>");
     await page.screenshot({ path: `${ARTIFACTS}/oauth-consent.png`, fullPage: true });
-    await page.evaluate(await readFile(require.resolve("axe-core/axe.min.js"), "utf8"));
-    const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
-    const serious = result.violations
-      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" "))}`);
-    expect(serious).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
 
     returned = [];
     await page.fill("#api_key", await freeKey());

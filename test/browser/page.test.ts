@@ -1,5 +1,4 @@
 import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -8,6 +7,7 @@ import type { Pick } from "../../pipeline/domain/pick.ts";
 import { AXIS_IDS } from "../../pipeline/domain/score.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
 import { type Started, startPicksServer } from "../helpers/processes.ts";
+import { seriousViolations } from "./axe.ts";
 import { ARTIFACTS, browserPlan, launchChromium, watchPages } from "./chromium.ts";
 import { type LoopbackServer, publishSite, startRuntimePage, startStaticHost } from "./site-under-test.ts";
 
@@ -30,15 +30,10 @@ declare const document: {
 declare const window: {
   innerWidth: number;
   __pwned?: unknown;
-  axe: { run(context: unknown, options: unknown): Promise<AxeResult> };
   getComputedStyle(element: unknown): { fontSize: string; fontWeight: string };
 };
-interface AxeResult {
-  violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: string[] }> }>;
-}
 declare const navigator: { clipboard: { readText(): Promise<string> } };
 
-const require = createRequire(import.meta.url);
 const plan = browserPlan();
 const CITED_DAY = "2026-11-19";
 
@@ -439,11 +434,6 @@ describe.skipIf(plan.skip)("a day the relevance model ranked, on a plain static 
     expect(second).not.toContain("likelihood");
     expect(await page.locator(`${card(3)} details.why-ranked`).count()).toBe(0);
 
-    await page.evaluate(await readFile(require.resolve("axe-core/axe.min.js"), "utf8"));
-    const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
-    const serious = result.violations
-      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" "))}`);
-    expect(serious).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
   });
 });

@@ -1,10 +1,10 @@
 import { readFile, rm, stat } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
 import { type Started, startPicksServer } from "../helpers/processes.ts";
+import { seriousViolations } from "./axe.ts";
 import { ARTIFACTS, browserPlan, launchChromium, watchPages } from "./chromium.ts";
 import { publishSite } from "./site-under-test.ts";
 
@@ -24,7 +24,6 @@ declare const document: {
   activeElement: PageElement | null;
 };
 declare const window: {
-  axe: { run(context: unknown, options: unknown): Promise<AxeResult> };
   getComputedStyle(element: unknown): {
     backgroundColor: string;
     color: string;
@@ -33,13 +32,9 @@ declare const window: {
     scrollBehavior: string;
   };
 };
-interface AxeResult {
-  violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: string[] }> }>;
-}
 
 const plan = browserPlan();
 const CITED_DAY = "2026-11-19";
-const require = createRequire(import.meta.url);
 
 let browser: Browser;
 let site: { publicDir: string; days: DailySnapshot[] };
@@ -90,18 +85,6 @@ const day = (date: string): DailySnapshot => {
   if (!found) throw new Error(`no sample day ${date}`);
   return found;
 };
-
-/** Serious and critical axe-core findings on the page as it is now. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  // Evaluated by the test, not loaded by the page: the page's policy allows no inline script.
-  await page.evaluate(await readFile(require.resolve("axe-core/axe.min.js"), "utf8"));
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
-  return result.violations
-    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map(
-      (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
-    );
-}
 
 /** Width and height from a PNG's header. */
 async function pngSize(path: string): Promise<{ width: number; height: number }> {
