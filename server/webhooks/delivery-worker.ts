@@ -2,7 +2,7 @@ import { createQueueWorker, type QueueWorker } from "../store/queue-worker.ts";
 import type { Claim } from "../store/types.ts";
 import { attemptDelivery, type DeliveryDeps } from "./attempt-delivery.ts";
 import { fanOut } from "./fan-out.ts";
-import { WEBHOOK_QUEUE } from "./webhook-records.ts";
+import { type DeliveryRecord, deliveryKey, WEBHOOK_QUEUE } from "./webhook-records.ts";
 
 export type DeliveryWorker = QueueWorker;
 
@@ -25,13 +25,31 @@ export function createDeliveryWorker(
         await queue.ack(claim);
         return;
       }
-      const result = await attemptDelivery(deps, claim.id.slice(2));
+      const deliveryId = claim.id.slice(2);
+      const result = await attemptDelivery(deps, deliveryId);
       if (result.done) await queue.ack(claim);
       else await queue.defer(claim, Math.ceil(result.retryAt));
+      await honourLateRetry(deliveryId);
     } catch (error) {
       // The item stays in flight; when its lease runs out it is tried again.
       log(`webhook ${claim.id}: ${(error as Error).stack ?? error}`);
     }
+  };
+
+  /**
+   * A manual retry asked after the attempt was recorded but before its claim was given back found the
+   * id in flight, and a push of an id in flight is left alone: without this it would wait for the
+   * scheduled retry, minutes away. The retry wrote its record first (attempts since the last retry:
+   * none), so once the claim is given back the record says whether one is owed.
+   */
+  const honourLateRetry = async (deliveryId: string): Promise<void> => {
+    const record = await store.getItem<DeliveryRecord>(deliveryKey(deliveryId));
+    if (
+      record?.state === "pending" &&
+      record.attempt_count > 0 &&
+      record.attempt_base === record.attempt_count
+    )
+      await queue.push(`d.${deliveryId}`);
   };
 
   return createQueueWorker({
