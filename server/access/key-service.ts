@@ -116,6 +116,7 @@ export function createKeyService(options: {
     if (known && at >= known.start && at < known.end) return known;
     const window = quotaWindow(Date.parse(record.created_at), at, TIERS[record.tier].window_days);
     const iso: [string, string] = [new Date(window.start).toISOString(), new Date(window.end).toISOString()];
+    // Not per request: once per key and window.
     const made = { ...window, iso };
     windows.set(record, made);
     return made;
@@ -169,6 +170,7 @@ export function createKeyService(options: {
     const record = await find(keyOrId);
     if (!record) return null;
     if (record.revoked_at !== null) return record;
+    // Not per request: once, when the key is revoked.
     const revoked = { ...record, revoked_at: new Date(now()).toISOString() };
     await store.setItem(recordKey(record.hash), revoked);
     cache.delete(record.hash);
@@ -249,6 +251,7 @@ export function createKeyService(options: {
         .filter((record): record is KeyRecord => record !== null)
         .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
     },
+    // Not per request: once, when a key is rotated.
     async rotate(keyOrId) {
       const old = await find(keyOrId);
       if (!old || old.revoked_at !== null) return null;

@@ -235,7 +235,7 @@ export function createHostedMcp(options: {
   const answers = new WeakMap<object, BoundedCache<string, Buffer>>();
   const listHeads = new Map<string, Promise<{ list: ListToolsResult; head: Buffer }>>();
 
-  // The SDK's own tools/list answer, asked once per tier: it converts every schema to JSON Schema on
+  // The SDK's own tools/list answer, asked once per tier (not per request): it converts every schema to JSON Schema on
   // each call (about 2.6 ms), which a batch of 100 made 260 ms of CPU for one free request.
   const listThroughSdk = async (access: ToolAccess) => {
     const server = createMcpServer({ ...options, access });
@@ -312,7 +312,13 @@ export function createHostedMcp(options: {
       const listing = plain ? plainToolsList(body) : undefined;
       const listed = await toolsListOf(caller.access);
       if (listing) return withId(listed.head, listing.id);
-      const server = createMcpServer({ ...options, access: caller.access, toolsList: listed.list });
+      const server = createMcpServer({
+        snapshots: options.snapshots,
+        version: options.version,
+        log: options.log,
+        access: caller.access,
+        toolsList: listed.list,
+      });
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: caller.form === "json",

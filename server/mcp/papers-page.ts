@@ -90,7 +90,10 @@ export function papersAnswer(
   };
   return {
     applied: {
-      ...filters,
+      days: filters.days,
+      axis: filters.axis,
+      min_score: filters.min_score,
+      min_reg_fit: filters.min_reg_fit,
       limit: applied.limit,
       compact: options.compact,
       from: applied.from,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type PapersQuery, PapersQuerySchema, queryPapers } from "../../pipeline/domain/papers-query.ts";
 import type { Pick } from "../../pipeline/domain/pick.ts";
+import { copyWith } from "../copy-with.ts";
 import type { HeldDay } from "../snapshots/held-days.ts";
 import { DayUnavailableError } from "../snapshots/snapshot-cache.ts";
 import type { McpSnapshots } from "./fresh-snapshots.ts";
@@ -17,6 +18,7 @@ export const PAGE_MAX = 25;
 export const CURSOR_MAX_LENGTH = 512;
 const FILTERS = ["days", "axis", "min_score", "min_reg_fit"] as const;
 
+// Not per request: built once, at load.
 export const PapersInputSchema = z.strictObject({
   ...PapersQuerySchema.shape,
   limit: PapersQuerySchema.shape.limit
@@ -149,10 +151,13 @@ export function papersTool(
         return refuse(`${error.message}; try again shortly`);
       }
       return answer(
-        papersAnswer(
-          { ...page, picks },
-          { offset, compact: args.compact, publishedDays: days.length, pageMax, tier: access.tier },
-        ),
+        papersAnswer(copyWith(page, { picks }), {
+          offset,
+          compact: args.compact,
+          publishedDays: days.length,
+          pageMax,
+          tier: access.tier,
+        }),
       );
     },
   };

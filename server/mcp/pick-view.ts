@@ -9,6 +9,7 @@ import {
   RegFitSchema,
   ScoresSchema,
 } from "../../pipeline/domain/score.ts";
+import { copyWith } from "../copy-with.ts";
 
 /** Says which parts of an answer are quoted from papers, so an agent treats them as data. */
 export const EXTERNAL_CONTENT =
@@ -77,9 +78,6 @@ export function compactPick(pick: Pick): PickView {
     const { top_references: _references, top_citing: _citing, ...counts } = citations;
     citations = counts;
   }
-  return {
-    ...pick,
-    scores: { ...scores, axes, reg_fit: regFit, ...(compactFocus ? { focus: compactFocus } : {}) },
-    citations,
-  };
+  const changed = compactFocus ? { axes, reg_fit: regFit, focus: compactFocus } : { axes, reg_fit: regFit };
+  return copyWith(pick, { scores: copyWith(scores, changed), citations });
 }

@@ -79,7 +79,9 @@ export class RouteHistogram {
         value: cumulative,
         metricName: `${NAME}_bucket`,
       });
+      // Not per request: at a scrape.
       values.push({ labels: { ...series.labels }, value: series.sum, metricName: `${NAME}_sum` });
+      // Not per request: at a scrape.
       values.push({ labels: { ...series.labels }, value: series.count, metricName: `${NAME}_count` });
     }
     return Promise.resolve({

@@ -47,6 +47,7 @@ export function createBucketSource(options: BucketSourceOptions): SnapshotSource
       for (const listener of listeners) await listener();
     } catch (error) {
       // Forget the tag, not the manifest: the next poll reads it again and the reload is retried.
+      // Not per request: after a failed reload.
       if (current) current = { ...current, etag: "" };
       fail(`loading the manifest's files failed: ${(error as Error).message}`);
     }
