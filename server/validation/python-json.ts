@@ -9,26 +9,53 @@ import { MAX_JSON_DEPTH, type PythonJsonResult, scanPythonJson } from "./python-
  */
 export type ParsedJson = PythonJsonResult | { ok: true; value: unknown; approximate: true };
 
+// What a walk of JSON.parse's value found: nothing, an infinite number, or nesting too deep.
+const PLAIN = 0;
+const INFINITE = 1;
+const TOO_DEEP = 2;
+
+/**
+ * The worst of `value`'s descendants, `value` itself at `depth` (a container there holds depth + 1).
+ * Recursive, without an array or a tuple per container: the walk allocates nothing. Deeper than
+ * MAX_JSON_DEPTH is an answer in itself, so the recursion never goes further than that.
+ */
+function walkProblem(value: object, depth: number): number {
+  if (depth + 1 > MAX_JSON_DEPTH) return TOO_DEEP;
+  let found = PLAIN;
+  if (Array.isArray(value)) {
+    for (let k = 0; k < value.length; k++) {
+      const child: unknown = value[k];
+      if (typeof child === "object" && child !== null) {
+        const inner = walkProblem(child, depth + 1);
+        if (inner === TOO_DEEP) return TOO_DEEP;
+        found |= inner;
+      } else if (typeof child === "number" && !Number.isFinite(child)) found = INFINITE;
+    }
+    return found;
+  }
+  // JSON.parse makes plain objects: their own enumerable keys are all that for-in sees.
+  for (const key in value) {
+    const child: unknown = (value as Record<string, unknown>)[key];
+    if (typeof child === "object" && child !== null) {
+      const inner = walkProblem(child, depth + 1);
+      if (inner === TOO_DEEP) return TOO_DEEP;
+      found |= inner;
+    } else if (typeof child === "number" && !Number.isFinite(child)) found = INFINITE;
+  }
+  return found;
+}
+
 /**
  * What JSON.parse's value hides: nesting deeper than Python's decoder goes (JSON.parse has no limit),
  * or an infinite number, which may be an integer of more than 4300 digits that Python refuses. Walks the
- * values, not the characters (a 10 kB string is one value), with an explicit stack: a deep value must
- * not overflow ours.
+ * values, not the characters (a 10 kB string is one value); the recursion stops at MAX_JSON_DEPTH, so a
+ * deep value cannot overflow the stack.
  */
-function hiddenProblem(root: unknown): "too_deep" | "infinite" | undefined {
+export function hiddenProblem(root: unknown): "too_deep" | "infinite" | undefined {
   if (typeof root === "number") return Number.isFinite(root) ? undefined : "infinite";
-  let infinite = false;
-  const stack: Array<[unknown, number]> = [[root, 0]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop() as [unknown, number];
-    if (typeof value !== "object" || value === null) continue;
-    if (depth + 1 > MAX_JSON_DEPTH) return "too_deep";
-    for (const child of Array.isArray(value) ? value : Object.values(value)) {
-      if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
-      else if (typeof child === "number" && !Number.isFinite(child)) infinite = true;
-    }
-  }
-  return infinite ? "infinite" : undefined;
+  if (typeof root !== "object" || root === null) return undefined;
+  const found = walkProblem(root, 0);
+  return found === TOO_DEEP ? "too_deep" : found === INFINITE ? "infinite" : undefined;
 }
 
 /** Parses a body the way Python's json.loads does, at JSON.parse speed when the body is plain JSON. */

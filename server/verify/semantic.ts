@@ -84,7 +84,15 @@ function groundFindings(
     if (quote === null || quote.length === 0) return base;
     for (const field of QUOTE_FIELDS) {
       const at = views.text(field).indexOf(quote);
-      if (at >= 0) return { ...base, quote, evidence: views.span(field, at, at + quote.length) };
+      // Named, not spread: a literal that starts with a spread is allocated in the old generation on Node 20.
+      if (at >= 0) {
+        return {
+          kind: base.kind,
+          message: base.message,
+          quote,
+          evidence: views.span(field, at, at + quote.length),
+        };
+      }
     }
     dropped += 1;
     return base;

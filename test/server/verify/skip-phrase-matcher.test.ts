@@ -49,6 +49,24 @@ describe("skip phrase matcher", () => {
     );
   });
 
+  it("finds phrases across the quarters its four scans start from, on texts of every small length", () => {
+    const phrases = ["abcdefg", "bcdefgh", "xyzabcdefgxyz", "fgh", "gg"];
+    const skip = createSkipMatcher(phrases);
+    const dense = createPhraseMatcher(phrases);
+    for (let length = 0; length <= 80; length++) {
+      for (const at of [0, 1, 2, 3, 5, 6, 7, 8]) {
+        // A phrase laid over each boundary n/4, n/2 and 3n/4, shifted by `at` back from it.
+        const units = Array.from({ length }, () => "-");
+        for (const boundary of [length >> 2, length >> 1, (length >> 1) + (length >> 2), length]) {
+          const from = Math.max(0, boundary - at);
+          for (let k = 0; k < 7 && from + k < length; k++) units[from + k] = "abcdefg"[k] as string;
+        }
+        const body = units.join("");
+        expect(hitsOf(skip, body)).toEqual(hitsOf(dense, body));
+      }
+    }
+  });
+
   it("stops where onMatch says so and skips the ends canEndAt refuses, as the automaton does", () => {
     fc.assert(
       fc.property(fc.array(word, { maxLength: 8 }), text, fc.nat(20), (phrases, body, stopAfter) => {
