@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { freePort } from "../test/helpers/local-process.ts";
 import { PICKS_BIN, startPicksServer, startProcess } from "../test/helpers/processes.ts";
 import { redisSkipReason, startRedis } from "../test/helpers/redis.ts";
 import { publishYear } from "../test/server/mcp/year-site.ts";
@@ -58,8 +59,18 @@ const tailRows: TailRow[] = [];
 
 const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 
-/** How many (bare, service) pairs each compared load runs; their medians are the figures to quote. */
-const pairs = Math.max(1, Number(process.env.BENCH_PAIRS ?? 1));
+/**
+ * How many (bare, service) pairs each compared load runs, one after the other; their medians are the
+ * figures to quote. Three unless set: one pair on this shared machine can land on another program's burst.
+ */
+const pairs = Math.max(1, Number(process.env.BENCH_PAIRS ?? 3));
+/** BENCH_METRICS=1 runs every compared server with /metrics on its own port, as an operator would. */
+const withMetrics = process.env.BENCH_METRICS === "1";
+
+/** `env` for a compared server, with /metrics on when BENCH_METRICS asks for it. */
+async function servedWith(env: Record<string, string>): Promise<Record<string, string>> {
+  return withMetrics ? { ...env, METRICS_PORT: String(await freePort()) } : env;
+}
 
 /** The method, body and headers a load sends. */
 type RequestShape = { method?: string; body?: string; headers?: Record<string, string> };
@@ -95,12 +106,15 @@ async function compare(
     const label = pairs > 1 ? `${name} [pair ${pair} of ${pairs}]` : name;
     tailRows.push({ name: label, measured, baseline, ...(gc ? { gc } : {}) });
     runs.push({ measured, baseline });
+    const ratio = measured.rps / baseline.rps;
     console.log(
-      `${label}: ${Math.round(measured.rps)} req/s = ${(measured.rps / baseline.rps).toFixed(2)} of the bare baseline ` +
+      `${label}: ${Math.round(measured.rps)} req/s = ${ratio.toFixed(2)} of the bare baseline ` +
         `(${Math.round(baseline.rps)} req/s for the same ${bytes.byteLength} bytes), p99 ${ms(measured.p99)} ` +
-        `= ${(measured.p99 / baseline.p99).toFixed(1)} x the baseline's ${ms(baseline.p99)}, ` +
+        `= ${(measured.p99 / baseline.p99).toFixed(1)} x the baseline's ${ms(baseline.p99)} and ` +
+        `${(measured.p99 / (baseline.p99 / ratio)).toFixed(2)} x the queue its cost implies (bare's p99 / the ratio), ` +
         `errors ${measured.errors}, non-2xx ${measured.non2xx}  (target ${target})`,
     );
+    if (gc) console.log(`  ${describeGc(gc)}`);
     if (measured.cpuUsPerRequest !== undefined && baseline.cpuUsPerRequest !== undefined) {
       console.log(
         `  server CPU per request ${measured.cpuUsPerRequest.toFixed(0)} µs against the baseline's ` +
@@ -232,7 +246,7 @@ async function baselineFor(
 
 async function papersLoad(env: Record<string, string>, name: string, target: string): Promise<LoadResult> {
   const key = await enterpriseKey(env);
-  const server = await startTracedServer(publicDir, env);
+  const server = await startTracedServer(publicDir, await servedWith(env));
   pinServer(server.child.pid);
   try {
     return await compare(
@@ -276,6 +290,9 @@ async function memoryAfterLoad(): Promise<void> {
 const root = await mkdtemp(join(tmpdir(), "picks-bench-"));
 const publicDir = join(root, "public");
 console.log(`Load generator: ${LOAD_CLIENT}; the bare baseline's own req/s is printed beside each ratio.`);
+console.log(
+  `Node ${process.version}; ${pairs} pair(s) a compared load; /metrics ${withMetrics ? "on (BENCH_METRICS=1)" : "off"}.`,
+);
 try {
   // The curated day is the site every server section serves; with BENCH_ONLY leaving out `cpu`,
   // it is curated once and the in-process figures (curate, ranker, scorer, checks) are skipped.
@@ -302,7 +319,10 @@ try {
   }
 
   if (wanted("snapshot")) {
-    const server = await startTracedServer(publicDir, { STATE_DIR: join(root, "state-snapshot") });
+    const server = await startTracedServer(
+      publicDir,
+      await servedWith({ STATE_DIR: join(root, "state-snapshot") }),
+    );
     pinServer(server.child.pid);
     await compare(
       "GET /v1/daily/latest",
@@ -339,7 +359,7 @@ try {
   }
   if (wanted("verify")) {
     const env = { STATE_DIR: join(root, "state-verify"), VERIFY_RATE_LIMIT: "100000000" };
-    const server = await startTracedServer(publicDir, env);
+    const server = await startTracedServer(publicDir, await servedWith(env));
     pinServer(server.child.pid);
     const headers = { "content-type": "application/json" };
     await compare(
@@ -354,7 +374,7 @@ try {
   if (wanted("mcp-http")) {
     const env = { STATE_DIR: join(root, "state-mcp-http") };
     const key = await enterpriseKey(env);
-    const server = await startTracedServer(publicDir, env);
+    const server = await startTracedServer(publicDir, await servedWith(env));
     pinServer(server.child.pid);
     const body = MCP_PAPERS_CALL;
     const headers = {
