@@ -64,16 +64,52 @@ export function jsonRpcError(status: number, code: number, message: string): Res
   });
 }
 
+/** Whether a tool of this name exists and takes these arguments. */
+type ArgumentCheck = (name: string, args: Plain | undefined) => boolean;
+
+/** Remembered outcomes of the argument check. */
+const REMEMBERED_CHECKS = 2048;
+/** The longest arguments' JSON that a check or an answer is remembered by. */
+const LONGEST_REMEMBERED = 512;
+
 /**
- * Whether a tools/call message will run a tool: it names one of `inputs` and its arguments parse. One
- * that does not gets an isError result and, like a 422 on the HTTP API, spends nothing.
+ * A tool call as the key of what is remembered of it (its argument check, its answer), or null when
+ * nothing is: long arguments, and arguments whose JSON holds "null", which JSON.stringify also writes
+ * for an infinite number. `{"days":1e400}` (refused) would otherwise share the key, and the kept
+ * answer, of `{"days":null}` (taken: a null argument is left out).
  */
-function callsATool(message: Plain, inputs: ReadonlyMap<string, z.ZodObject>): boolean {
+function callKey(name: string, args: Plain | undefined): string | null {
+  const text = JSON.stringify(args ?? {});
+  return text.length <= LONGEST_REMEMBERED && !text.includes("null") ? `${name}\u0000${text}` : null;
+}
+
+/**
+ * The argument check over `inputs`, remembering its outcome by callKey: the zod parse was 2-3 µs of
+ * a tool call, and agents repeat the same arguments.
+ */
+function argumentCheck(inputs: ReadonlyMap<string, z.ZodObject>): ArgumentCheck {
+  const remembered = createBoundedCache<string, boolean>(REMEMBERED_CHECKS);
+  return (name, args) => {
+    const input = inputs.get(name);
+    if (!input) return false;
+    const key = callKey(name, args);
+    const known = key === null ? undefined : remembered.get(key);
+    if (known !== undefined) return known;
+    const ok = parseToolArguments(name, input, args).ok;
+    if (key !== null) remembered.set(key, ok);
+    return ok;
+  };
+}
+
+/**
+ * Whether a tools/call message will run a tool: it names a tool and its arguments parse. One that
+ * does not gets an isError result and, like a 422 on the HTTP API, spends nothing.
+ */
+function callsATool(message: Plain, takes: ArgumentCheck): boolean {
   const params = isPlain(message.params) ? message.params : {};
-  const input = typeof params.name === "string" ? inputs.get(params.name) : undefined;
-  if (!input) return false;
+  if (typeof params.name !== "string") return false;
   const args = params.arguments === undefined || isPlain(params.arguments) ? params.arguments : null;
-  return args !== null && parseToolArguments(params.name as string, input, args).ok;
+  return args !== null && takes(params.name, args);
 }
 
 /** What a POST body asks for: tool calls that will run (quota) and the other messages (the free rate). */
@@ -94,17 +130,13 @@ const ONE_FREE: CallPlan = { toolCalls: 0, freeMessages: 1 };
  * free rate: initialize, tools/list, ping, notifications, and calls that end in an isError result
  * without running (unknown tool, arguments that do not parse, a task the server does not offer).
  */
-function planOf(
-  body: unknown,
-  protocolVersion: string | null,
-  inputs: ReadonlyMap<string, z.ZodObject>,
-): CallPlan {
+function planOf(body: unknown, protocolVersion: string | null, takes: ArgumentCheck): CallPlan {
   if (protocolVersion !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocolVersion)) return NOTHING;
   // A lone tools/call of plainToolCall's shape, without `_meta`, is a JSON-RPC request by its
   // construction: the SDK schema's parses of it (about 3 µs of a hosted call) would say nothing more.
   const call = plainToolCall(body);
   if (call !== undefined && !("_meta" in ((body as Plain).params as Plain))) {
-    return callsATool(body as Plain, inputs) ? ONE_CALL : ONE_FREE;
+    return callsATool(body as Plain, takes) ? ONE_CALL : ONE_FREE;
   }
   const messages = Array.isArray(body) ? body : [body];
   if (messages.length > MAX_BATCH_SIZE) return NOTHING;
@@ -116,7 +148,7 @@ function planOf(
       isJSONRPCRequest(message) &&
       message.method === "tools/call" &&
       (message.params as Plain | undefined)?.task === undefined &&
-      callsATool(message as Plain, inputs)
+      callsATool(message as Plain, takes)
     ) {
       ids.add(message.id);
     }
@@ -230,7 +262,9 @@ export function createHostedMcp(options: {
     return tools;
   };
   // Every tier has the same tools with the same arguments; only what they may answer differs.
-  const inputs = new Map([...toolsFor(OWNER_ACCESS).values()].map((tool) => [tool.name, tool.input]));
+  const takes = argumentCheck(
+    new Map([...toolsFor(OWNER_ACCESS).values()].map((tool) => [tool.name, tool.input])),
+  );
   // The answer's bytes up to the id, ready to send: the result, encoded once.
   const answers = new WeakMap<object, BoundedCache<string, Buffer>>();
   const listHeads = new Map<string, Promise<{ list: ListToolsResult; head: Buffer }>>();
@@ -283,21 +317,22 @@ export function createHostedMcp(options: {
       cache = createBoundedCache(ANSWER_CACHE_BYTES, (head) => head.length + ENTRY_OVERHEAD_BYTES);
       answers.set(generation, cache);
     }
-    const key = `${access.tier}\u0000${call.name}\u0000${JSON.stringify(call.args ?? {})}`;
-    let head = cache.get(key);
+    const called = callKey(call.name, call.args);
+    const key = called === null ? null : `${access.tier}\u0000${called}`;
+    let head = key === null ? undefined : cache.get(key);
     // A kept answer is a successful call answered again; one made now is counted by callReadOnlyTool.
     if (head !== undefined) countToolCall(call.name, "ok");
     if (head === undefined) {
       const answer = await callReadOnlyTool(tool as ReadOnlyTool<z.ZodObject, z.ZodObject>, call.args, log);
       head = Buffer.from(`{"result":${JSON.stringify(answer)},"jsonrpc":"2.0","id":`);
       // A refusal is not kept: its arguments are whatever the client sent, and it costs little to make.
-      if (!answer.failed && !answer.isError) cache.set(key, head);
+      if (key !== null && !answer.failed && !answer.isError) cache.set(key, head);
     }
     return withId(head, call.id);
   };
 
   return {
-    plan: (body, protocolVersion) => planOf(body, protocolVersion, inputs),
+    plan: (body, protocolVersion) => planOf(body, protocolVersion, takes),
     async answer(request, body, caller) {
       const version = request.headers.get("mcp-protocol-version");
       const plain =

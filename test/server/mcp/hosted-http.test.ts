@@ -137,6 +137,29 @@ describe("what a tools/call spends", () => {
     await result("application/json", 8, "labs_stats", {});
     expect(await used()).toBe(before + 1);
   });
+
+  it("answers an infinite argument with its refusal, not with the kept answer of a null one, and spends nothing", async () => {
+    // JSON.stringify writes 1e400 (Infinity once parsed) as null: one key for both calls would serve
+    // the refused call the answer kept for the taken one, free of charge.
+    const taken = (await result("application/json", 9, "labs_papers", { days: null })) as {
+      result: { isError?: boolean };
+    };
+    expect(taken.result.isError).toBeUndefined();
+    const before = await used();
+    const body =
+      '{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"labs_papers","arguments":{"days":1e400}}}';
+    const answer = await call("/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json", "x-api-key": key },
+      body,
+    });
+    const refused = (await answer.json()) as {
+      result: { isError?: boolean; content: Array<{ text: string }> };
+    };
+    expect(refused.result.isError).toBe(true);
+    expect(refused.result.content[0]?.text).toContain("days");
+    expect(await used()).toBe(before);
+  });
 });
 
 describe("what a body will cost", () => {
