@@ -101,6 +101,10 @@ export function createKeyService(options: {
     cache.delete(hash);
     return undefined;
   };
+  // The hash of each key that authenticated: SHA-256 was 2 µs of a keyed request. Only keys found
+  // in the store enter, so a flood of invented keys cannot churn it, and a key's record is still
+  // looked up (and a revocation seen) by its hash as before.
+  const hashes = createBoundedCache<string, string>(RECORD_CACHE_SIZE);
   const remember = (record: KeyRecord) => {
     cache.set(record.hash, { record, until: now() + cacheMs });
   };
@@ -216,12 +220,15 @@ export function createKeyService(options: {
     async authenticate(key) {
       if (!key) return { ok: false, why: "missing" };
       // Looked up by hash: no comparison of secrets happens, so there is no timing to measure.
-      const hash = hashKey(key);
+      const kept = hashes.get(key);
+      const hash = kept ?? hashKey(key);
       // The checksum refuses invented and mistyped keys before any store lookup (a cached record
       // was found by a real key's hash, so its key needs no second look).
       const known = cached(hash);
       if (!known && !isWellFormedKey(key, options.prefix)) return { ok: false, why: "malformed" };
-      return byHash(hash, known);
+      const found = await byHash(hash, known);
+      if (found.ok && kept === undefined) hashes.set(key, hash);
+      return found;
     },
     authenticateHash: (hash) => byHash(hash),
     async spend(record, calls = 1) {

@@ -17,10 +17,12 @@ import { failedAnswer, plainly, sendResponse } from "./node-answer.ts";
 const PAPERS = "/v1/papers";
 const MCP = "/mcp";
 
-const queryOf = (url: string): URLSearchParams => {
+/** The query's text, without "?". */
+const searchOf = (url: string): string => {
   const at = url.indexOf("?");
-  return new URLSearchParams(at === -1 ? "" : url.slice(at + 1));
+  return at === -1 ? "" : url.slice(at + 1);
 };
+const queryOf = (url: string): URLSearchParams => new URLSearchParams(searchOf(url));
 
 /** True for `GET /v1/papers` written plainly. */
 export const isPapersList = (req: IncomingMessage): boolean =>
@@ -42,7 +44,9 @@ export async function servePapersFast(
   const key = req.headers["x-api-key"];
   let answer: Awaited<ReturnType<typeof answerPapersList>>;
   try {
-    answer = await answerPapersList(context, typeof key === "string" ? key : null, queryOf(req.url ?? ""));
+    const search = searchOf(req.url ?? "");
+    const params = new URLSearchParams(search);
+    answer = await answerPapersList(context, typeof key === "string" ? key : null, params, search);
   } catch (error) {
     answer = await failedAnswer(context, error);
   }
