@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, hash, randomBytes, timingSafeEqual } from "node:crypto";
 
 // The opaque secrets of the authorization server. Each kind has its prefix, so that one is never
 // taken for another (nor for an API key, `rp_labs_...`), and each is stored only as its SHA-256.
@@ -18,7 +18,7 @@ export const newSecret = (kind: SecretKind): string =>
   `${SECRET_PREFIXES[kind]}${randomBytes(32).toString("base64url")}`;
 
 /** What the store keeps of a secret: it cannot be turned back into the secret. */
-export const hashSecret = (secret: string): string => createHash("sha256").update(secret).digest("hex");
+export const hashSecret = (secret: string): string => hash("sha256", secret, "hex");
 
 export const isSecretOf = (kind: SecretKind, value: string): boolean =>
   value.startsWith(SECRET_PREFIXES[kind]) && /^[A-Za-z0-9_-]{20,100}$/.test(value);
