@@ -1,4 +1,4 @@
-// Where a server's time goes under load: runs `picks serve` with --cpu-prof and --trace-gc while wrk
+// Where a server's time goes under load: runs `picks serve` with --cpu-prof and --trace-gc-nvp while wrk
 // (or autocannon) drives one endpoint, then prints the top functions by self time, the same grouped
 // by file or package, and the GC pauses per 1,000 requests.
 //

@@ -64,6 +64,8 @@ const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
  * figures to quote. Three unless set: one pair on this shared machine can land on another program's burst.
  */
 const pairs = Math.max(1, Number(process.env.BENCH_PAIRS ?? 3));
+/** Seconds of unmeasured load on each compared server before its pairs (BENCH_WARMUP, default 3). */
+const warmUpSeconds = Math.max(0, Number(process.env.BENCH_WARMUP ?? 3));
 /** BENCH_METRICS=1 runs every compared server with /metrics on its own port, as an operator would. */
 const withMetrics = process.env.BENCH_METRICS === "1";
 
@@ -98,6 +100,13 @@ async function compare(
   const file = join(root, `baseline-${name.replace(/\W+/g, "-")}.json`);
   await writeFile(file, bytes);
   const runs: Array<{ measured: LoadResult; baseline: LoadResult }> = [];
+  // Unmeasured: a server just started grows its heap (one mark-compact, 10-20 ms) and compiles its
+  // hot paths during its first seconds under load, which would land in the first pair's tail only.
+  // The start itself is measured apart (the history section's start to first answer).
+  if (warmUpSeconds > 0) {
+    await load(url, { seconds: warmUpSeconds, ...options });
+    server?.takePauses();
+  }
   for (let pair = 1; pair <= pairs; pair++) {
     const baseline = await baselineFor(file);
     server?.takePauses();
