@@ -24,25 +24,25 @@ function walkProblem(value: object, depth: number): number {
   let found = PLAIN;
   if (Array.isArray(value)) {
     for (let k = 0; k < value.length; k++) {
-      const child: unknown = value[k];
-      if (typeof child === "object" && child !== null) {
-        const inner = walkProblem(child, depth + 1);
-        if (inner === TOO_DEEP) return TOO_DEEP;
-        found |= inner;
-      } else if (typeof child === "number" && !Number.isFinite(child)) found = INFINITE;
+      const inner = childProblem(value[k], depth);
+      if (inner === TOO_DEEP) return TOO_DEEP;
+      found |= inner;
     }
     return found;
   }
   // JSON.parse makes plain objects: their own enumerable keys are all that for-in sees.
   for (const key in value) {
-    const child: unknown = (value as Record<string, unknown>)[key];
-    if (typeof child === "object" && child !== null) {
-      const inner = walkProblem(child, depth + 1);
-      if (inner === TOO_DEEP) return TOO_DEEP;
-      found |= inner;
-    } else if (typeof child === "number" && !Number.isFinite(child)) found = INFINITE;
+    const inner = childProblem((value as Record<string, unknown>)[key], depth);
+    if (inner === TOO_DEEP) return TOO_DEEP;
+    found |= inner;
   }
   return found;
+}
+
+/** What a child of a container at `depth` holds: a container's walk, or whether it is infinite. */
+function childProblem(child: unknown, depth: number): number {
+  if (typeof child === "object" && child !== null) return walkProblem(child, depth + 1);
+  return typeof child === "number" && !Number.isFinite(child) ? INFINITE : PLAIN;
 }
 
 /**
