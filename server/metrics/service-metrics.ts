@@ -55,6 +55,13 @@ for (const tool of KNOWN_TOOLS) for (const outcome of TOOL_OUTCOMES) toolCalls.l
 
 const quotaChildren = new Map(TIER_NAMES.map((tier) => [tier, quotaRefusals.labels(tier)]));
 const verdictChildren = new Map(VERDICTS.map((verdict) => [verdict, verifyAnswers.labels(verdict)]));
+// prom-client's labels() builds a labels object and a key string on each call: made once here.
+const toolChildren = new Map(
+  ["unknown", ...KNOWN_TOOLS].map((tool) => [
+    tool,
+    new Map(TOOL_OUTCOMES.map((outcome) => [outcome, toolCalls.labels(tool, outcome)])),
+  ]),
+);
 
 export function countQuotaRefusal(tier: TierName): void {
   quotaChildren.get(tier)?.inc();
@@ -65,8 +72,7 @@ export function countVerdict(verdict: Verdict): void {
 }
 
 export function countToolCall(tool: string, outcome: ToolOutcome): void {
-  const name = (KNOWN_TOOLS as readonly string[]).includes(tool) ? tool : "unknown";
-  toolCalls.labels(name, outcome).inc();
+  (toolChildren.get(tool) ?? toolChildren.get("unknown"))?.get(outcome)?.inc();
 }
 
 let deliveryListener: ((outcome: DeliveryOutcome) => void) | undefined;
