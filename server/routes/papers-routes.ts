@@ -182,11 +182,6 @@ export interface PapersListAnswer {
   key: KeyRecord;
 }
 
-/**
- * GET /v1/papers from the key header's value and the query string: the route and the keyed fast path
- * (server/http/keyed-fast-path.ts) both answer through it. Every refusal is a Response; a 200 is its
- * parts, which the fast path writes straight to the socket.
- */
 /** A query's validation: the valid query and its JSON (the answer's key), or the 422's body. */
 type CheckedQuery = { ok: true; value: PapersQuery; json: string } | { ok: false; body: string };
 
@@ -196,22 +191,27 @@ const LONGEST_REMEMBERED_QUERY = 512;
 const checkedQueries = createBoundedCache<string, CheckedQuery>(REMEMBERED_QUERIES);
 
 /**
- * The query validated, remembered by its text (`search`, without "?"): clients repeat a few queries,
- * and validating one was 1-1.5 µs of a keyed read. The validation depends on the text alone.
+ * The query validated, remembered by its text (`search`, without the "?" that starts a query):
+ * clients repeat a few queries, and validating one was 1-1.5 µs of a keyed read. A text that itself
+ * starts with "?" is not remembered: `new URLSearchParams` drops that character and a URL's
+ * `searchParams` keeps it, so the two callers read such a text differently.
  */
 function checkedQuery(params: URLSearchParams, search: string): CheckedQuery {
-  const known = search.length <= LONGEST_REMEMBERED_QUERY ? checkedQueries.get(search) : undefined;
+  const remembered = search.length <= LONGEST_REMEMBERED_QUERY && !search.startsWith("?");
+  const known = remembered ? checkedQueries.get(search) : undefined;
   if (known !== undefined) return known;
   const query = validateQuery(PapersQuerySchema, params, { lowered: LOWERED_FILTERS });
   const checked: CheckedQuery = query.ok
     ? { ok: true, value: query.value, json: JSON.stringify(query.value) }
     : { ok: false, body: validationErrorBody(query.issues) };
-  return search.length <= LONGEST_REMEMBERED_QUERY ? checkedQueries.set(search, checked) : checked;
+  return remembered ? checkedQueries.set(search, checked) : checked;
 }
 
 /**
- * `GET /v1/papers` for a key and a query: the answer's bytes and headers, or a refusal. `search` is
- * the query's text, without "?", as `params` were read from.
+ * GET /v1/papers from the key header's value and the query string: the route and the keyed fast path
+ * (server/http/keyed-fast-path.ts) both answer through it. Every refusal is a Response; a 200 is its
+ * parts, which the fast path writes straight to the socket. `search` is the query's text without its
+ * "?", which `params` were read from.
  */
 export async function answerPapersList(
   context: AppContext,
@@ -237,8 +237,9 @@ export async function answerPapersList(
 
 /** The keyed queries over the published picks, answered from memory. */
 export function registerPapersRoutes(app: H3, context: AppContext): void {
-  // A history that fails to load is reported by the cache; the items are then made on first use.
-  makeNewestItems(context.snapshots).catch(() => {});
+  makeNewestItems(context.snapshots).catch((error) =>
+    context.log(`papers: the newest items were not made at start: ${(error as Error)?.message ?? error}`),
+  );
   route(app, "/v1/papers", {
     GET: async (event) => {
       const answer = await answerPapersList(
