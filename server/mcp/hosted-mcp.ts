@@ -74,13 +74,22 @@ const LONGEST_REMEMBERED = 512;
 
 /**
  * A tool call as the key of what is remembered of it (its argument check, its answer), or null when
- * nothing is: long arguments, and arguments whose JSON holds "null", which JSON.stringify also writes
- * for an infinite number. `{"days":1e400}` (refused) would otherwise share the key, and the kept
- * answer, of `{"days":null}` (taken: a null argument is left out).
+ * nothing is: long arguments, and arguments holding an infinite number, which JSON.stringify writes
+ * as null. `{"days":1e400}` (refused) would otherwise share the key, and the kept answer, of
+ * `{"days":null}` (taken: a null argument is left out).
  */
 function callKey(name: string, args: Plain | undefined): string | null {
   const text = JSON.stringify(args ?? {});
-  return text.length <= LONGEST_REMEMBERED && !text.includes("null") ? `${name}\u0000${text}` : null;
+  if (text.length > LONGEST_REMEMBERED || (text.includes("null") && holdsInfinity(args))) return null;
+  return `${name}\u0000${text}`;
+}
+
+/** Whether a parsed JSON value holds an infinite number (a number too large for a double). */
+function holdsInfinity(value: unknown): boolean {
+  if (typeof value === "number") return !Number.isFinite(value);
+  if (typeof value !== "object" || value === null) return false;
+  for (const child of Object.values(value)) if (holdsInfinity(child)) return true;
+  return false;
 }
 
 /**

@@ -55,7 +55,7 @@ for (const tool of KNOWN_TOOLS) for (const outcome of TOOL_OUTCOMES) toolCalls.l
 
 const quotaChildren = new Map(TIER_NAMES.map((tier) => [tier, quotaRefusals.labels(tier)]));
 const verdictChildren = new Map(VERDICTS.map((verdict) => [verdict, verifyAnswers.labels(verdict)]));
-// prom-client's labels() builds a labels object and a key string on each call: made once here.
+// prom-client's labels() checks the labels and binds a child on each call: made once here.
 const toolChildren = new Map(
   ["unknown", ...KNOWN_TOOLS].map((tool) => [
     tool,
