@@ -1,5 +1,6 @@
 import type { KeyRecord, KeyService } from "../access/key-service.ts";
 import { createBoundedCache } from "../bounded-cache.ts";
+import { copyWith } from "../copy-with.ts";
 import type { Store } from "../store/types.ts";
 import { hashSecret, isSecretOf, newSecret, verifierMatches } from "./secrets.ts";
 
@@ -140,12 +141,12 @@ export function createGrants(options: { store: Store; keys: KeyService; now?: ()
     };
     await store.setItem(
       key.access(hashSecret(access)),
-      { ...base, expires_at: now() + ACCESS_SECONDS * 1000 },
+      copyWith(base, { expires_at: now() + ACCESS_SECONDS * 1000 }),
       { ttlSeconds: ACCESS_SECONDS },
     );
     await store.setItem(
       key.refresh(hashSecret(refresh)),
-      { ...base, expires_at: now() + REFRESH_SECONDS * 1000 },
+      copyWith(base, { expires_at: now() + REFRESH_SECONDS * 1000 }),
       { ttlSeconds: REFRESH_SECONDS },
     );
     return {
@@ -174,7 +175,7 @@ export function createGrants(options: { store: Store; keys: KeyService; now?: ()
     },
     async issueCode(request) {
       const code = newSecret("code");
-      const record: CodeRecord = { ...request, expires_at: now() + CODE_SECONDS * 1000 };
+      const record: CodeRecord = copyWith(request, { expires_at: now() + CODE_SECONDS * 1000 });
       await store.setItem(key.code(hashSecret(code)), record, { ttlSeconds: CODE_SECONDS + 5 });
       return code;
     },

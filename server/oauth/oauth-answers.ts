@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { FastResponse } from "srvx";
 import { createBoundedCache } from "../bounded-cache.ts";
+import { copyWith } from "../copy-with.ts";
 import type { AppContext } from "../context.ts";
 import { json } from "../http/answers.ts";
 
@@ -17,9 +18,12 @@ export const OPEN_CORS = {
   "access-control-expose-headers": "www-authenticate",
 };
 
+// Not per request: joined once, at load.
+const ERROR_HEADERS: Record<string, string> = { ...NO_STORE, ...OPEN_CORS };
+
 /** An OAuth error in the RFCs' JSON form. */
 export const oauthError = (status: number, error: string, description: string): Response =>
-  json(status, { error, error_description: description }, { ...NO_STORE, ...OPEN_CORS });
+  json(status, { error, error_description: description }, ERROR_HEADERS);
 
 // Parsing a request's URL costs microseconds on every token-bearing MCP call; the origin follows from
 // the Host header, so it is kept per header value (a bounded few: hosts are names the operator serves).
@@ -48,15 +52,13 @@ export function htmlPage(
   const formAction = ["'self'", ...(formTarget ? [formTarget] : [])].join(" ");
   return new FastResponse(body, {
     status,
-    headers: {
-      ...headers,
-      ...NO_STORE,
+    headers: copyWith(copyWith(headers, NO_STORE), {
       "content-type": "text/html; charset=utf-8",
       "x-content-type-options": "nosniff",
       "referrer-policy": "no-referrer",
       // form-action covers the redirect that follows the form (Chromium checks it): the client's URI.
       "content-security-policy": `default-src 'none'; style-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
-    },
+    }),
   });
 }
 
@@ -70,7 +72,7 @@ export function formTargetOf(redirectUri: string): string {
 export function redirectTo(redirectUri: string, params: Record<string, string | null>): Response {
   const url = new URL(redirectUri);
   for (const [name, value] of Object.entries(params)) if (value !== null) url.searchParams.set(name, value);
-  return new FastResponse(null, { status: 302, headers: { ...NO_STORE, location: url.href } });
+  return new FastResponse(null, { status: 302, headers: copyWith(NO_STORE, { location: url.href }) });
 }
 
 const CSRF_COOKIE = "picks_oauth_csrf";

@@ -10,7 +10,9 @@ import { expect, it } from "vitest";
 // such literal may run per request on the serving path. Write the fields out, or use copyWith
 // (server/copy-with.ts) or withHeader (server/http/answers.ts). A literal that runs at start-up, once
 // per key or per change of the published days is excused by a comment saying "not per request" on
-// it or on any node around it (its statement, its function).
+// it, on its statement, or on the function it runs in (a callback passed in a call is part of its
+// statement, so the search goes on past it), and no further: a comment on a factory does not excuse
+// the request handlers it makes.
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** What a keyed read, an MCP call, a verify request or a snapshot request runs through. */
@@ -23,6 +25,7 @@ const SERVING_PATH = [
   "server/store",
   "server/validation",
   "server/snapshots",
+  "server/oauth",
   "server/routes/papers-routes.ts",
   "server/routes/mcp-routes.ts",
   "server/routes/verify-routes.ts",
@@ -36,11 +39,25 @@ function sourceFiles(path: string): string[] {
   );
 }
 
-/** Whether a comment on the node or on a node around it says it does not run per request. */
+/** Whether a comment on the literal, its statement or its function says it does not run per request. */
 function excused(node: ts.Node, source: ts.SourceFile): boolean {
+  const says = (at: ts.Node) =>
+    (ts.getLeadingCommentRanges(source.text, at.getFullStart()) ?? []).some((range) =>
+      /not per request/i.test(source.text.slice(range.pos, range.end)),
+    );
   for (let at: ts.Node | undefined = node; at && !ts.isSourceFile(at); at = at.parent) {
-    const ranges = ts.getLeadingCommentRanges(source.text, at.getFullStart()) ?? [];
-    if (ranges.some((range) => /not per request/i.test(source.text.slice(range.pos, range.end)))) return true;
+    if (says(at)) return true;
+    if (!ts.isFunctionLike(at) || ts.isCallExpression(at.parent)) continue;
+    // The function's own comment may sit on its declaration: `const f = () => ...`, `f: () => ...`.
+    for (
+      let outer = at.parent;
+      outer && !ts.isBlock(outer) && !ts.isSourceFile(outer);
+      outer = outer.parent
+    ) {
+      if (says(outer)) return true;
+      if (ts.isVariableStatement(outer) || ts.isPropertyAssignment(outer)) break;
+    }
+    return false;
   }
   return false;
 }
@@ -71,8 +88,17 @@ it("finds a leading spread, and takes a comment saying it is not per request as 
     "export function d(x: object) {",
     "  return { ...x, b: 1 };",
     "}",
+    "// Not per request: the factory runs once, but the handler it makes runs for every request.",
+    "export function e() {",
+    "  return (x: object) => ({ ...x, b: 1 });",
+    "}",
+    "// Not per request: the callback runs within this statement, at load.",
+    "export const f = [{}].map((x) => ({ ...x, b: 1 }));",
   ].join("\n");
-  expect(leadingSpreads("example.ts", code)).toEqual(["example.ts:1: { ...x, b: 1 }"]);
+  expect(leadingSpreads("example.ts", code)).toEqual([
+    "example.ts:1: { ...x, b: 1 }",
+    "example.ts:11: { ...x, b: 1 }",
+  ]);
 });
 
 it("no literal on the serving path starts with a spread, unless it says it does not run per request", () => {
