@@ -1,8 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { FastResponse } from "srvx";
 import { createBoundedCache } from "../bounded-cache.ts";
-import { copyWith } from "../copy-with.ts";
 import type { AppContext } from "../context.ts";
+import { copyWith } from "../copy-with.ts";
 import { json } from "../http/answers.ts";
 
 // How the authorization server answers: its JSON errors, its pages, its CORS, and the one place that
