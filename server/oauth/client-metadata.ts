@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { checkRedirectUri, MAX_REDIRECT_URIS } from "../../pipeline/domain/oauth-redirect.ts";
 import { createBoundedCache } from "../bounded-cache.ts";
-import { type HostLookup, systemLookup } from "../submissions/checked-address.ts";
-import { safeFetch } from "../submissions/safe-fetch.ts";
+import { type HostLookup, systemLookup } from "../outbound/checked-address.ts";
+import { safeFetch } from "../outbound/safe-fetch.ts";
 import type { OAuthClient } from "./grants.ts";
 
 // Client ID Metadata Documents: a client whose `client_id` is an https URL is described by the JSON

@@ -1,32 +1,6 @@
-// The readable text of a fetched page: content type, character set, HTML through a real parser, and a
+// The readable text of a fetched page: its character set, HTML through a real parser, and a
 // judgement of whether what came out is text at all.
 import { Parser } from "htmlparser2";
-
-/** Content types whose text is scored; anything else is scored on the description alone. */
-export const TEXT_TYPES = [
-  "text/html",
-  "application/xhtml+xml",
-  "text/plain",
-  "text/markdown",
-  "text/x-markdown",
-];
-
-export interface ContentType {
-  mime: string;
-  charset: string | null;
-}
-
-export function parseContentType(header: string | null): ContentType | null {
-  if (!header) return null;
-  const [mime = "", ...params] = header.split(";");
-  const charset = params
-    .map((param) => /^\s*charset\s*=\s*"?([^";\s]+)"?\s*$/i.exec(param)?.[1])
-    .find((value) => value !== undefined);
-  return { mime: mime.trim().toLowerCase(), charset: charset?.toLowerCase() ?? null };
-}
-
-export const isTextType = (type: ContentType | null): boolean =>
-  type !== null && TEXT_TYPES.includes(type.mime);
 
 /** Bytes as text in the declared character set; UTF-8 when none is declared or it is unknown. */
 export function decodeBody(bytes: Uint8Array, charset: string | null): string {

@@ -1,7 +1,7 @@
 import type { Candidate } from "../../pipeline/domain/candidate.ts";
 import { advance, type SubmissionRecord } from "../../pipeline/domain/submission.ts";
+import { safeFetch } from "../outbound/safe-fetch.ts";
 import { readPage } from "./read-page.ts";
-import { safeFetch } from "./safe-fetch.ts";
 import {
   finish,
   isoNow,

@@ -1,6 +1,7 @@
 import type { PageSummary } from "../../pipeline/domain/submission.ts";
-import { decodeBody, htmlText, judgeReadability, parseContentType, tidy } from "./page-text.ts";
-import type { FetchedPage } from "./safe-fetch.ts";
+import { parseContentType } from "../outbound/content-type.ts";
+import type { FetchedPage } from "../outbound/safe-fetch.ts";
+import { decodeBody, htmlText, judgeReadability, tidy } from "./page-text.ts";
 
 export interface PageReading {
   summary: PageSummary;

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { Candidate } from "../../pipeline/domain/candidate.ts";
 import type { Scores } from "../../pipeline/domain/score.ts";
 import { boardRowOf, type SubmissionRecord } from "../../pipeline/domain/submission.ts";
+import type { HostLookup } from "../outbound/checked-address.ts";
 import type { Store, WritesWith } from "../store/types.ts";
-import type { HostLookup } from "./checked-address.ts";
 import type { SubmissionSettings } from "./submission-settings.ts";
 
 // Where submissions live in the store. The record is what GET answers from; `result` is written once,

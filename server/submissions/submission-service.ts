@@ -8,8 +8,8 @@ import {
   type SubmissionRecord,
   type SubstrateSubmission,
 } from "../../pipeline/domain/submission.ts";
+import { type HostLookup, systemLookup } from "../outbound/checked-address.ts";
 import type { Store } from "../store/types.ts";
-import { type HostLookup, systemLookup } from "./checked-address.ts";
 import { createBoardCache } from "./leaderboard-cache.ts";
 import {
   isoNow,

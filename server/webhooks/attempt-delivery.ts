@@ -1,8 +1,8 @@
 import { type DeliveryAttempt, retryDelayMs, shouldDisable } from "../../pipeline/domain/webhook.ts";
 import { createBoundedCache } from "../bounded-cache.ts";
 import { countDelivery } from "../metrics/service-metrics.ts";
+import type { HostLookup } from "../outbound/checked-address.ts";
 import type { Store } from "../store/types.ts";
-import type { HostLookup } from "../submissions/checked-address.ts";
 import { postChecked } from "./deliver.ts";
 import { signatureFor } from "./signing.ts";
 import {

@@ -1,7 +1,7 @@
 import { Agent, request } from "undici";
 import { createBoundedCache } from "../bounded-cache.ts";
-import { type HostLookup, resolveChecked } from "../submissions/checked-address.ts";
-import { checkUrl, pinnedLookup } from "../submissions/safe-fetch.ts";
+import { type HostLookup, resolveChecked } from "../outbound/checked-address.ts";
+import { checkUrl, pinnedLookup } from "../outbound/safe-fetch.ts";
 
 export interface PostOptions {
   timeoutMs: number;

@@ -5,9 +5,9 @@ import {
   type WebhookCreate,
   type WebhookEndpoint,
 } from "../../pipeline/domain/webhook.ts";
+import { type HostLookup, resolveChecked, systemLookup } from "../outbound/checked-address.ts";
 import { withStoreLock } from "../store/store-lock.ts";
 import type { Store } from "../store/types.ts";
-import { type HostLookup, resolveChecked, systemLookup } from "../submissions/checked-address.ts";
 import type { DeliveryDeps } from "./attempt-delivery.ts";
 import { type NewEvent, publishEvent } from "./publish-event.ts";
 import { newSecret } from "./signing.ts";

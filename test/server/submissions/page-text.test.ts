@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { htmlText, judgeReadability, parseContentType } from "../../../server/submissions/page-text.ts";
+import { parseContentType } from "../../../server/outbound/content-type.ts";
+import { htmlText, judgeReadability } from "../../../server/submissions/page-text.ts";
 import { readPage } from "../../../server/submissions/read-page.ts";
 import { ABOUT_PAGE } from "./helpers.ts";
 

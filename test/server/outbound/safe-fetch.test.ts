@@ -5,10 +5,10 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HostLookup } from "../../../server/submissions/checked-address.ts";
-import { type SafeFetchOptions, safeFetch } from "../../../server/submissions/safe-fetch.ts";
+import type { HostLookup } from "../../../server/outbound/checked-address.ts";
+import { type SafeFetchOptions, safeFetch } from "../../../server/outbound/safe-fetch.ts";
 import { DEFAULT_SUBMISSION_SETTINGS } from "../../../server/submissions/submission-settings.ts";
-import { type PageServer, startPageServer } from "./helpers.ts";
+import { type PageServer, startPageServer } from "../submissions/helpers.ts";
 
 const base: SafeFetchOptions = {
   timeoutMs: 5_000,
@@ -118,7 +118,7 @@ describe("safeFetch", () => {
     const viaSystem = await safeFetch(`http://localhost:${server.port}/page`, {
       ...base,
       allowLoopback: false,
-      lookup: (await import("../../../server/submissions/checked-address.ts")).systemLookup,
+      lookup: (await import("../../../server/outbound/checked-address.ts")).systemLookup,
     });
     expect(viaSystem).toMatchObject({ ok: false, failure: { code: "url_refused" } });
     expect(!viaSystem.ok && viaSystem.failure.detail).toMatch(

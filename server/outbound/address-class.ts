@@ -1,4 +1,5 @@
-// Which IP addresses a submitted url may reach. IPv4 is checked against a deny list of special-purpose
+// Which IP addresses an outbound call to a url a client gave (a submission, a webhook, a client
+// metadata document) may reach. IPv4 is checked against a deny list of special-purpose
 // blocks; IPv6 is allowed only in global unicast (2000::/3) outside its special blocks, and the forms
 // that carry an IPv4 address (mapped, compatible, translated, NAT64, 6to4) are judged by that address.
 import { isIPv4, isIPv6 } from "node:net";

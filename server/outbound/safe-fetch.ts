@@ -7,7 +7,7 @@ import type { Readable } from "node:stream";
 import { Agent, request } from "undici";
 import type { Failure } from "../../pipeline/domain/submission.ts";
 import { type HostLookup, resolveChecked } from "./checked-address.ts";
-import { isTextType, parseContentType } from "./page-text.ts";
+import { isTextType, parseContentType } from "./content-type.ts";
 
 export interface SafeFetchOptions {
   /** From the first lookup to the last byte, redirects included. */

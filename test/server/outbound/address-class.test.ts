@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyAddress } from "../../../server/submissions/address-class.ts";
+import { classifyAddress } from "../../../server/outbound/address-class.ts";
 
 describe("classifyAddress", () => {
   it.each([
