@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { bearerToken } from "../access/bearer-token.ts";
 import { withHeader } from "../http/answers.ts";
 import { METRICS_CONTENT_TYPE, scrapeText } from "./cluster-metrics.ts";
 
@@ -15,8 +16,8 @@ const digest = (text: string): Buffer => createHash("sha256").update(text).diges
 
 /** True when `authorization` is `Bearer <token>`; compared by digest, in constant time. */
 export function hasBearer(authorization: string | null | undefined, token: string): boolean {
-  const given = /^\s*bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
-  return given !== undefined && timingSafeEqual(digest(given), digest(token));
+  const given = bearerToken(authorization);
+  return given !== null && timingSafeEqual(digest(given), digest(token));
 }
 
 const detailOf = (message: string) => JSON.stringify({ detail: message });

@@ -30,14 +30,14 @@ export const metricsOnMainPort = (settings: MetricsSettings): boolean =>
 
 const MIN_TOKEN_LENGTH = 16;
 
+const isLoopbackHost = (host: string): boolean =>
+  host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+
 /**
  * Reads the metrics settings. With `mainPort` (the port `picks serve` listens on), a METRICS_PORT equal
  * to it is refused without a token, since the metrics would be open on the public port, and with one
  * it means /metrics on the main port. Throws with the offending value.
  */
-const isLoopbackHost = (host: string): boolean =>
-  host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-
 export function metricsSettingsFromEnv(env: NodeJS.ProcessEnv, mainPort?: number): MetricsSettings {
   const rawPort = env.METRICS_PORT?.trim() ?? "";
   let port: number | null = null;

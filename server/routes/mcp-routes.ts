@@ -5,6 +5,7 @@ import { z } from "zod";
 import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
 import { SCOPES_SUPPORTED } from "../../pipeline/domain/oauth-authorize.ts";
 import { TIERS } from "../../pipeline/domain/tiers.ts";
+import { bearerToken } from "../access/bearer-token.ts";
 import { limitByKey, mergedRateHeaders, rateRefusal } from "../access/key-limit.ts";
 import type { KeyRecord } from "../access/key-service.ts";
 import { authFailure, keyInQuery, spendOrRefuse } from "../access/keyed.ts";
@@ -121,9 +122,6 @@ export const mcpPaths: readonly PathDoc[] = [
   },
 ];
 
-const bearerOf = (request: Request): string | null =>
-  /^\s*bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? null;
-
 /**
  * The key a request acts as: an API key (X-API-Key, or `Authorization: Bearer <key>`), or an OAuth
  * access token of this server in `Authorization: Bearer`, which stands for the key a person approved
@@ -144,7 +142,7 @@ async function keyOrToken(
   request: Request,
 ): Promise<{ ok: true; record: KeyRecord } | { ok: false; answer: Response }> {
   const key = request.headers.get("x-api-key");
-  const bearer = key === null ? bearerOf(request) : null;
+  const bearer = key === null ? bearerToken(request.headers.get("authorization")) : null;
   if (bearer !== null && isSecretOf("access", bearer)) {
     const base = baseUrlOf(context, request);
     const token = await context.oauth.authenticate(bearer, resourceOf(base));
