@@ -9,6 +9,7 @@ import { rankerCard } from "./domain/ranker-card.ts";
 import type { CompiledRelevance } from "./domain/relevance-model.ts";
 import type { Rubric } from "./domain/rubric.ts";
 import type { HttpCounts, RunRecord } from "./domain/run-record.ts";
+import { buildScreenedDay, type ScreenedDay } from "./domain/screened.ts";
 import type { ScoredCandidate, SelectionPolicy } from "./domain/selection.ts";
 import type { DailySnapshot } from "./domain/snapshot.ts";
 import { DEFAULT_SITE_URL, planFeeds, writeFeeds } from "./feeds.ts";
@@ -65,6 +66,8 @@ export interface CurateResult {
   /** The day's candidates as the source gave them: the texts the run record does not keep. */
   candidates: Candidate[];
   record: RunRecord;
+  /** The day's screened file: every candidate for readers. */
+  screened: ScreenedDay;
   files: string[];
   /** Existing snapshots that could not be read and were left out of recent.json and stats.json. */
   unreadable: string[];
@@ -144,8 +147,20 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     refreshed: enriched.refreshedDays,
   });
   const { snapshot, counts, days } = day;
+  const ranker = {
+    name: options.ranker ? ("model" as const) : ("rules" as const),
+    model_version: options.ranker?.model.version ?? null,
+  };
+  // Every candidate for readers, from the same decisions the run record keeps; checked with the day's
+  // files, so a screened file that fails its schema stops the run before the pointer moves.
+  const screenedDay = buildScreenedDay({
+    record: { date, rubric_version: rubric.version, selection, ranker, candidates: screened },
+    generatedAt,
+    texts: new Map(batch.candidates.map((candidate) => [candidate.id, candidate])),
+  });
   const planned: PlannedFile[] = [
     { path: join(v1, "daily", `${date}.json`), kind: "daily", value: snapshot },
+    { path: join(v1, "screened", `${date}.json`), kind: "screened", value: screenedDay },
     ...enriched.refreshedDays.map(
       (refreshed): PlannedFile => ({
         path: join(v1, "daily", `${refreshed.date}.json`),
@@ -205,10 +220,7 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     ],
     source_notes: batch.notes ?? [],
     scoring,
-    ranker: {
-      name: options.ranker ? "model" : "rules",
-      model_version: options.ranker?.model.version ?? null,
-    },
+    ranker,
     citations: enriched.run,
     http: options.httpCounts?.() ?? NO_HTTP,
     search_index: {
@@ -234,6 +246,7 @@ export async function curate(options: CurateOptions): Promise<CurateResult> {
     snapshot,
     candidates: batch.candidates,
     record,
+    screened: screenedDay,
     files: record.files,
     unreadable: existing.unreadable,
   };

@@ -37,6 +37,8 @@ export const MANIFEST_KEY = "v1/manifest.json";
 export const LEASE_KEY = "v1/publish-lease.json";
 
 export const DAY_KEY = /^v1\/daily\/(\d{4}-\d{2}-\d{2})\.json$/;
+/** A day's screened candidates: dated like the day, and published with it. */
+export const SCREENED_KEY = /^v1\/screened\/(\d{4}-\d{2}-\d{2})\.json$/;
 const FEED_KEY = /^feed(?:-[a-z0-9-]+)?\.(xml|json)$/;
 
 export interface PublishedHeaders {
@@ -69,7 +71,8 @@ export function publishedHeaders(key: string): PublishedHeaders | undefined {
     return { contentType: feed[1] === "xml" ? ATOM_TYPE : JSON_FEED_TYPE, cacheControl: CACHE_MOVING };
   }
   if (key === MANIFEST_KEY) return { contentType: JSON_TYPE, cacheControl: CACHE_SITE };
-  if (DAY_KEY.test(key)) return { contentType: JSON_TYPE, cacheControl: CACHE_DATED };
+  if (DAY_KEY.test(key) || SCREENED_KEY.test(key))
+    return { contentType: JSON_TYPE, cacheControl: CACHE_DATED };
   if (key.startsWith("v1/") && key.endsWith(".json"))
     return { contentType: JSON_TYPE, cacheControl: CACHE_MOVING };
   if (key.startsWith("v1/") && key.endsWith(".jsonl")) {
@@ -83,7 +86,7 @@ export function publishedHeaders(key: string): PublishedHeaders | undefined {
  * and the page, then the pointer, then the manifest. A reader following any file finds what it names.
  */
 export function publishPhase(key: string): number {
-  if (DAY_KEY.test(key)) return 0;
+  if (DAY_KEY.test(key) || SCREENED_KEY.test(key)) return 0;
   if (key.startsWith("assets/")) return 1;
   if (key === POINTER_KEY) return 3;
   if (key === MANIFEST_KEY) return 4;

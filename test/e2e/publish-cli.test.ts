@@ -237,6 +237,8 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
 
     const expected: Array<[key: string, type: string, cache: string]> = [
       ["v1/daily/2026-11-19.json", "application/json", "public, max-age=3600"],
+      // Every candidate of the day, dated and cached like the day it belongs to.
+      ["v1/screened/2026-11-19.json", "application/json", "public, max-age=3600"],
       [POINTER, "application/json", "public, max-age=300"],
       ["v1/recent.json", "application/json", "public, max-age=300"],
       ["feed.xml", "application/atom+xml; charset=utf-8", "public, max-age=300"],

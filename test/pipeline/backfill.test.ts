@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { announcedAt, listingDayOf, listingDaysBetween } from "../../pipeline/domain/announcement.ts";
 import { parseManifest } from "../../pipeline/domain/manifest.ts";
 import type { RunRecord } from "../../pipeline/domain/run-record.ts";
+import { ScreenedDaySchema } from "../../pipeline/domain/screened.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
 import { createS3Origin } from "../../pipeline/origin/s3-origin.ts";
 import { createStoreFromEnv } from "../../server/store/from-env.ts";
@@ -119,6 +120,15 @@ describe("picks backfill", () => {
       ) as DailySnapshot;
       expect(snapshot.generated_at).toBe(announcedAt(day).toISOString());
       kept += snapshot.picks.length;
+      // Each past day gets its screened file too: every candidate, the day's picks marked.
+      const screened = ScreenedDaySchema.parse(
+        JSON.parse(await readFile(join(publicDir, "v1", "screened", `${day}.json`), "utf8")),
+      );
+      expect(screened.papers.map((paper) => paper.arxiv_id).sort()).toEqual(expected);
+      expect(screened.papers.filter((paper) => paper.picked).map((paper) => paper.arxiv_id)).toEqual(
+        snapshot.picks.map((pick) => pick.arxiv_id),
+      );
+      expect(screened.generated_at).toBe(snapshot.generated_at);
     }
     // Each day asks only its own window, a page of two at a time: no paper is read twice.
     expect(papers).toBeGreaterThan(60);
