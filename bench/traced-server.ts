@@ -46,15 +46,19 @@ export function parseGcLine(line: string): (GcPause & { isolate: string }) | und
 /** The program served: BENCH_PICKS_BIN runs another build of it (another checkout's bin/picks.js), for a before and after. */
 const PROGRAM = process.env.BENCH_PICKS_BIN || PICKS_BIN;
 
-/** Starts `picks serve` traced; `cpuProfileDir` also writes a .cpuprofile there when it stops. */
+/**
+ * Starts `picks serve` traced; `cpuProfileDir` also writes a .cpuprofile there when it stops, and
+ * `program` serves another build's bin/picks.js.
+ */
 export function startTracedServer(
   publicDir: string,
   env: Record<string, string>,
-  options: { cpuProfileDir?: string } = {},
+  options: { cpuProfileDir?: string; program?: string } = {},
 ): Promise<TracedServer> {
   const flags = ["--trace-gc", "--trace-gc-nvp"];
   if (options.cpuProfileDir) flags.push("--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`);
-  const child = spawn(process.execPath, [...flags, PROGRAM, "serve", "--port", "0", "--public", publicDir], {
+  const program = options.program ?? PROGRAM;
+  const child = spawn(process.execPath, [...flags, program, "serve", "--port", "0", "--public", publicDir], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });
