@@ -2,8 +2,11 @@ import { randomBytes } from "node:crypto";
 import { createKeyService, type KeyService } from "./access/key-service.ts";
 import { type BenchStore, createBenchStore } from "./bench/bench-store.ts";
 import type { ServerConfig } from "./config.ts";
+import { createHostedMcp, type HostedMcp } from "./mcp/hosted-mcp.ts";
+import { createHostedSnapshots } from "./mcp/hosted-snapshots.ts";
 import { type ClientMetadataFetcher, createClientMetadataFetcher } from "./oauth/client-metadata.ts";
 import { createGrants, type Grants } from "./oauth/grants.ts";
+import { createPapersAnswers, type PapersAnswers } from "./snapshots/papers-answers.ts";
 import type { SnapshotCache } from "./snapshots/snapshot-cache.ts";
 import type { Store } from "./store/types.ts";
 import {
@@ -40,6 +43,10 @@ export interface AppContext {
   oauth: Grants;
   /** Clients described by a metadata document at their https client_id. */
   clientMetadata: ClientMetadataFetcher;
+  /** The bytes of GET /v1/papers answers, kept per snapshot generation. */
+  papers: PapersAnswers;
+  /** The hosted MCP server, with its answers kept per snapshot generation. */
+  mcp: HostedMcp;
 }
 
 /**
@@ -86,6 +93,12 @@ export async function createContext(options: {
     bench: createBenchStore(options.store, keys),
     ipSecret: await ipSecretOf(options.store),
     semantic: options.semantic ?? createSemanticChecker(undefined),
+    papers: createPapersAnswers(options.snapshots),
+    mcp: createHostedMcp({
+      snapshots: createHostedSnapshots(options.snapshots),
+      version: options.version,
+      log,
+    }),
   };
 }
 

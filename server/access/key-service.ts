@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { isFirmSlug } from "../../pipeline/domain/bench-firm.ts";
 import {
   FIRM_TIERS,
@@ -6,7 +7,6 @@ import {
   type TierLimits,
   type TierName,
 } from "../../pipeline/domain/tiers.ts";
-import { createBoundedCache } from "../bounded-cache.ts";
 import type { Store } from "../store/types.ts";
 import { generateKey, hashKey, isWellFormedKey, keyIdOf } from "./key-format.ts";
 
@@ -85,6 +85,14 @@ export interface KeyService {
 const RECORD_CACHE_MS = 5_000;
 const RECORD_CACHE_SIZE = 10_000;
 
+/** A key's quota window, with its dates in ISO form. */
+interface KeyWindow {
+  index: number;
+  start: number;
+  end: number;
+  iso: [string, string];
+}
+
 export function createKeyService(options: {
   store: Store;
   prefix?: string;
@@ -93,36 +101,28 @@ export function createKeyService(options: {
 }): KeyService {
   const { store } = options;
   const now = options.now ?? Date.now;
-  const cacheMs = options.cacheMs ?? RECORD_CACHE_MS;
-  const cache = createBoundedCache<string, { record: KeyRecord; until: number }>(RECORD_CACHE_SIZE);
-  const cached = (hash: string): KeyRecord | undefined => {
-    const hit = cache.get(hash);
-    if (hit && hit.until > now()) return hit.record;
-    cache.delete(hash);
-    return undefined;
-  };
-  // The hash of each key that authenticated: SHA-256 was 2 µs of a keyed request. Only keys found
-  // in the store enter, so a flood of invented keys cannot churn it, and a key's record is still
-  // looked up (and a revocation seen) by its hash as before.
-  const hashes = createBoundedCache<string, string>(RECORD_CACHE_SIZE);
-  const remember = (record: KeyRecord) => {
-    cache.set(record.hash, { record, until: now() + cacheMs });
-  };
+  // By the key's hash, which only a record found in the store puts here: invented keys never enter.
+  const records = new LRUCache<string, KeyRecord>({
+    max: RECORD_CACHE_SIZE,
+    ttl: options.cacheMs ?? RECORD_CACHE_MS,
+    ttlResolution: 0,
+    perf: { now },
+  });
 
-  // A key's window and its dates in ISO form, kept with the (cached) record: parsing the creation date
-  // and printing two dates on every keyed request was 3-4% of its CPU.
-  const windows = new WeakMap<
-    KeyRecord,
-    { index: number; start: number; end: number; iso: [string, string] }
-  >();
-  const windowOf = (record: KeyRecord, at: number) => {
-    const known = windows.get(record);
+  // A key's window by its id: parsing the creation date and printing two dates on every keyed
+  // request was 3-4% of its CPU. A window ends, so an entry is made again once its time has passed.
+  const windows = new LRUCache<string, KeyWindow>({ max: RECORD_CACHE_SIZE });
+  const windowOf = (record: KeyRecord, at: number): KeyWindow => {
+    const known = windows.get(record.id);
     if (known && at >= known.start && at < known.end) return known;
     const window = quotaWindow(Date.parse(record.created_at), at, TIERS[record.tier].window_days);
-    const iso: [string, string] = [new Date(window.start).toISOString(), new Date(window.end).toISOString()];
-    // Not per request: once per key and window.
-    const made = { ...window, iso };
-    windows.set(record, made);
+    const made: KeyWindow = {
+      index: window.index,
+      start: window.start,
+      end: window.end,
+      iso: [new Date(window.start).toISOString(), new Date(window.end).toISOString()],
+    };
+    windows.set(record.id, made);
     return made;
   };
 
@@ -177,7 +177,7 @@ export function createKeyService(options: {
     // Not per request: once, when the key is revoked.
     const revoked = { ...record, revoked_at: new Date(now()).toISOString() };
     await store.setItem(recordKey(record.hash), revoked);
-    cache.delete(record.hash);
+    records.delete(record.hash);
     return revoked;
   };
 
@@ -195,18 +195,17 @@ export function createKeyService(options: {
     );
   };
 
-  /** The active record of a key's hash; `known` is its cache hit when the caller already looked. */
+  /** The active record of a key's hash. */
   const byHash = async (
     hash: string,
-    known: KeyRecord | undefined = cached(hash),
   ): Promise<{ ok: true; record: KeyRecord } | { ok: false; why: AuthFailure }> => {
-    let record = known;
+    let record = records.get(hash);
     if (!record) {
       // Only a record read from the store starts a cache period: refreshing it on every hit would
       // keep a busy key cached forever, and a revocation elsewhere would never be seen.
       const stored = await store.getItem<KeyRecord>(recordKey(hash));
       if (!stored) return { ok: false, why: "unknown" };
-      remember(stored);
+      records.set(hash, stored);
       record = stored;
     }
     if (record.revoked_at !== null) return { ok: false, why: "revoked" };
@@ -219,16 +218,10 @@ export function createKeyService(options: {
     revoke,
     async authenticate(key) {
       if (!key) return { ok: false, why: "missing" };
-      // Looked up by hash: no comparison of secrets happens, so there is no timing to measure.
-      const kept = hashes.get(key);
-      const hash = kept ?? hashKey(key);
-      // The checksum refuses invented and mistyped keys before any store lookup (a cached record
-      // was found by a real key's hash, so its key needs no second look).
-      const known = cached(hash);
-      if (!known && !isWellFormedKey(key, options.prefix)) return { ok: false, why: "malformed" };
-      const found = await byHash(hash, known);
-      if (found.ok && kept === undefined) hashes.set(key, hash);
-      return found;
+      // The checksum refuses invented and mistyped keys before any store lookup. Looked up by hash:
+      // no comparison of secrets happens, so there is no timing to measure.
+      if (!isWellFormedKey(key, options.prefix)) return { ok: false, why: "malformed" };
+      return byHash(hashKey(key));
     },
     authenticateHash: (hash) => byHash(hash),
     async spend(record, calls = 1) {
@@ -270,7 +263,7 @@ export function createKeyService(options: {
       });
       const retired = { ...old, revoked_at: fresh.record.created_at, replaced_by: fresh.record.id };
       await store.setItem(recordKey(old.hash), retired);
-      cache.delete(old.hash);
+      records.delete(old.hash);
       return { ...fresh, old: retired };
     },
   };

@@ -47,6 +47,10 @@ export function keepPrivate(response: Response): void {
 // Keys in URLs end up in access logs, proxies and browser history: refuse them outright.
 const QUERY_KEY_NAMES = ["api_key", "apikey", "key", "x-api-key", "x_api_key", "token"];
 
+/** The refusal of a key sent in the query string. */
+export const KEY_IN_QUERY =
+  "API keys are not accepted in the query string, where they leak into logs; send the key in the X-API-Key header.";
+
 /** True when the query string carries something named like an API key. */
 export const keyInQuery = (query: URLSearchParams): boolean =>
   QUERY_KEY_NAMES.some((name) => query.has(name));
@@ -65,10 +69,7 @@ export async function authorizeKey(
   query: URLSearchParams,
 ): Promise<KeyRecord | Response> {
   if (key === null && keyInQuery(query)) {
-    return detail(
-      401,
-      "API keys are not accepted in the query string, where they leak into logs; send the key in the X-API-Key header.",
-    );
+    return detail(401, KEY_IN_QUERY);
   }
   const result = await context.keys.authenticate(key);
   return result.ok ? result.record : detail(401, authFailure(result.why));

@@ -1,20 +1,17 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { performance } from "node:perf_hooks";
-import type { KeyRecord } from "../access/key-service.ts";
 import type { AppContext } from "../context.ts";
 import { metricsOn } from "../metrics/metrics-settings.ts";
 import { createRequestLog } from "../metrics/request-log.ts";
-import { notedKey } from "../metrics/request-notes.ts";
 import { createRequestWatch } from "../metrics/request-watch.ts";
-import { routeLabel, snapshotRoute } from "../metrics/route-label.ts";
+import { snapshotRoute, UNMATCHED } from "../metrics/route-label.ts";
 import { collectProcessMetrics, watchState } from "../metrics/service-metrics.ts";
 import { stateSources } from "../metrics/state-sources.ts";
 import { createApp } from "./app.ts";
 import { serveSnapshotFast } from "./fast-path.ts";
-import { isMcpPost, isPapersList, serveMcpFast, servePapersFast } from "./keyed-fast-path.ts";
-import { nodeHandler } from "./node-answer.ts";
-import { isVerifyPost, serveVerifyFast } from "./verify-fast-path.ts";
+import { fastRouteOf } from "./fast-routes.ts";
+import { nodeHandler, type Served } from "./node-answer.ts";
 
 export interface RunningServer {
   server: Server;
@@ -28,14 +25,6 @@ export interface RunningServer {
 
 /** How long the rest of a refused body is drained before the connection is cut. */
 const LINGER_MS = 1000;
-
-/** The fast paths' routes, as the app registers them. */
-const PAPERS_ROUTE = "/v1/papers";
-const MCP_ROUTE = "/mcp";
-const VERIFY_ROUTE = "/v1/verify";
-
-/** What a handler settles with: a fast path's key record (or nothing), or the h3 event's context. */
-type Settled = unknown;
 
 /**
  * After a 413 the rest of the body is not wanted, and the connection cannot be reused before it has
@@ -52,15 +41,21 @@ function closeAfterRefusedBody(req: IncomingMessage, socket: Socket): void {
 }
 
 /**
- * Starts the app on a real port: the snapshot fast path first, the keyed `GET /v1/papers` and
- * `POST /mcp` ones and the playground's `POST /v1/verify` next, then the h3 app. The client timeouts
- * come from the context's config (docs/operations.md, "Timeouts").
+ * Starts the app on a real port: the snapshot fast path first, the fast routes (./fast-routes.ts)
+ * next, then the h3 app. The client timeouts come from the context's config (docs/operations.md,
+ * "Timeouts"). Listening also starts the background work of a server: the encoding of the newest
+ * list items, at start and after each reload of the snapshots.
  */
 export async function listen(
   context: AppContext,
   options: { port: number; host: string },
 ): Promise<RunningServer> {
   const app = createApp(context);
+  const warm = () => {
+    context.papers.warm().catch((error: unknown) => {
+      context.log(`papers: the newest items were not made ahead: ${(error as Error)?.message ?? error}`);
+    });
+  };
   const handler = nodeHandler((request) => app.fetch(request), context.log);
   const { metrics: metricsSettings } = context.config;
   const counting = metricsOn(metricsSettings);
@@ -95,10 +90,8 @@ export async function listen(
         watch.done(req, res, startedAt, snapshotRoute(req.url ?? ""), undefined, sentBefore);
       return;
     }
-    const papers = isPapersList(req);
-    const mcp = !papers && isMcpPost(req);
-    const verify = !papers && !mcp && isVerifyPost(req);
-    if (!papers) {
+    const fast = fastRouteOf(req);
+    if (fast?.method !== "GET") {
       // Node detaches the socket from both when the answer is done; keep it for the 413 case.
       const socket = req.socket;
       res.once("finish", () => {
@@ -108,28 +101,15 @@ export async function listen(
     // Counted until the handler settles, not until the socket closes: a handler may still be
     // awaiting the store after its client went away.
     inFlight += 1;
-    const answered: Promise<Settled> = papers
-      ? servePapersFast(context, req, res)
-      : mcp
-        ? serveMcpFast(context, req, res)
-        : verify
-          ? serveVerifyFast(context, req, res)
-          : handler(req, res);
-    const settled = (outcome: Settled) => {
+    const answered: Promise<Served> = fast
+      ? fast.serve(context, req, res).then(({ key }) => ({ route: fast.path, key }))
+      : handler(req, res);
+    const settled = (served: Served | undefined) => {
       inFlight -= 1;
       if (inFlight === 0) drained?.();
       if (watch === null) return;
       try {
-        // The fast paths settle with the key record; the app with its event's context, which holds
-        // the route it matched (a template) and the key the route's check noted.
-        if (papers || mcp || verify) {
-          const route = papers ? PAPERS_ROUTE : mcp ? MCP_ROUTE : VERIFY_ROUTE;
-          watch.done(req, res, startedAt, route, outcome as KeyRecord | undefined, sentBefore);
-        } else {
-          const notes = outcome as Record<string, unknown> | undefined;
-          const matched = notes?.matchedRoute as { route?: string } | undefined;
-          watch.done(req, res, startedAt, routeLabel(matched?.route), notedKey(notes), sentBefore);
-        }
+        watch.done(req, res, startedAt, served?.route ?? fast?.path ?? UNMATCHED, served?.key, sentBefore);
       } catch (error) {
         // Counting or logging must never fail a request that was answered.
         context.log(`request not counted: ${(error as Error)?.stack ?? error}`);
@@ -149,12 +129,15 @@ export async function listen(
     server.once("error", reject);
     server.listen(options.port, options.host, () => resolve());
   });
+  warm();
+  const stopWarming = context.snapshots.onReload?.(warm);
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     server,
     url: `http://${host}:${address.port}`,
     async close(deadlineMs = 10_000) {
+      stopWarming?.();
       server.close();
       server.closeIdleConnections();
       const idle = new Promise<void>((resolve) => {

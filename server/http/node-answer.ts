@@ -3,12 +3,21 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HTTPError } from "h3";
 import { NodeRequest, sendNodeResponse } from "srvx/node";
+import type { KeyRecord } from "../access/key-service.ts";
 import type { AppContext } from "../context.ts";
+import { notedKey } from "../metrics/request-notes.ts";
+import { routeLabel } from "../metrics/route-label.ts";
 import { JSON_TYPE, withHeader } from "./answers.ts";
 import { errorAnswer } from "./error-answer.ts";
 
+/** What a served request tells the request watch: the route template that answered, and the key it acted as. */
+export interface Served {
+  route: string;
+  key?: KeyRecord | undefined;
+}
+
 /** True when a request target is `path` written plainly: a fragment, dot segments or a trailing slash miss. */
-export const plainly = (url: string, path: string): boolean =>
+export const isPlainTarget = (url: string, path: string): boolean =>
   (url === path || url.startsWith(`${path}?`)) && !url.includes("#");
 
 /** What a request that threw gets, as the app's onError would answer it. */
@@ -60,19 +69,20 @@ export function sendResponse(
 }
 
 /**
- * A web handler (the h3 app's `fetch`) on Node's request and response. Settles with the request's
- * context, which h3 makes its event's: the route it matched and what the routes noted, for the log.
+ * A web handler (the h3 app's `fetch`) on Node's request and response. Settles with what the
+ * request's context (h3 makes it its event's) holds: the route it matched and the key a route noted.
  */
 export function nodeHandler(
   fetch: (request: Request) => Response | Promise<Response>,
   log: (message: string) => void,
-): (req: IncomingMessage, res: ServerResponse) => Promise<Record<string, unknown> | undefined> {
+): (req: IncomingMessage, res: ServerResponse) => Promise<Served> {
   return async (req, res) => {
     const request = new NodeRequest({ req, res }) as unknown as Request & {
       context?: Record<string, unknown>;
     };
     const response = await fetch(request);
     await sendResponse(res, response, log);
-    return request.context;
+    const matched = request.context?.matchedRoute as { route?: string } | undefined;
+    return { route: routeLabel(matched?.route), key: notedKey(request.context) };
   };
 }

@@ -9,13 +9,13 @@ import {
   type ListToolsResult,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
+import { LRUCache } from "lru-cache";
 import { FastResponse } from "srvx";
 import type { z } from "zod";
-import { type BoundedCache, createBoundedCache } from "../bounded-cache.ts";
 import { countToolCall } from "../metrics/service-metrics.ts";
 import type { McpSnapshots } from "./fresh-snapshots.ts";
 import { type AnyReadOnlyTool, createMcpServer, readOnlyTools } from "./mcp-server.ts";
-import { callReadOnlyTool, type ReadOnlyTool } from "./read-only-tool.ts";
+import { checkToolCall, type ReadOnlyTool, runToolCall } from "./read-only-tool.ts";
 import { OWNER_ACCESS, type ToolAccess } from "./tool-access.ts";
 import { parseToolArguments } from "./tool-input.ts";
 
@@ -33,16 +33,6 @@ export type AnswerForm = "json" | "sse";
  * @example acceptedForm("text/event-stream") // "sse"
  */
 export function acceptedForm(accept: string | null): AnswerForm | undefined {
-  // Clients send the same Accept on every request: the last one's form is kept.
-  if (accept === lastAccept.accept) return lastAccept.form;
-  const form = formOf(accept);
-  lastAccept = { accept, form };
-  return form;
-}
-
-let lastAccept: { accept: string | null; form: AnswerForm | undefined } = { accept: null, form: "json" };
-
-function formOf(accept: string | null): AnswerForm | undefined {
   if (accept === null || accept.trim() === "") return "json";
   let json = false;
   let sse = false;
@@ -67,46 +57,11 @@ export function jsonRpcError(status: number, code: number, message: string): Res
 /** Whether a tool of this name exists and takes these arguments. */
 type ArgumentCheck = (name: string, args: Plain | undefined) => boolean;
 
-/** Remembered outcomes of the argument check. */
-const REMEMBERED_CHECKS = 2048;
-/** The longest arguments' JSON that a check or an answer is remembered by. */
-const LONGEST_REMEMBERED = 512;
-
-/**
- * A tool call as the key of what is remembered of it (its argument check, its answer), or null when
- * nothing is: long arguments, and arguments holding an infinite number, which JSON.stringify writes
- * as null. `{"days":1e400}` (refused) would otherwise share the key, and the kept answer, of
- * `{"days":null}` (taken: a null argument is left out).
- */
-function callKey(name: string, args: Plain | undefined): string | null {
-  const text = JSON.stringify(args ?? {});
-  if (text.length > LONGEST_REMEMBERED || (text.includes("null") && holdsInfinity(args))) return null;
-  return `${name}\u0000${text}`;
-}
-
-/** Whether a parsed JSON value holds an infinite number (a number too large for a double). */
-function holdsInfinity(value: unknown): boolean {
-  if (typeof value === "number") return !Number.isFinite(value);
-  if (typeof value !== "object" || value === null) return false;
-  for (const child of Object.values(value)) if (holdsInfinity(child)) return true;
-  return false;
-}
-
-/**
- * The argument check over `inputs`, remembering its outcome by callKey: the zod parse was 2-3 µs of
- * a tool call, and agents repeat the same arguments.
- */
+/** The argument check over `inputs`: each call is checked, by the schema the tool itself runs. */
 function argumentCheck(inputs: ReadonlyMap<string, z.ZodObject>): ArgumentCheck {
-  const remembered = createBoundedCache<string, boolean>(REMEMBERED_CHECKS);
   return (name, args) => {
     const input = inputs.get(name);
-    if (!input) return false;
-    const key = callKey(name, args);
-    const known = key === null ? undefined : remembered.get(key);
-    if (known !== undefined) return known;
-    const ok = parseToolArguments(name, input, args).ok;
-    if (key !== null) remembered.set(key, ok);
-    return ok;
+    return input !== undefined && parseToolArguments(name, input, args).ok;
   };
 }
 
@@ -203,13 +158,14 @@ function plainToolCall(
 }
 
 /**
- * The bytes of answers remembered per published generation. A budget in bytes, not entries: a
- * labs_papers page in full is up to ~100 KB, and string arguments are capped (tool-input.ts), so
- * no key or answer is large enough to make a count of entries mean megabytes.
+ * The bytes of answers kept per published generation, keys included: a labs_papers page in full is
+ * up to ~100 KB, and string arguments are capped (tool-input.ts).
  */
 export const ANSWER_CACHE_BYTES = 8 * 1024 * 1024;
-/** What an entry costs beyond its answer: its key (arguments are at most a few hundred characters). */
-const ENTRY_OVERHEAD_BYTES = 1024;
+
+/** A tool's result in the JSON-RPC envelope the SDK writes, up to the id. */
+const answerHead = (result: object): Buffer =>
+  Buffer.from(`{"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":`);
 
 /**
  * A lone `tools/list` request with nothing the SDK would treat differently; its answer is the same
@@ -274,8 +230,19 @@ export function createHostedMcp(options: {
   const takes = argumentCheck(
     new Map([...toolsFor(OWNER_ACCESS).values()].map((tool) => [tool.name, tool.input])),
   );
-  // The answer's bytes up to the id, ready to send: the result, encoded once.
-  const answers = new WeakMap<object, BoundedCache<string, Buffer>>();
+  // The answers' bytes up to the id, ready to send, for the generation of days they were made from:
+  // a reload starts an empty cache, and a call still running on the old days writes to the old one.
+  let kept: { days: object; answers: LRUCache<string, Buffer> } | undefined;
+  const answersOf = (days: object): LRUCache<string, Buffer> => {
+    if (kept?.days !== days) {
+      const answers = new LRUCache<string, Buffer>({
+        maxSize: ANSWER_CACHE_BYTES,
+        sizeCalculation: (head, key) => head.byteLength + key.length * 2,
+      });
+      kept = { days, answers };
+    }
+    return kept.answers;
+  };
   const listHeads = new Map<string, Promise<{ list: ListToolsResult; head: Buffer }>>();
 
   // The SDK's own tools/list answer, asked once per tier (not per request): it converts every schema
@@ -300,7 +267,7 @@ export function createHostedMcp(options: {
     const response = await transport.handleRequest(request, { parsedBody });
     const { result } = (await response.json()) as { result: ListToolsResult };
     void server.close();
-    return { list: result, head: Buffer.from(`{"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":`) };
+    return { list: result, head: answerHead(result) };
   };
   const toolsListOf = (access: ToolAccess) => {
     const name = access.tier ?? "";
@@ -318,25 +285,21 @@ export function createHostedMcp(options: {
   });
 
   const fastAnswer = async (call: NonNullable<ReturnType<typeof plainToolCall>>, access: ToolAccess) => {
-    const tool = toolsFor(access).get(call.name);
+    const tool = toolsFor(access).get(call.name) as ReadOnlyTool<z.ZodObject, z.ZodObject> | undefined;
     if (!tool) return undefined;
     await snapshots.refresh();
-    const generation = snapshots.days();
-    let cache = answers.get(generation);
-    if (!cache) {
-      cache = createBoundedCache(ANSWER_CACHE_BYTES, (head) => head.length + ENTRY_OVERHEAD_BYTES);
-      answers.set(generation, cache);
-    }
-    const called = callKey(call.name, call.args);
-    const key = called === null ? null : `${access.tier}\u0000${called}`;
-    let head = key === null ? undefined : cache.get(key);
-    // A kept answer is a successful call answered again; one made now is counted by callReadOnlyTool.
+    const checked = checkToolCall(tool, call.args);
+    // A refusal is neither kept nor looked up: only checked arguments are a key, by their parsed value.
+    if (!checked.ok) return withId(answerHead(await runToolCall(tool, checked, log)), call.id);
+    const cache = answersOf(snapshots.days());
+    const key = `${access.tier}\u0000${call.name}\u0000${[...checked.given].sort().join(",")}\u0000${JSON.stringify(checked.value)}`;
+    let head = cache.get(key);
+    // A kept answer is a successful call answered again; one made now is counted by runToolCall.
     if (head !== undefined) countToolCall(call.name, "ok");
-    if (head === undefined) {
-      const answer = await callReadOnlyTool(tool as ReadOnlyTool<z.ZodObject, z.ZodObject>, call.args, log);
-      head = Buffer.from(`{"result":${JSON.stringify(answer)},"jsonrpc":"2.0","id":`);
-      // A refusal is not kept: its arguments are whatever the client sent, and it costs little to make.
-      if (key !== null && !answer.failed && !answer.isError) cache.set(key, head);
+    else {
+      const answer = await runToolCall(tool, checked, log);
+      head = answerHead(answer);
+      if (!answer.failed && !answer.isError) cache.set(key, head);
     }
     return withId(head, call.id);
   };

@@ -42,24 +42,38 @@ export function toError(message: string): CallToolResult {
   return { content: [{ type: "text", text: message }], isError: true };
 }
 
-/**
- * Runs a tool on the arguments a client sent: bad arguments and failures come back as `isError`
- * results, never as throws. `failed` is set when the tool broke, so the answer must not be reused.
- */
-export async function callReadOnlyTool<I extends z.ZodObject, O extends z.ZodObject>(
+/** A tool call's arguments, checked: their parsed value and the names given (a null counts as not given). */
+export type CheckedCall<T> =
+  | { ok: true; value: T; given: ReadonlySet<string> }
+  | { ok: false; message: string };
+
+/** Checks the arguments a client sent against a tool's schema, with messages that name the fix. */
+export function checkToolCall<I extends z.ZodObject, O extends z.ZodObject>(
   tool: ReadOnlyTool<I, O>,
   raw: Record<string, unknown> | undefined,
+): CheckedCall<z.output<I>> {
+  const parsed = parseToolArguments(tool.name, tool.input, raw, tool.hints);
+  if (!parsed.ok) return parsed;
+  // A null argument counts as not given, as in parseToolArguments.
+  const given = new Set(Object.keys(raw ?? {}).filter((key) => raw?.[key] !== null));
+  return { ok: true, value: parsed.value, given };
+}
+
+/**
+ * Runs a tool on checked arguments: bad arguments and failures come back as `isError` results, never
+ * as throws. `failed` is set when the tool broke, so the answer must not be reused.
+ */
+export async function runToolCall<I extends z.ZodObject, O extends z.ZodObject>(
+  tool: ReadOnlyTool<I, O>,
+  checked: CheckedCall<z.output<I>>,
   log: (message: string) => void,
 ): Promise<CallToolResult & { failed?: true }> {
-  const parsed = parseToolArguments(tool.name, tool.input, raw, tool.hints);
-  if (!parsed.ok) {
+  if (!checked.ok) {
     countToolCall(tool.name, "refused");
-    return toError(parsed.message);
+    return toError(checked.message);
   }
   try {
-    // A null argument counts as not given, as in parseToolArguments.
-    const given = new Set(Object.keys(raw ?? {}).filter((key) => raw?.[key] !== null));
-    const result = await tool.run(parsed.value, given);
+    const result = await tool.run(checked.value, checked.given);
     countToolCall(tool.name, result.ok ? "ok" : "refused");
     return result.ok ? toResult(result.value) : toError(result.message);
   } catch (error) {
@@ -70,6 +84,13 @@ export async function callReadOnlyTool<I extends z.ZodObject, O extends z.ZodObj
     return answer;
   }
 }
+
+/** Runs a tool on the arguments a client sent (checkToolCall, then runToolCall). */
+export const callReadOnlyTool = <I extends z.ZodObject, O extends z.ZodObject>(
+  tool: ReadOnlyTool<I, O>,
+  raw: Record<string, unknown> | undefined,
+  log: (message: string) => void,
+): Promise<CallToolResult & { failed?: true }> => runToolCall(tool, checkToolCall(tool, raw), log);
 
 /** Registers a tool whose bad arguments and failures come back as `isError` results, never as throws. */
 export function registerReadOnlyTool<I extends z.ZodObject, O extends z.ZodObject>(

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
-import { clientIp, type TrustProxy } from "../access/client-ip.ts";
+import { nodeClientIp, type TrustProxy } from "../access/client-ip.ts";
 import type { KeyRecord } from "../access/key-service.ts";
 import type { RequestLog } from "./request-log.ts";
 import type { DurationSeries } from "./route-histogram.ts";
@@ -55,12 +55,6 @@ function routeTimers(): (route: string, method: number, status: number) => Durat
   };
 }
 
-const forwardedFor = (req: IncomingMessage): string | null => {
-  // Node joins a repeated X-Forwarded-For with ", " as Headers.get does; the type allows a list.
-  const forwarded = req.headers["x-forwarded-for"];
-  return typeof forwarded === "string" ? forwarded : (forwarded?.join(", ") ?? null);
-};
-
 /** The watch of a server, or null when neither metrics nor the request log are on (nothing is timed). */
 export function createRequestWatch(options: {
   metrics: boolean;
@@ -86,7 +80,7 @@ export function createRequestWatch(options: {
         bytes: socket ? socket.bytesWritten - sentBefore : 0,
         key_id: key?.id ?? null,
         tier: key?.tier ?? null,
-        client: clientIp(socket?.remoteAddress, forwardedFor(req), trustProxy),
+        client: nodeClientIp(req, trustProxy),
       });
     },
   };

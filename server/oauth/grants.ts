@@ -1,5 +1,5 @@
+import { LRUCache } from "lru-cache";
 import type { KeyRecord, KeyService } from "../access/key-service.ts";
-import { createBoundedCache } from "../bounded-cache.ts";
 import { copyWith } from "../copy-with.ts";
 import type { Store } from "../store/types.ts";
 import { hashSecret, isSecretOf, newSecret, verifierMatches } from "./secrets.ts";
@@ -15,9 +15,10 @@ export const REFRESH_SECONDS = 30 * 86_400;
 export const GRANT_SECONDS = 90 * 86_400;
 /** A registered client not used for this long is forgotten (registration is open to anyone). */
 export const CLIENT_SECONDS = 90 * 86_400;
-// Like the key records': a token seen recently is not read again for this long, so a revocation
-// made by another process is seen within it; in this process, at once.
+// As with key records, an access token's record is not read again from the store for this long: a
+// revocation made by another process takes effect within it, one made in this process at once.
 const TOKEN_CACHE_MS = 5_000;
+const TOKEN_CACHE_SIZE = 10_000;
 
 export interface OAuthClient {
   client_id: string;
@@ -115,12 +116,11 @@ export interface Grants {
 export function createGrants(options: { store: Store; keys: KeyService; now?: () => number }): Grants {
   const { store, keys } = options;
   const now = options.now ?? Date.now;
-  const seen = createBoundedCache<string, { token: TokenRecord; until: number }>(10_000);
-  // Revocations made here, seen before the token cache's period ends; bounded like the cache itself.
-  const revokedHere = createBoundedCache<string, true>(10_000);
-  // The hash of each access token that authenticated, as the key service keeps keys': SHA-256 was
-  // 2-3 µs of an MCP call. Only tokens found in the store enter; a revoked one is refused by its hash.
-  const hashes = createBoundedCache<string, string>(10_000);
+  const ttlClock = { ttlResolution: 0, perf: { now } };
+  // Token records by the token's hash; only tokens found in the store enter.
+  const tokens = new LRUCache<string, TokenRecord>({ max: TOKEN_CACHE_SIZE, ...ttlClock });
+  // Grants revoked here, for as long as a token of theirs may still sit in `tokens`.
+  const revokedHere = new LRUCache<string, true>({ max: TOKEN_CACHE_SIZE, ttl: TOKEN_CACHE_MS, ...ttlClock });
 
   const revokeGrant = async (grantId: string) => {
     revokedHere.set(grantId, true);
@@ -255,7 +255,7 @@ export function createGrants(options: { store: Store; keys: KeyService; now?: ()
       if (isSecretOf("access", token)) {
         const hash = hashSecret(token);
         await store.removeItem(key.access(hash));
-        seen.delete(hash);
+        tokens.delete(hash);
       } else if (isSecretOf("refresh", token)) {
         const record = await store.getItem<TokenRecord>(key.refresh(hashSecret(token)));
         if (record) await revokeGrant(record.grant_id);
@@ -264,21 +264,20 @@ export function createGrants(options: { store: Store; keys: KeyService; now?: ()
     async authenticate(token, resource) {
       if (!isSecretOf("access", token))
         return { ok: false, description: "not an access token of this server" };
-      const kept = hashes.get(token);
-      const hash = kept ?? hashSecret(token);
+      const hash = hashSecret(token);
       const at = now();
-      let known = seen.get(hash);
-      if (!known || known.until <= at) {
-        const record = await store.getItem<TokenRecord>(key.access(hash));
-        const grant = record ? await store.getItem<GrantRecord>(key.grant(record.grant_id)) : null;
-        if (!record || !grant || (await isRevoked(record.grant_id))) {
-          seen.delete(hash);
+      let record = tokens.get(hash);
+      if (!record) {
+        const stored = await store.getItem<TokenRecord>(key.access(hash));
+        const grant = stored ? await store.getItem<GrantRecord>(key.grant(stored.grant_id)) : null;
+        if (!stored || !grant || (await isRevoked(stored.grant_id))) {
           return { ok: false, description: "the access token is unknown, expired or revoked" };
         }
-        known = { token: record, until: Math.min(at + TOKEN_CACHE_MS, record.expires_at) };
-        seen.set(hash, known);
+        record = stored;
+        if (record.expires_at > at) {
+          tokens.set(hash, record, { ttl: Math.min(TOKEN_CACHE_MS, record.expires_at - at) });
+        }
       }
-      const { token: record } = known;
       if (record.expires_at <= at) return { ok: false, description: "the access token expired" };
       if (revokedHere.get(record.grant_id) === true) {
         return { ok: false, description: "the access token's grant was revoked" };
@@ -288,7 +287,6 @@ export function createGrants(options: { store: Store; keys: KeyService; now?: ()
         return { ok: false, description: `the access token is for ${record.resource}` };
       const owner = await keys.authenticateHash(record.key_hash);
       if (!owner.ok) return { ok: false, description: `the API key this token acts as is ${owner.why}` };
-      if (kept === undefined) hashes.set(token, hash);
       return { ok: true, record: owner.record };
     },
   };

@@ -1,6 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { FastResponse } from "srvx";
-import { createBoundedCache } from "../bounded-cache.ts";
 import type { AppContext } from "../context.ts";
 import { copyWith } from "../copy-with.ts";
 import { json } from "../http/answers.ts";
@@ -25,17 +24,9 @@ const ERROR_HEADERS: Record<string, string> = { ...NO_STORE, ...OPEN_CORS };
 export const oauthError = (status: number, error: string, description: string): Response =>
   json(status, { error, error_description: description }, ERROR_HEADERS);
 
-// Parsing a request's URL costs microseconds on every token-bearing MCP call; the origin follows from
-// the Host header, so it is kept per header value (a bounded few: hosts are names the operator serves).
-const originsByHost = createBoundedCache<string, string>(64);
-
 /** This service's public origin: PUBLIC_BASE_URL, else the request's own. */
 export function baseUrlOf(context: Pick<AppContext, "config">, request: Request): string {
-  if (context.config.publicBaseUrl !== null) return context.config.publicBaseUrl;
-  const host = request.headers.get("host") ?? "";
-  const known = originsByHost.get(host);
-  if (known !== undefined) return known;
-  return originsByHost.set(host, new URL(request.url).origin);
+  return context.config.publicBaseUrl ?? new URL(request.url).origin;
 }
 
 export const resourceOf = (base: string): string => `${base}/mcp`;

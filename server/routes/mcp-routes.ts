@@ -8,19 +8,12 @@ import { TIERS } from "../../pipeline/domain/tiers.ts";
 import { bearerToken } from "../access/bearer-token.ts";
 import { limitByKey, mergedRateHeaders, rateRefusal } from "../access/key-limit.ts";
 import type { KeyRecord } from "../access/key-service.ts";
-import { authFailure, keyInQuery, spendOrRefuse } from "../access/keyed.ts";
+import { authFailure, KEY_IN_QUERY, keyInQuery, spendOrRefuse } from "../access/keyed.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { detail, JSON_TYPE, methodNotAllowed, notFound, withHeader } from "../http/answers.ts";
 import type { RouteMethods } from "../http/route-table.ts";
-import {
-  acceptedForm,
-  createHostedMcp,
-  type HostedMcp,
-  type JsonParts,
-  jsonRpcError,
-} from "../mcp/hosted-mcp.ts";
-import { createHostedSnapshots } from "../mcp/hosted-snapshots.ts";
+import { acceptedForm, type JsonParts, jsonRpcError } from "../mcp/hosted-mcp.ts";
 import { noteKey } from "../metrics/request-notes.ts";
 import { baseUrlOf, resourceMetadataOf, resourceOf } from "../oauth/oauth-answers.ts";
 import { isSecretOf } from "../oauth/secrets.ts";
@@ -28,6 +21,9 @@ import type { PathDoc } from "../openapi/operation.ts";
 import { perKeyText, quotaText } from "../openapi/rate-limits.ts";
 import { nestingDepthExceeds } from "../validation/nesting-depth.ts";
 import { readBodyLimited } from "../validation/read-body.ts";
+
+/** The route, one string for the router, the fast path (server/http/fast-routes.ts) and the metrics label. */
+export const MCP_ROUTE = "/mcp";
 
 /** Tool arguments are a few hundred bytes; a batch of the most the SDK takes (100) still fits. */
 export const MCP_BODY_MAX_BYTES = 256 * 1024;
@@ -57,7 +53,7 @@ const quotaHeaderDocs = { RateLimit: false, "RateLimit-Policy": false } as const
 /** The operations of this file, for the OpenAPI document. */
 export const mcpPaths: readonly PathDoc[] = [
   {
-    route: "/mcp",
+    route: MCP_ROUTE,
     post: {
       operationId: "mcp",
       summary: "MCP server (Streamable HTTP)",
@@ -127,16 +123,6 @@ export const mcpPaths: readonly PathDoc[] = [
  * access token of this server in `Authorization: Bearer`, which stands for the key a person approved
  * it with. A token is taken only there: in X-API-Key it is no key, and is refused as one.
  */
-async function keyRecordOf(
-  context: AppContext,
-  request: Request,
-): Promise<{ ok: true; record: KeyRecord } | { ok: false; answer: Response }> {
-  const found = await keyOrToken(context, request);
-  // For the request log: h3 gives the request its event's context, the fast path a plain one.
-  if (found.ok) noteKey((request as { context?: Record<string, unknown> }).context, found.record);
-  return found;
-}
-
 async function keyOrToken(
   context: AppContext,
   request: Request,
@@ -177,46 +163,35 @@ export function refusedOrigin(request: Request, allowed: readonly string[]): Res
   );
 }
 
-// One hosted server per context: the app's route and the fast path (server/http/keyed-fast-path.ts)
-// share its answer caches.
-const hostedByContext = new WeakMap<AppContext, HostedMcp>();
-
-function hostedFor(context: AppContext): HostedMcp {
-  let hosted = hostedByContext.get(context);
-  if (!hosted) {
-    hosted = createHostedMcp({
-      snapshots: createHostedSnapshots(context.snapshots),
-      version: context.version,
-      log: context.log,
-    });
-    hostedByContext.set(context, hosted);
-  }
-  return hosted;
-}
-
 const realm = 'Bearer realm="research-picks"';
 // Shared: a decoder without `stream` keeps no state between calls.
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
- * One POST /mcp, its origin already allowed: the route and the fast path both answer through it.
- * `query` is the request's query string, read apart so that the fast path need not parse the URL.
+ * One POST /mcp, its origin already allowed: the route and the fast path both answer through it, and
+ * note the key it acted as (once known) for the request log. `query` is the request's query string,
+ * read apart so that the fast path need not parse the URL.
  */
 export async function answerMcpPost(
   context: AppContext,
   request: Request,
   query: URLSearchParams,
-): Promise<Response | McpParts> {
-  const hosted = hostedFor(context);
+): Promise<{ answer: Response | McpParts; key?: KeyRecord }> {
   if (keyInQuery(query)) {
-    return unauthorized(
-      "API keys are not accepted in the query string, where they leak into logs; send the key in the X-API-Key header.",
-      `${realm}, error="invalid_request"`,
-    );
+    return { answer: unauthorized(KEY_IN_QUERY, `${realm}, error="invalid_request"`) };
   }
-  const auth = await keyRecordOf(context, request);
-  if (!auth.ok) return auth.answer;
-  const record = auth.record;
+  const auth = await keyOrToken(context, request);
+  if (!auth.ok) return { answer: auth.answer };
+  return { answer: await answerAs(context, request, auth.record), key: auth.record };
+}
+
+/** POST /mcp for a caller whose key is known: the body read, its cost spent, then the answer. */
+async function answerAs(
+  context: AppContext,
+  request: Request,
+  record: KeyRecord,
+): Promise<Response | McpParts> {
+  const hosted = context.mcp;
   const form = acceptedForm(request.headers.get("accept"));
   if (form === undefined) {
     return jsonRpcError(
@@ -292,15 +267,15 @@ export const partsResponse = ({ parts, headers }: McpParts): Response =>
 
 /** The hosted MCP server: the tools of `picks mcp` over Streamable HTTP, keyed and counted. */
 export function registerMcpRoutes(app: H3, context: AppContext): void {
-  hostedFor(context);
   app.all(
-    "/mcp",
+    MCP_ROUTE,
     async (event) => {
-      if (event.url.pathname !== "/mcp") return notFound();
+      if (event.url.pathname !== MCP_ROUTE) return notFound();
       const refused = refusedOrigin(event.req, context.config.mcpAllowedOrigins);
       if (refused) return refused;
       if (event.req.method !== "POST") return methodNotAllowed(["POST"]);
-      const answer = await answerMcpPost(context, event.req, event.url.searchParams);
+      const { answer, key } = await answerMcpPost(context, event.req, event.url.searchParams);
+      if (key) noteKey(event.context, key);
       return answer instanceof Response ? answer : partsResponse(answer);
     },
     { meta: { methods: ["POST"] } satisfies RouteMethods },

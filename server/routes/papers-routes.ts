@@ -6,23 +6,20 @@ import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
 import {
   LOWERED_FILTERS,
   MAX_DAYS,
-  type PapersQuery,
   PapersQuerySchema,
-  queryPapers,
   withinHistory,
 } from "../../pipeline/domain/papers-query.ts";
 import { PickSchema } from "../../pipeline/domain/pick.ts";
-import { TIERS, type TierName } from "../../pipeline/domain/tiers.ts";
+import { TIERS } from "../../pipeline/domain/tiers.ts";
 import type { KeyRecord } from "../access/key-service.ts";
 import { authorize, authorizeKey, quotaHeaders, spendOrRefuse } from "../access/keyed.ts";
-import { type BoundedCache, createBoundedCache } from "../bounded-cache.ts";
 import type { AppContext } from "../context.ts";
 import { detail, jsonText } from "../http/answers.ts";
 import { pathParam, route } from "../http/route-table.ts";
 import { noteKey } from "../metrics/request-notes.ts";
 import type { PathDoc } from "../openapi/operation.ts";
 import { quotaText } from "../openapi/rate-limits.ts";
-import { type PapersIndex, papersIndex } from "../snapshots/papers-index.ts";
+import { papersIndex } from "../snapshots/papers-index.ts";
 import { DayUnavailableError } from "../snapshots/snapshot-cache.ts";
 import { validationErrorBody } from "../validation/errors.ts";
 import { validatePath, validateQuery } from "../validation/request.ts";
@@ -36,10 +33,13 @@ export const PaperPathSchema = z.object({
 
 const quotaHeaderDocs = { RateLimit: false, "RateLimit-Policy": false } as const;
 
+/** The list's route, one string for the router, the fast path (server/http/fast-routes.ts) and the metrics label. */
+export const PAPERS_ROUTE = "/v1/papers";
+
 /** The operations of this file, for the OpenAPI document. */
 export const papersPaths: readonly PathDoc[] = [
   {
-    route: "/v1/papers",
+    route: PAPERS_ROUTE,
     get: {
       operationId: "listPapers",
       summary: "Query the picks",
@@ -95,85 +95,6 @@ export const papersPaths: readonly PathDoc[] = [
   },
 ];
 
-// Repeated queries are answered from the bytes of the first: a full ten-year history takes tens of
-// milliseconds to filter and join, and then nothing. Per snapshot generation (a reload starts an
-// empty cache), and bounded in bytes: a few full-history answers, or thousands of small ones.
-const ANSWER_CACHE_BYTES = 32 * 1024 * 1024;
-const answerCaches = new WeakMap<PapersIndex, BoundedCache<string, Buffer>>();
-
-function answersOf(index: PapersIndex): BoundedCache<string, Buffer> {
-  let answers = answerCaches.get(index);
-  if (!answers) {
-    answers = createBoundedCache<string, Buffer>(ANSWER_CACHE_BYTES, (body) => body.byteLength);
-    answerCaches.set(index, answers);
-  }
-  return answers;
-}
-
-// Each list item's JSON, made the first time an answer holds it and kept as long as the index holds
-// the item (so bounded by the index, and gone with its generation). A new query over the full history
-// (5,000 items, 2.5 MB) spent 20-28 ms in JSON.stringify; from kept items it is a concatenation.
-const itemBytes = new WeakMap<object, Buffer>();
-const COMMA = Buffer.from(",");
-const CLOSE = Buffer.from("]}");
-
-/** The most items one answer holds (the enterprise tier's `limit`): the newest are made at start. */
-const NEWEST_ITEMS = 5000;
-/** Items made a turn of the event loop at start: about a millisecond, so requests keep their turn. */
-const ITEMS_A_TURN = 250;
-
-/**
- * Makes the JSON of the newest NEWEST_ITEMS held items once the history is loaded, a slice a turn:
- * the first full-history query after a start then concatenates (33 against 78 ms end to end over
- * ten years), for about 2.5 MB held from the start rather than from that query.
- */
-async function makeNewestItems(snapshots: AppContext["snapshots"]): Promise<void> {
-  await snapshots.ready();
-  const items: object[] = [];
-  for (const day of snapshots.days()) {
-    for (const pick of day.picks) if (items.length < NEWEST_ITEMS) items.push(pick);
-    if (items.length >= NEWEST_ITEMS) break;
-  }
-  for (let at = 0; at < items.length; at += ITEMS_A_TURN) {
-    await new Promise((resolve) => setImmediate(resolve));
-    for (const item of items.slice(at, at + ITEMS_A_TURN)) encodedItem(item);
-  }
-}
-
-function encodedItem(item: object): Buffer {
-  let bytes = itemBytes.get(item);
-  if (bytes === undefined) {
-    bytes = Buffer.from(JSON.stringify(item));
-    itemBytes.set(item, bytes);
-  }
-  return bytes;
-}
-
-/**
- * The bytes of a list answer: kept as bytes, so a repeated answer is not encoded again. The same
- * bytes as JSON.stringify of `{tier, applied, total, returned, papers}`, the items from their kept JSON.
- */
-function listAnswer(index: PapersIndex, tier: TierName, query: PapersQuery): Buffer {
-  const limits = TIERS[tier];
-  const page = queryPapers(index.days, query, {
-    historyDays: limits.history_days,
-    maxLimit: limits.max_limit,
-  });
-  const head = JSON.stringify({
-    tier,
-    applied: page.applied,
-    total: page.total,
-    returned: page.picks.length,
-  });
-  const parts: Buffer[] = [Buffer.from(`${head.slice(0, -1)},"papers":[`)];
-  page.picks.forEach((item, at) => {
-    if (at > 0) parts.push(COMMA);
-    parts.push(encodedItem(item));
-  });
-  parts.push(CLOSE);
-  return Buffer.concat(parts);
-}
-
 /** A 200 of GET /v1/papers: its bytes and the quota's headers. */
 export interface PapersListAnswer {
   body: Buffer;
@@ -182,71 +103,35 @@ export interface PapersListAnswer {
   key: KeyRecord;
 }
 
-/** A query's validation: the valid query and its JSON (the answer's key), or the 422's body. */
-type CheckedQuery = { ok: true; value: PapersQuery; json: string } | { ok: false; body: string };
-
-/** Remembered validations, by the query's text; texts longer than this are validated every time. */
-const REMEMBERED_QUERIES = 1024;
-const LONGEST_REMEMBERED_QUERY = 512;
-const checkedQueries = createBoundedCache<string, CheckedQuery>(REMEMBERED_QUERIES);
-
-/**
- * The query validated, remembered by its text (`search`, without the "?" that starts a query):
- * clients repeat a few queries, and validating one was 1-1.5 µs of a keyed read. A text that itself
- * starts with "?" is not remembered: `new URLSearchParams` drops that character and a URL's
- * `searchParams` keeps it, so the two callers read such a text differently.
- */
-function checkedQuery(params: URLSearchParams, search: string): CheckedQuery {
-  const remembered = search.length <= LONGEST_REMEMBERED_QUERY && !search.startsWith("?");
-  const known = remembered ? checkedQueries.get(search) : undefined;
-  if (known !== undefined) return known;
-  const query = validateQuery(PapersQuerySchema, params, { lowered: LOWERED_FILTERS });
-  const checked: CheckedQuery = query.ok
-    ? { ok: true, value: query.value, json: JSON.stringify(query.value) }
-    : { ok: false, body: validationErrorBody(query.issues) };
-  return remembered ? checkedQueries.set(search, checked) : checked;
-}
-
 /**
  * GET /v1/papers from the key header's value and the query string: the route and the keyed fast path
  * (server/http/keyed-fast-path.ts) both answer through it. Every refusal is a Response; a 200 is its
- * parts, which the fast path writes straight to the socket. `search` is the query's text without its
- * "?", which `params` were read from.
+ * parts, which the fast path writes straight to the socket.
  */
 export async function answerPapersList(
   context: AppContext,
   key: string | null,
   params: URLSearchParams,
-  search: string,
 ): Promise<Response | PapersListAnswer> {
   const record = await authorizeKey(context, key, params);
   if (record instanceof Response) return record;
-  const query = checkedQuery(params, search);
-  if (!query.ok) return jsonText({ status: 422, body: query.body });
+  const query = validateQuery(PapersQuerySchema, params, { lowered: LOWERED_FILTERS });
+  if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
   const spent = await spendOrRefuse(context, record);
   if (spent instanceof Response) return spent;
   await context.snapshots.ready();
-  const index = papersIndex(context.snapshots.days());
-  const answers = answersOf(index);
-  // The answer depends on the tier (its caps and its name in the body) and the query, nothing
-  // else; the quota is spent and the RateLimit headers are the key's whatever the cache holds.
-  const cacheKey = `${record.tier}|${query.json}`;
-  const body = answers.get(cacheKey) ?? answers.set(cacheKey, listAnswer(index, record.tier, query.value));
-  return { body, headers: spent.headers, key: record };
+  // The quota is spent and the RateLimit headers are the key's whatever answer is kept.
+  return { body: context.papers.list(record.tier, query.value), headers: spent.headers, key: record };
 }
 
 /** The keyed queries over the published picks, answered from memory. */
 export function registerPapersRoutes(app: H3, context: AppContext): void {
-  makeNewestItems(context.snapshots).catch((error) =>
-    context.log(`papers: the newest items were not made at start: ${(error as Error)?.message ?? error}`),
-  );
-  route(app, "/v1/papers", {
+  route(app, PAPERS_ROUTE, {
     GET: async (event) => {
       const answer = await answerPapersList(
         context,
         event.req.headers.get("x-api-key"),
         event.url.searchParams,
-        event.url.search.slice(1),
       );
       if (answer instanceof Response) return answer;
       noteKey(event.context, answer.key);

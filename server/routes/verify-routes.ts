@@ -29,10 +29,13 @@ const HOUR = 3600;
  */
 export const VERIFY_BODY_MAX_BYTES = 64 * 1024;
 
+/** The route, one string for the router, the fast path (server/http/fast-routes.ts) and the metrics label. */
+export const VERIFY_ROUTE = "/v1/verify";
+
 /** The operations of this file, for the OpenAPI document. */
 export const verifyPaths: readonly PathDoc[] = [
   {
-    route: "/v1/verify",
+    route: VERIFY_ROUTE,
     post: {
       operationId: "verifyMessage",
       summary: "Check a message before sending it",
@@ -114,7 +117,7 @@ async function answerValidRequest(
 
 /** POST /v1/verify: the free pre-send check, limited per client address. */
 export function registerVerifyRoutes(app: H3, context: AppContext): void {
-  route(app, "/v1/verify", {
+  route(app, VERIFY_ROUTE, {
     POST: async (event) => {
       const body = await parseJsonBody(event.req, { maxBytes: VERIFY_BODY_MAX_BYTES });
       const answer = await answerVerify(context, body, requestIp(event, context.config.trustProxy));
