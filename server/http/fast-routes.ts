@@ -27,9 +27,12 @@ export const FAST_ROUTES: readonly FastRoute[] = [
 ];
 
 /** The fast route of a request written plainly (a fragment, dot segments or a trailing slash go to the router). */
-export function fastRouteOf(req: IncomingMessage): FastRoute | undefined {
+export function fastRouteOf(
+  req: Pick<IncomingMessage, "method" | "url">,
+  routes: readonly FastRoute[] = FAST_ROUTES,
+): FastRoute | undefined {
   const url = req.url ?? "";
-  for (const route of FAST_ROUTES) {
+  for (const route of routes) {
     if (route.method === req.method && isPlainTarget(url, route.path)) return route;
   }
   return undefined;

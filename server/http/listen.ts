@@ -10,7 +10,7 @@ import { collectProcessMetrics, watchState } from "../metrics/service-metrics.ts
 import { stateSources } from "../metrics/state-sources.ts";
 import { createApp } from "./app.ts";
 import { serveSnapshotFast } from "./fast-path.ts";
-import { fastRouteOf } from "./fast-routes.ts";
+import { FAST_ROUTES, type FastRoute, fastRouteOf } from "./fast-routes.ts";
 import { nodeHandler, type Served } from "./node-answer.ts";
 
 export interface RunningServer {
@@ -48,8 +48,14 @@ function closeAfterRefusedBody(req: IncomingMessage, socket: Socket): void {
  */
 export async function listen(
   context: AppContext,
-  options: { port: number; host: string },
+  options: {
+    port: number;
+    host: string;
+    /** The routes answered before the router; none sends every request through it (tests compare the two). */
+    fastRoutes?: readonly FastRoute[];
+  },
 ): Promise<RunningServer> {
+  const fastRoutes = options.fastRoutes ?? FAST_ROUTES;
   const app = createApp(context);
   const warm = () => {
     context.papers.warm().catch((error: unknown) => {
@@ -90,7 +96,7 @@ export async function listen(
         watch.done(req, res, startedAt, snapshotRoute(req.url ?? ""), undefined, sentBefore);
       return;
     }
-    const fast = fastRouteOf(req);
+    const fast = fastRouteOf(req, fastRoutes);
     if (fast?.method !== "GET") {
       // Node detaches the socket from both when the answer is done; keep it for the 413 case.
       const socket = req.socket;
