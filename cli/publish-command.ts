@@ -9,6 +9,7 @@ interface PublishFlags {
   to?: string;
   from: string;
   dryRun: boolean;
+  breakLease: boolean;
   json: boolean;
 }
 
@@ -18,7 +19,7 @@ const kilobytes = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
 export function printPublish(out: Output, result: FolderPublish): void {
   const verb = result.dry_run ? "would upload" : "uploaded";
   out.line(
-    `${result.where}: ${verb} ${result.uploaded.length} files (${kilobytes(result.bytes)}), ` +
+    `${result.where}: ${verb} ${result.uploaded.length} files (${kilobytes(result.bytes)}) and ${result.objects} objects, ` +
       `${result.skipped} unchanged, in ${result.seconds.toFixed(2)} s; newest day ${result.newest_day ?? "none"}`,
   );
   if (result.dry_run) for (const key of result.uploaded) out.line(`  ${key}`);
@@ -40,6 +41,11 @@ export function registerPublish(program: Command): void {
     .option("--to <url>", `where to publish: ${ORIGIN_URL_FORM} (default: PUBLISH_URL)`)
     .option("--from <dir>", "the published folder, as `picks curate --out` wrote it", DEFAULT_PUBLIC_DIR)
     .option("--dry-run", "list what would be uploaded, and upload nothing", false)
+    .option(
+      "--break-lease",
+      "take over another publisher's running lease (one you know is dead), saying whose it was",
+      false,
+    )
     .option("--json", "print the result as JSON", false)
     .action(async (flags: PublishFlags) => {
       const out = createOutput({ json: flags.json });
@@ -51,11 +57,14 @@ export function registerPublish(program: Command): void {
       const result = await publishFolderTo(target, flags.from, {
         ...publishSettings(out, process.env),
         dryRun: flags.dryRun,
+        breakLease: flags.breakLease,
       });
       printPublish(out, result);
       out.json({
         to: bucketUrl(target),
         uploaded: result.uploaded.length,
+        objects: result.objects,
+        dropped: result.dropped,
         skipped: result.skipped,
         bytes: result.bytes,
         seconds: result.seconds,

@@ -19,6 +19,24 @@ export const SkippedDaySchema = z.object({
 export type SkippedDay = z.infer<typeof SkippedDaySchema>;
 
 /** Where a server's published files come from, and how its last look at them went (`/health`). */
+export const RefusedFileSchema = z.object({
+  file: z.string().describe("the published file, e.g. `v1/daily/2026-11-20.json`"),
+  reason: z.string().describe("how its bytes in the bucket differ from what the manifest names"),
+});
+export type RefusedFile = z.infer<typeof RefusedFileSchema>;
+
+export const PublishStatusSchema = z.object({
+  state: z
+    .enum(["under_way", "failed", "interrupted"])
+    .describe(
+      "under_way: a publisher holds the lease; failed: the last publish stopped with an error; interrupted: " +
+        "its publisher died (its lease ran out). The last complete publish is served in every case",
+    ),
+  since: z.string().nullable().describe("when that publish started"),
+  reason: z.string().nullable().describe("why a failed publish stopped"),
+});
+export type PublishStatus = z.infer<typeof PublishStatusSchema>;
+
 export const SnapshotOriginStatusSchema = z.object({
   kind: z.enum(["folder", "bucket"]),
   origin: z
@@ -37,6 +55,14 @@ export const SnapshotOriginStatusSchema = z.object({
     .nullable()
     .describe("while polls fail: seconds since the last good one (the last good set is served meanwhile)"),
   problem: z.string().nullable().describe("why the last poll failed or its manifest was refused"),
+  refused: z
+    .array(RefusedFileSchema)
+    .describe(
+      "files whose bytes in the bucket are not the ones the manifest names: each keeps its last good copy (or is not served); the rest are served as usual",
+    ),
+  publish: PublishStatusSchema.nullable().describe(
+    "a publish to the bucket that is under way, failed or interrupted, from its lease; null when none is",
+  ),
 });
 export type SnapshotOriginStatus = z.infer<typeof SnapshotOriginStatusSchema>;
 
@@ -44,7 +70,7 @@ export const HealthSchema = z.object({
   status: z
     .enum(["ok", "degraded"])
     .describe(
-      "degraded while the key and usage store or the snapshots' bucket is unreachable; the last good snapshots are still served",
+      "degraded while the key and usage store or the snapshots' bucket is unreachable, or a file in the bucket is refused; the last good snapshots are still served",
     ),
   version: z.string(),
   latest_snapshot: z.string().nullable().describe("the newest published day; null before the first"),

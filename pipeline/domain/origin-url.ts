@@ -18,7 +18,17 @@ const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
  *
  * @example parseBucketUrl("s3://picks/prod/") // { bucket: "picks", prefix: "prod" }
  */
-export function parseBucketUrl(value: string): BucketLocation | { problem: string } {
+export function parseBucketUrl(value: string): BucketLocation | { problem: string; secret?: true } {
+  if (/[@?#]/.test(value)) {
+    // Not echoed: user info (`s3://KEY:SECRET@bucket`) or a query (`?X-Amz-Credential=...`) can hold a
+    // secret, and a message is printed, logged and pasted.
+    return {
+      problem:
+        "a bucket URL holds no user info, query or fragment (it is not repeated here, as it may hold a secret); " +
+        "give the credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+      secret: true,
+    };
+  }
   const match = /^s3:\/\/([^/?#]+)(\/[^?#]*)?$/.exec(value);
   if (!match) return { problem: `expected ${ORIGIN_URL_FORM}` };
   const bucket = match[1] as string;

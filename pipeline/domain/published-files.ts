@@ -36,6 +36,21 @@ export const MANIFEST_KEY = "v1/manifest.json";
 /** Held by a publisher while it writes: never itself published. */
 export const LEASE_KEY = "v1/publish-lease.json";
 
+/**
+ * Where each published file's bytes are also stored under their SHA-256: objects that are never
+ * rewritten (a name is its content), which servers read by the manifest's hashes, so no publish under
+ * way, failed or killed can show them a mix of two publishes. The paths above are for the CDN.
+ */
+export const OBJECTS_PREFIX = "v1/objects/";
+/** An object named by its content never changes: any cache may keep it for good. */
+export const OBJECT_HEADERS: PublishedHeaders = {
+  contentType: "application/octet-stream",
+  cacheControl: "public, max-age=31536000, immutable",
+};
+
+/** The key of the object holding the bytes whose SHA-256 (hex) is `sha256`. */
+export const objectKey = (sha256: string): string => `${OBJECTS_PREFIX}${sha256}`;
+
 export const DAY_KEY = /^v1\/daily\/(\d{4}-\d{2}-\d{2})\.json$/;
 /** A day's screened candidates: dated like the day, and published with it. */
 export const SCREENED_KEY = /^v1\/screened\/(\d{4}-\d{2}-\d{2})\.json$/;
@@ -60,7 +75,7 @@ export function extension(key: string): string {
  */
 export function publishedHeaders(key: string): PublishedHeaders | undefined {
   if (key.split("/").some((part) => part === "" || part.startsWith("."))) return undefined;
-  if (key.endsWith(".tmp") || key === LEASE_KEY) return undefined;
+  if (key.endsWith(".tmp") || key === LEASE_KEY || key.startsWith(OBJECTS_PREFIX)) return undefined;
   if (key === "index.html") return { contentType: HTML_TYPE, cacheControl: CACHE_SITE };
   if (key.startsWith("assets/")) {
     const type = ASSET_TYPES[extension(key)];
@@ -82,13 +97,24 @@ export function publishedHeaders(key: string): PublishedHeaders | undefined {
 }
 
 /**
- * The order files are uploaded in: the days first, then the assets, then what is derived from the days
- * and the page, then the pointer, then the manifest. A reader following any file finds what it names.
+ * The phases of a publish, in order: the dated days, then the assets, then what is derived from the
+ * days and the page, then the pointer, then the manifest. A reader following any file finds what it
+ * names. (The content-addressed objects go up before all of them.)
  */
-export function publishPhase(key: string): number {
-  if (DAY_KEY.test(key) || SCREENED_KEY.test(key)) return 0;
-  if (key.startsWith("assets/")) return 1;
-  if (key === POINTER_KEY) return 3;
-  if (key === MANIFEST_KEY) return 4;
-  return 2;
+export const PUBLISH_PHASES = ["days", "assets", "derived", "pointer", "manifest"] as const;
+export type PublishPhase = (typeof PUBLISH_PHASES)[number];
+
+/** The phase a published key is uploaded in. */
+export function publishPhase(key: string): PublishPhase {
+  if (DAY_KEY.test(key) || SCREENED_KEY.test(key)) return "days";
+  if (key.startsWith("assets/")) return "assets";
+  if (key === POINTER_KEY) return "pointer";
+  if (key === MANIFEST_KEY) return "manifest";
+  return "derived";
+}
+
+/** Orders keys by their publish phase, then by name. */
+export function byPublishOrder(a: string, b: string): number {
+  const phases = PUBLISH_PHASES.indexOf(publishPhase(a)) - PUBLISH_PHASES.indexOf(publishPhase(b));
+  return phases || (a < b ? -1 : a > b ? 1 : 0);
 }

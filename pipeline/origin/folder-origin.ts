@@ -7,8 +7,8 @@ import { contentHash } from "./content-hash.ts";
 import {
   ConditionFailedError,
   type ObjectMeta,
+  type OriginDriver,
   type OriginEntry,
-  type SnapshotOrigin,
   TooLargeError,
 } from "./origin.ts";
 
@@ -22,7 +22,7 @@ function isMissing(error: unknown): boolean {
   return code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR";
 }
 
-export function createFolderOrigin(options: { dir: string }): SnapshotOrigin {
+export function createFolderOrigin(options: { dir: string }): OriginDriver {
   const root = resolve(options.dir);
   const pathOf = (key: string): string => {
     if (!PublishedKeySchema.safeParse(key).success) throw new Error(`not a published key: ${key}`);
@@ -47,8 +47,11 @@ export function createFolderOrigin(options: { dir: string }): SnapshotOrigin {
     }
   };
 
-  const read = async (key: string): Promise<Buffer | undefined> => {
+  const read = async (key: string, maxBytes?: number): Promise<Buffer | undefined> => {
     try {
+      if (maxBytes !== undefined && (await stat(pathOf(key))).size > maxBytes) {
+        throw new TooLargeError(`${key} in ${root} is larger than ${maxBytes} bytes`);
+      }
       return await readFile(pathOf(key));
     } catch (error) {
       if (isMissing(error)) return undefined;
@@ -71,7 +74,7 @@ export function createFolderOrigin(options: { dir: string }): SnapshotOrigin {
   };
 
   return {
-    describe: root,
+    label: root,
     async list(prefix) {
       const found: OriginEntry[] = [];
       const slash = prefix.lastIndexOf("/");
@@ -92,11 +95,7 @@ export function createFolderOrigin(options: { dir: string }): SnapshotOrigin {
     },
     head,
     async readIfChanged(key, etag, maxBytes) {
-      const size = (await stat(pathOf(key)).catch(() => undefined))?.size;
-      if (maxBytes !== undefined && size !== undefined && size > maxBytes) {
-        throw new TooLargeError(`${key} in ${root} is larger than ${maxBytes} bytes`);
-      }
-      const body = await read(key);
+      const body = await read(key, maxBytes);
       if (!body) return undefined;
       const tag = `"${contentHash(body)}"`;
       return tag === etag ? "unchanged" : { body, etag: tag };

@@ -1,6 +1,5 @@
 import { type BucketLocation, parseBucketUrl } from "../domain/origin-url.ts";
-import { createFolderOrigin } from "./folder-origin.ts";
-import type { SnapshotOrigin } from "./origin.ts";
+import type { OriginDriver } from "./origin.ts";
 import type { S3Settings } from "./s3-origin.ts";
 
 /** A bucket to publish to or load from, checked before anything is sent. */
@@ -66,7 +65,9 @@ function isPlainOrigin(value: string): boolean {
 /** `s3://bucket[/prefix]` and the environment's settings together; a problem for either. */
 export function bucketTarget(url: string, env: NodeJS.ProcessEnv): BucketTarget | { problem: string } {
   const location = parseBucketUrl(url);
-  if ("problem" in location) return { problem: `\`${url}\`: ${location.problem}` };
+  if ("problem" in location) {
+    return { problem: location.secret ? location.problem : `\`${url}\`: ${location.problem}` };
+  }
   const settings = s3SettingsFromEnv(env);
   if ("problem" in settings) return settings;
   return { ...location, settings };
@@ -79,12 +80,7 @@ export function bucketTarget(url: string, env: NodeJS.ProcessEnv): BucketTarget 
 export async function openBucket(
   target: BucketTarget,
   options: { pageSize?: number } = {},
-): Promise<SnapshotOrigin> {
-  // The SDK warns on every start under Node.js 20 that its future releases need 22; this project's
-  // supported versions are stated once, by `picks` itself, and the lockfile holds a release that runs on 20.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+): Promise<OriginDriver> {
   const { createS3Origin } = await import("./s3-origin.ts");
   return createS3Origin({ ...target, ...options });
 }
-
-export { createFolderOrigin };

@@ -26,18 +26,26 @@ export interface WriteMeta {
   contentType: string;
   cacheControl: string;
   sha256: string;
+  /**
+   * The fencing token of the publisher's lease, stored with the object: which publish wrote it. A store
+   * cannot refuse a write by it; the publisher stops writing once its lease is lost (publish-lease.ts).
+   */
+  fence?: string;
 }
 
 /** A write that happens only if the stored object is still the one seen (`ifMatch`) or absent. */
 export type WriteCondition = { ifMatch: string } | { ifNoneMatch: "*" };
 
-export interface SnapshotOrigin {
+export interface OriginDriver {
   /** Where it is, for messages: a folder's path or `s3://bucket/prefix at ENDPOINT`. Never a secret. */
-  readonly describe: string;
+  readonly label: string;
   /** Every stored key under `prefix` ("" for all), in key order, across every page of the store's listing. */
   list(prefix: string): Promise<OriginEntry[]>;
-  /** The bytes of `key`, or undefined when there is no such object. */
-  read(key: string): Promise<Buffer | undefined>;
+  /**
+   * The bytes of `key`, or undefined when there is no such object. Larger than `maxBytes`: a
+   * TooLargeError, with no more than that read.
+   */
+  read(key: string, maxBytes?: number): Promise<Buffer | undefined>;
   /** The bytes of `key` as a stream, for a file read a line at a time; undefined when absent. */
   readStream(key: string): Promise<Readable | undefined>;
   head(key: string): Promise<ObjectMeta | undefined>;
@@ -78,4 +86,9 @@ export class TooLargeError extends Error {
 /** The origin cannot be used as configured: a missing bucket, refused credentials, no connection. */
 export class OriginError extends Error {
   override name = "OriginError";
+}
+
+/** Bytes that are not the ones the manifest names (a different hash, or more or fewer of them). */
+export class IntegrityError extends Error {
+  override name = "IntegrityError";
 }

@@ -21,6 +21,7 @@ export async function publishFolderTo(
   dir: string,
   options: {
     dryRun?: boolean;
+    breakLease?: boolean;
     redisUrl?: string | undefined;
     warn: (message: string) => void;
     progress?: (done: number, total: number) => void;
@@ -33,13 +34,14 @@ export async function publishFolderTo(
       to,
       now: () => new Date(),
       dryRun: options.dryRun === true,
+      breakLease: options.breakLease === true,
       warn: options.warn,
       ...(options.progress ? { progress: options.progress } : {}),
     });
     if (options.redisUrl && !result.dry_run && result.uploaded.length > 0) {
       await sendPublishHint(options.redisUrl, result.newest_day, options.warn);
     }
-    return { ...result, where: to.describe };
+    return { ...result, where: to.label };
   } finally {
     to.close();
   }
@@ -52,7 +54,7 @@ export async function pullFolderFrom(
 ): Promise<{ where: string; pulled: string[] }> {
   const bucket = await openBucket(target);
   try {
-    return { where: bucket.describe, pulled: await pullMissingDays(bucket, createFolderOrigin({ dir })) };
+    return { where: bucket.label, pulled: await pullMissingDays(bucket, createFolderOrigin({ dir })) };
   } finally {
     bucket.close();
   }

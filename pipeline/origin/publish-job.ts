@@ -1,38 +1,53 @@
 import pLimit from "p-limit";
+import { type Manifest, type ManifestEntry, planPublish, type StoredObjects } from "../domain/manifest.ts";
 import {
+  DAY_KEY,
   MANIFEST_KEY,
-  MAX_MANIFEST_BYTES,
-  type Manifest,
-  type ManifestEntry,
+  OBJECT_HEADERS,
+  OBJECTS_PREFIX,
+  objectKey,
   POINTER_KEY,
-  parseManifest,
-  planPublish,
-} from "../domain/manifest.ts";
-import { DAY_KEY, publishedHeaders, publishPhase } from "../domain/published-files.ts";
+  type PublishPhase,
+  publishedHeaders,
+  publishPhase,
+} from "../domain/published-files.ts";
 import { contentHash } from "./content-hash.ts";
-import { ConditionFailedError, type SnapshotOrigin, type WriteCondition } from "./origin.ts";
-import { acquireLease, PublishConflictError } from "./publish-lease.ts";
+import { ConditionFailedError, type OriginDriver, type WriteCondition } from "./origin.ts";
+import { headersOf, readManifest, settleAll } from "./origin-utils.ts";
+import { acquireLease, type Lease, PublishConflictError } from "./publish-lease.ts";
 
 // Publishing: the folder `picks curate` writes is the working copy; the origin (a bucket) is the truth
-// that a CDN and the API servers read. Only files whose hash changed are uploaded, the days first, the
-// pointer and the manifest last, so a reader never meets a pointer to a file not yet there.
+// that a CDN and the API servers read. Each changed file is stored twice: once as an object named by
+// its SHA-256 (`v1/objects/<hash>`, never rewritten), which the servers read through the manifest, and
+// once at its path, which the CDN serves. The objects go first, then the paths in phases (the days,
+// the assets, the derived files, the pointer), then the manifest. A server started at any moment of
+// a publish, failed or killed or not, reads the previous manifest's objects, all of them intact; a
+// reader of the CDN never meets a pointer to a file not yet there.
 
 export interface PublishOptions {
   /** The working copy: the folder `picks curate` writes. */
-  from: SnapshotOrigin;
-  to: SnapshotOrigin;
+  from: OriginDriver;
+  to: OriginDriver;
   now: () => Date;
   dryRun?: boolean;
+  /** Take over another publisher's running lease (one known dead), saying whose it was. */
+  breakLease?: boolean;
   /** Uploads in flight at once. */
   concurrency?: number;
   /** Called after each upload with the count done and the count planned. */
   progress?: (done: number, total: number) => void;
   warn?: (message: string) => void;
+  /** Called as each phase starts (tests stop a publisher there). */
+  onPhase?: (phase: "objects" | PublishPhase) => void;
 }
 
 export interface PublishResult {
-  /** Keys uploaded (planned, with `dryRun`), in upload order; the manifest last when it changed. */
+  /** Paths uploaded (planned, with `dryRun`), in upload order; the manifest last when it changed. */
   uploaded: string[];
+  /** Objects named by their hash uploaded (planned), the bytes of new or changed files. */
+  objects: number;
+  /** Keys of the previous manifest left out: the bucket held no bytes for them. */
+  dropped: string[];
   skipped: number;
   bytes: number;
   seconds: number;
@@ -42,22 +57,8 @@ export interface PublishResult {
   conditional: boolean;
 }
 
-/** The published manifest and its tag, or null when nothing was published yet; throws on a corrupt one. */
-export async function readManifest(
-  origin: SnapshotOrigin,
-): Promise<{ manifest: Manifest; etag: string } | null> {
-  // Body and tag from one answer: a tag from a separate look could belong to a newer manifest.
-  const answer = await origin.readIfChanged(MANIFEST_KEY, undefined, MAX_MANIFEST_BYTES);
-  if (answer === undefined || answer === "unchanged") return null;
-  const manifest = parseManifest(answer.body);
-  if ("problem" in manifest) {
-    throw new Error(`${MANIFEST_KEY} in ${origin.describe} is ${manifest.problem}`);
-  }
-  return { manifest, etag: answer.etag };
-}
-
 /** Every publishable file of the working copy with its hash and size; the bytes are not kept. */
-async function localFiles(from: SnapshotOrigin): Promise<Map<string, ManifestEntry>> {
+async function localFiles(from: OriginDriver): Promise<Map<string, ManifestEntry>> {
   const entries = (await from.list("")).filter((entry) => publishedHeaders(entry.key) !== undefined);
   const limit = pLimit(16);
   const files = new Map<string, ManifestEntry>();
@@ -77,8 +78,30 @@ async function localFiles(from: SnapshotOrigin): Promise<Map<string, ManifestEnt
   return files;
 }
 
-/** The headers of a key `localFiles` listed, which it listed because it has them. */
-const headersOf = (key: string) => publishedHeaders(key) as NonNullable<ReturnType<typeof publishedHeaders>>;
+/** What the store holds: its objects, and its paths when some previous key has no object. */
+async function storedObjects(to: OriginDriver, remote: Manifest | null, local: ReadonlyMap<string, unknown>) {
+  const objects = new Set(
+    (await to.list(OBJECTS_PREFIX)).map((entry) => entry.key.slice(OBJECTS_PREFIX.length)),
+  );
+  const stored: StoredObjects = { objects };
+  const orphans = Object.entries(remote?.files ?? {}).some(
+    ([key, entry]) => !local.has(key) && !objects.has(entry.sha256),
+  );
+  if (orphans) stored.paths = new Set((await to.list("")).map((entry) => entry.key));
+  return stored;
+}
+
+/** The paths of `keys` grouped by phase, in publish order (the plan is already in that order). */
+function phasesOf(keys: readonly string[]): Array<[PublishPhase, string[]]> {
+  const groups: Array<[PublishPhase, string[]]> = [];
+  for (const key of keys) {
+    const phase = publishPhase(key);
+    const last = groups.at(-1);
+    if (last?.[0] === phase) last[1].push(key);
+    else groups.push([phase, [key]]);
+  }
+  return groups;
+}
 
 /** Uploads what changed in `from` to `to`; see the file comment for the order and the guarantees. */
 export async function publishSnapshots(options: PublishOptions): Promise<PublishResult> {
@@ -87,103 +110,164 @@ export async function publishSnapshots(options: PublishOptions): Promise<Publish
   const { to } = options;
   const local = await localFiles(options.from);
   if (local.size === 0)
-    throw new Error(`nothing to publish in ${options.from.describe}: run \`picks curate\` first`);
-  const planNow = async () => {
-    const remote = await readManifest(to);
-    return { remote, plan: planPublish(local, remote?.manifest ?? null, options.now().toISOString()) };
-  };
-  // Planned once before the lease: an unchanged re-publish (or a dry run) writes nothing at all, not
-  // even the lease. Planned again under the lease, from the manifest as it is then.
-  const first = await planNow();
-  const lacking = Object.keys(first.remote?.manifest.files ?? {}).filter(
+    throw new Error(`nothing to publish in ${options.from.label}: run \`picks curate\` first`);
+  // Planned once before the lease, from the manifest alone: an unchanged re-publish (or a dry run)
+  // writes nothing at all, not even the lease. Planned again under the lease, from the store as it is.
+  const first = await readManifest(to);
+  const firstPlan = planPublish(local, first?.manifest ?? null, null, options.now().toISOString());
+  const lacking = Object.keys(first?.manifest.files ?? {}).filter(
     (key) => DAY_KEY.test(key) && !local.has(key),
   );
-  if (lacking.length > 0 && first.plan.uploads.some((key) => publishPhase(key) === 2)) {
+  if (lacking.length > 0 && firstPlan.uploads.some((key) => publishPhase(key) === "derived")) {
     // The published days stay (nothing is ever deleted), but the files derived from the folder's own
     // days would no longer list them.
+    const dates = lacking.slice(0, 3).map((key) => DAY_KEY.exec(key)?.[1]);
     warn(
-      `the folder lacks ${lacking.length} published days (${lacking
-        .slice(0, 3)
-        .map((key) => key.slice(9, 19))
-        .join(", ")}` +
-        `${lacking.length > 3 ? ", ..." : ""}): its recent.json, stats.json, feeds and indexes leave them out. ` +
+      `the folder lacks ${lacking.length} published days (${dates.join(", ")}${lacking.length > 3 ? ", ..." : ""}): ` +
+        "its recent.json, stats.json, feeds and indexes leave them out. " +
         "`picks curate --publish` copies them into the folder before it builds those files",
     );
   }
-  const idle = options.dryRun === true || first.plan.uploads.length === 0;
-  const lease = idle
-    ? { conditional: true, release: async () => {} }
-    : await acquireLease(to, options.now, warn);
-  try {
-    const { remote, plan } = idle ? first : await planNow();
-    const pointer = await to.head(POINTER_KEY);
-    const uploaded = [...plan.uploads, ...(plan.manifest ? [MANIFEST_KEY] : [])];
-    const bytes = plan.uploads.reduce((sum, key) => sum + (local.get(key)?.size ?? 0), 0);
-    const result = (): PublishResult => ({
-      uploaded,
-      skipped: plan.unchanged.length,
-      bytes,
-      seconds: Math.round(performance.now() - started) / 1000,
-      newest_day: plan.manifest?.newest_day ?? remote?.manifest.newest_day ?? null,
-      dry_run: options.dryRun === true,
-      conditional: lease.conditional,
-    });
-    if (options.dryRun || uploaded.length === 0) return result();
+  const report = (plan: typeof firstPlan, remote: Manifest | null, conditional: boolean): PublishResult => ({
+    uploaded: [...plan.uploads, ...(plan.manifest ? [MANIFEST_KEY] : [])],
+    objects: plan.objects.size + plan.adopt.length,
+    dropped: plan.dropped,
+    skipped: plan.unchanged.length,
+    bytes: plan.uploads.reduce((sum, key) => sum + (local.get(key)?.size ?? 0), 0),
+    seconds: Math.round(performance.now() - started) / 1000,
+    newest_day: plan.manifest?.newest_day ?? remote?.newest_day ?? null,
+    dry_run: options.dryRun === true,
+    conditional,
+  });
+  if (options.dryRun || firstPlan.manifest === null) return report(firstPlan, first?.manifest ?? null, true);
 
-    const conditional = (etag: string | undefined): WriteCondition | undefined =>
-      lease.conditional ? (etag ? { ifMatch: etag } : { ifNoneMatch: "*" }) : undefined;
-    let done = 0;
-    const put = async (key: string, condition?: WriteCondition) => {
-      const file = local.get(key) as ManifestEntry;
-      // Read again rather than held since hashing: ten years of days are 140 MB. A file rewritten
-      // meanwhile would not be what the manifest says, so the publish stops instead.
-      const body = await options.from.read(key);
-      if (!body || contentHash(body) !== file.sha256) {
-        throw new Error(`${key} changed in ${options.from.describe} during the publish; publish again`);
-      }
-      await to.write(key, body, { ...headersOf(key), sha256: file.sha256 }, condition);
-      options.progress?.(++done, uploaded.length);
-    };
-    const limit = pLimit(options.concurrency ?? 8);
-    for (const phase of phasesOf(plan.uploads.filter((key) => key !== POINTER_KEY))) {
-      // Each phase completes before the next starts; a failure stops here, the pointer untouched.
-      const settled = await Promise.allSettled(phase.map((key) => limit(() => put(key))));
-      const failed = settled.find((outcome) => outcome.status === "rejected");
-      if (failed) throw (failed as PromiseRejectedResult).reason;
-    }
-    try {
-      if (plan.uploads.includes(POINTER_KEY)) await put(POINTER_KEY, conditional(pointer?.etag));
-      if (plan.manifest) {
-        const body = Buffer.from(JSON.stringify(plan.manifest));
-        const meta = { ...headersOf(MANIFEST_KEY), sha256: contentHash(body) };
-        await to.write(MANIFEST_KEY, body, meta, conditional(remote?.etag));
-        options.progress?.(++done, uploaded.length);
-      }
-    } catch (error) {
-      if (!(error instanceof ConditionFailedError)) throw error;
-      throw new PublishConflictError(
-        `another publisher changed ${POINTER_KEY} or ${MANIFEST_KEY} in ${to.describe} during this publish; ` +
-          "they were left as that publisher wrote them",
-      );
-    }
-    return result();
-  } finally {
-    // A lease left behind only delays the next publish until it expires: never hide the real outcome.
+  const lease = await acquireLease(to, options.now, warn, { breakLease: options.breakLease === true });
+  try {
+    const result = await publishUnderLease(options, local, lease, report);
     await lease
       .release()
       .catch((error) => warn(`the publish lease was not released: ${(error as Error).message}`));
+    return result;
+  } catch (error) {
+    // Marked failed rather than removed: servers' `/health` says the publish broke, and the next
+    // publisher need not wait for the lease to run out.
+    await lease.fail((error as Error).message);
+    throw error;
   }
 }
 
-/** Consecutive keys of one publish phase, grouped: the plan is already in phase order. */
-function phasesOf(keys: readonly string[]): string[][] {
-  const groups: string[][] = [];
-  let last = -1;
-  for (const key of keys) {
-    const phase = publishPhase(key);
-    if (phase !== last) groups.push([]);
-    (groups.at(-1) as string[]).push(key);
-    last = phase;
+async function publishUnderLease(
+  options: PublishOptions,
+  local: ReadonlyMap<string, ManifestEntry>,
+  lease: Lease,
+  report: (
+    plan: ReturnType<typeof planPublish>,
+    remote: Manifest | null,
+    conditional: boolean,
+  ) => PublishResult,
+): Promise<PublishResult> {
+  const { to, from } = options;
+  const warn = options.warn ?? (() => {});
+  const remote = await readManifest(to);
+  const stored = await storedObjects(to, remote?.manifest ?? null, local);
+  const plan = planPublish(local, remote?.manifest ?? null, stored, options.now().toISOString());
+  const manifest = plan.manifest;
+  if (manifest === null) return report(plan, remote?.manifest ?? null, lease.conditional);
+  const pointer = await to.head(POINTER_KEY);
+  const total = plan.objects.size + plan.adopt.length + plan.uploads.length + 1;
+  let done = 0;
+  const write = async (
+    key: string,
+    body: Buffer,
+    meta: Omit<Parameters<OriginDriver["write"]>[2], "fence">,
+    condition?: WriteCondition,
+  ) => {
+    lease.assertHeld();
+    await to.write(key, body, { ...meta, fence: lease.token }, condition);
+    options.progress?.(++done, total);
+  };
+  /** A file of the folder, read again rather than held since hashing: ten years of days are 140 MB. */
+  const localBody = async (key: string): Promise<Buffer> => {
+    const body = await from.read(key);
+    if (!body || contentHash(body) !== (local.get(key) as ManifestEntry).sha256) {
+      // Rewritten meanwhile: it would not be what the manifest says, so the publish stops instead.
+      throw new Error(`${key} changed in ${from.label} during the publish; publish again`);
+    }
+    return body;
+  };
+  const limit = pLimit(options.concurrency ?? 8);
+  const conditional = (etag: string | undefined): WriteCondition | undefined =>
+    lease.conditional ? (etag ? { ifMatch: etag } : { ifNoneMatch: "*" }) : undefined;
+
+  options.onPhase?.("objects");
+  await lease.renew();
+  await settleAll([
+    ...[...plan.objects].map(([sha256, key]) =>
+      limit(async () => write(objectKey(sha256), await localBody(key), { ...OBJECT_HEADERS, sha256 })),
+    ),
+    ...plan.adopt.map((key) =>
+      limit(async () => {
+        // A bucket published before objects were named by hash: the file's bytes at its path become its
+        // object, if they are still the manifest's.
+        const entry = manifest.files[key] as ManifestEntry;
+        const body = await to.read(key, entry.size).catch(() => undefined);
+        if (!body || contentHash(body) !== entry.sha256) {
+          delete manifest.files[key];
+          plan.dropped.push(key);
+          warn(`${key} in ${to.label} is not the file its manifest names: left out of the new manifest`);
+          return;
+        }
+        await write(objectKey(entry.sha256), body, { ...OBJECT_HEADERS, sha256: entry.sha256 });
+      }),
+    ),
+  ]);
+  for (const [phase, keys] of phasesOf(plan.uploads.filter((key) => key !== POINTER_KEY))) {
+    // Each phase completes before the next starts; a failure stops here, the pointer untouched.
+    options.onPhase?.(phase);
+    await lease.renew();
+    await settleAll(
+      keys.map((key) =>
+        limit(async () =>
+          write(key, await localBody(key), {
+            ...headersOf(key),
+            sha256: (local.get(key) as ManifestEntry).sha256,
+          }),
+        ),
+      ),
+    );
   }
-  return groups;
+  try {
+    if (plan.uploads.includes(POINTER_KEY)) {
+      options.onPhase?.("pointer");
+      await lease.renew();
+      const sha256 = (local.get(POINTER_KEY) as ManifestEntry).sha256;
+      await write(
+        POINTER_KEY,
+        await localBody(POINTER_KEY),
+        { ...headersOf(POINTER_KEY), sha256 },
+        conditional(pointer?.etag),
+      );
+    }
+    options.onPhase?.("manifest");
+    await lease.renew();
+    const body = Buffer.from(JSON.stringify(manifest));
+    await write(
+      MANIFEST_KEY,
+      body,
+      { ...headersOf(MANIFEST_KEY), sha256: contentHash(body) },
+      conditional(remote?.etag),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionFailedError)) throw error;
+    throw new PublishConflictError(
+      `another publisher changed ${POINTER_KEY} or ${MANIFEST_KEY} in ${to.label} during this publish; ` +
+        "they were left as that publisher wrote them",
+    );
+  }
+  if (plan.dropped.length > 0) {
+    warn(
+      `left ${plan.dropped.length} keys out of the manifest: ${to.label} holds no bytes for them (${plan.dropped.slice(0, 3).join(", ")}${plan.dropped.length > 3 ? ", ..." : ""})`,
+    );
+  }
+  return report(plan, remote?.manifest ?? null, lease.conditional);
 }

@@ -13,9 +13,9 @@ import {
   ConditionFailedError,
   ConditionsUnsupportedError,
   type ObjectMeta,
+  type OriginDriver,
   type OriginEntry,
   OriginError,
-  type SnapshotOrigin,
   TooLargeError,
 } from "./origin.ts";
 
@@ -44,7 +44,35 @@ const statusOf = (error: unknown): number | undefined =>
 const codeOf = (error: unknown): string =>
   (error as { Code?: string }).Code ?? (error as Error).name ?? "Error";
 
-export function createS3Origin(options: S3OriginOptions): SnapshotOrigin {
+/**
+ * An answer's body, read no further than `maxBytes`: a store (or anyone who wrote to it) can hold far
+ * more under a key than the manifest says, and only the manifest's size is ever wanted.
+ */
+async function bodyOf(
+  answer: { Body?: unknown; ContentLength?: number },
+  maxBytes: number | undefined,
+  tooLarge: () => Error,
+): Promise<Buffer> {
+  const body = answer.Body as Readable | undefined;
+  if (!body) return Buffer.alloc(0);
+  if (maxBytes !== undefined && (answer.ContentLength ?? 0) > maxBytes) {
+    body.destroy();
+    throw tooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).byteLength;
+    if (maxBytes !== undefined && size > maxBytes) {
+      body.destroy();
+      throw tooLarge();
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+export function createS3Origin(options: S3OriginOptions): OriginDriver {
   const { bucket, prefix, settings } = options;
   const endpoint = settings.endpoint ?? `AWS S3 (${settings.region})`;
   const where = `${bucketUrl(options)} at ${endpoint}`;
@@ -69,6 +97,8 @@ export function createS3Origin(options: S3OriginOptions): SnapshotOrigin {
     requestHandler: { connectionTimeout: 3_000, requestTimeout: 20_000 },
   });
   const fullKey = (key: string): string => (prefix ? `${prefix}/${key}` : key);
+  const tooLarge = (key: string, maxBytes: number) =>
+    new TooLargeError(`${key} in ${bucketUrl(options)} is larger than ${maxBytes} bytes`);
 
   /** The store's refusal in the operator's terms: which bucket, which endpoint, what to change. */
   const explain = (error: unknown, action: string): Error => {
@@ -76,6 +106,11 @@ export function createS3Origin(options: S3OriginOptions): SnapshotOrigin {
     const status = statusOf(error);
     const code = codeOf(error);
     if (code === "NoSuchBucket") return new OriginError(`bucket ${bucket} does not exist at ${endpoint}`);
+    if (status === 301 || code === "PermanentRedirect") {
+      return new OriginError(
+        `${where} refused to ${action} (301 PermanentRedirect): the bucket is in another region; set AWS_REGION to its region`,
+      );
+    }
     if (status === 403 || code === "AccessDenied" || code === "InvalidAccessKeyId") {
       return new OriginError(
         `${where} refused to ${action} (403 ${code}): the credentials need s3:GetObject, s3:PutObject, ` +
@@ -90,7 +125,7 @@ export function createS3Origin(options: S3OriginOptions): SnapshotOrigin {
   };
 
   return {
-    describe: where,
+    label: where,
     async list(under) {
       const found: OriginEntry[] = [];
       let token: string | undefined;
@@ -120,13 +155,12 @@ export function createS3Origin(options: S3OriginOptions): SnapshotOrigin {
       }
       return found;
     },
-    async read(key) {
+    async read(key, maxBytes) {
       try {
         const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: fullKey(key) }));
-        return Buffer.from(
-          await (answer.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(),
-        );
+        return await bodyOf(answer, maxBytes, () => tooLarge(key, maxBytes as number));
       } catch (error) {
+        if (error instanceof TooLargeError) throw error;
         if (codeOf(error) === "NoSuchKey") return undefined;
         throw explain(error, `read ${key}`);
       }
@@ -145,14 +179,8 @@ export function createS3Origin(options: S3OriginOptions): SnapshotOrigin {
         const answer = await client.send(
           new GetObjectCommand({ Bucket: bucket, Key: fullKey(key), ...(etag ? { IfNoneMatch: etag } : {}) }),
         );
-        if (maxBytes !== undefined && (answer.ContentLength ?? 0) > maxBytes) {
-          (answer.Body as Readable | undefined)?.destroy();
-          throw new TooLargeError(`${key} in ${bucketUrl(options)} is larger than ${maxBytes} bytes`);
-        }
-        const body = await (
-          answer.Body as { transformToByteArray(): Promise<Uint8Array> }
-        ).transformToByteArray();
-        return { body: Buffer.from(body), etag: answer.ETag ?? "" };
+        const body = await bodyOf(answer, maxBytes, () => tooLarge(key, maxBytes as number));
+        return { body, etag: answer.ETag ?? "" };
       } catch (error) {
         if (error instanceof TooLargeError) throw error;
         if (statusOf(error) === 304) return "unchanged";
@@ -185,7 +213,7 @@ export function createS3Origin(options: S3OriginOptions): SnapshotOrigin {
             ContentLength: body.byteLength,
             ContentType: meta.contentType,
             CacheControl: meta.cacheControl,
-            Metadata: { sha256: meta.sha256 },
+            Metadata: { sha256: meta.sha256, ...(meta.fence ? { fence: meta.fence } : {}) },
             ...(condition && "ifMatch" in condition ? { IfMatch: condition.ifMatch } : {}),
             ...(condition && "ifNoneMatch" in condition ? { IfNoneMatch: condition.ifNoneMatch } : {}),
           }),

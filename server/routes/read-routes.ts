@@ -13,7 +13,7 @@ import { sendPrepared } from "../http/prepared.ts";
 import { pathParam, route } from "../http/route-table.ts";
 import type { OperationDoc, PathDoc } from "../openapi/operation.ts";
 import { perAddressText } from "../openapi/rate-limits.ts";
-import { OLDER_DAY_BYTES, RECENT_DAYS } from "../snapshots/snapshot-cache.ts";
+import { DayUnavailableError, OLDER_DAY_BYTES, RECENT_DAYS } from "../snapshots/snapshot-cache.ts";
 import { checkDateParam } from "../validation/date-param.ts";
 
 export const ConditionalHeadersSchema = z.object({
@@ -126,7 +126,17 @@ export const readPaths: readonly PathDoc[] = [
           `The newest ${RECENT_DAYS} days are held in memory and have no limit. Older days are read from ` +
           `their files (and kept a while, within ${OLDER_DAY_BYTES / 1024 / 1024} MiB with their compressed ` +
           `forms); a read of a day not held counts against ${perAddressText(DEFAULT_CONFIG.oldDayRate.limit, DEFAULT_CONFIG.oldDayRate.windowSeconds, "OLD_DAY_RATE_LIMIT")}`,
-        responses: { 422: "ValidationFailed", 429: "TooManyRequests" },
+        responses: {
+          422: "ValidationFailed",
+          429: "TooManyRequests",
+          503: {
+            description:
+              "An older day whose file in the snapshots' bucket is not the one the manifest names: refused, " +
+              "and named under `snapshots.refused` in /health; Retry-After says when to try again.",
+            body: HttpErrorSchema,
+            headers: { "Retry-After": true },
+          },
+        },
       },
     ),
   },
@@ -147,7 +157,7 @@ export function registerReadRoutes(app: H3, context: AppContext): void {
       // Still 200 when the store or the bucket is down: the last good snapshots are still served, so
       // the instance should stay in rotation.
       return json(200, {
-        status: storeUp && origin.problem === null ? "ok" : "degraded",
+        status: storeUp && origin.problem === null && origin.refused.length === 0 ? "ok" : "degraded",
         version: context.version,
         latest_snapshot: context.snapshots.latestDate(),
         store: { kind: context.store.kind, reachable: storeUp },
@@ -185,7 +195,14 @@ export function registerReadRoutes(app: H3, context: AppContext): void {
         }
         limited = rate.headers;
       }
-      const prepared = await context.snapshots.read(path);
+      let prepared: Awaited<ReturnType<typeof context.snapshots.read>>;
+      try {
+        prepared = await context.snapshots.read(path);
+      } catch (error) {
+        // Bytes in the bucket that are not the manifest's: not served, and not a 404 a CDN would keep.
+        if (!(error instanceof DayUnavailableError)) throw error;
+        return detail(503, error.message, { ...limited, "retry-after": "60" });
+      }
       if (!prepared) return detail(404, `No snapshot for ${date}`, limited);
       const answer = sendPrepared(prepared, event.req);
       for (const [name, value] of Object.entries(limited)) answer.headers.set(name, value);

@@ -1,16 +1,16 @@
-import type { SnapshotOriginStatus } from "../../pipeline/domain/api-answers.ts";
-import {
-  MANIFEST_KEY,
-  MAX_MANIFEST_BYTES,
-  type Manifest,
-  parseManifest,
-} from "../../pipeline/domain/manifest.ts";
-import type { SnapshotOrigin } from "../../pipeline/origin/origin.ts";
+import { createHash } from "node:crypto";
+import { Transform } from "node:stream";
+import type { PublishStatus, RefusedFile, SnapshotOriginStatus } from "../../pipeline/domain/api-answers.ts";
+import type { Manifest } from "../../pipeline/domain/manifest.ts";
+import { LEASE_KEY } from "../../pipeline/domain/published-files.ts";
+import { IntegrityError, type OriginDriver } from "../../pipeline/origin/origin.ts";
+import { readManifest, readNamed, storedKeyOf } from "../../pipeline/origin/origin-utils.ts";
 import { subscribePublishHints } from "../../pipeline/origin/publish-hint.ts";
+import { parseLease } from "../../pipeline/origin/publish-lease.ts";
 import type { SnapshotSource, SourceEntry } from "./snapshot-source.ts";
 
 export interface BucketSourceOptions {
-  origin: SnapshotOrigin;
+  origin: OriginDriver;
   /** `s3://bucket/prefix`, as `/health` shows it. */
   url: string;
   /** The store's endpoint, left out of what `/health` shows: it can name an account. */
@@ -23,10 +23,14 @@ export interface BucketSourceOptions {
 }
 
 /**
- * The published files of a bucket, as its manifest names them. The manifest is polled with
- * If-None-Match (a 304 costs no body) every `pollSeconds`, and at once on a publish hint; only a new,
- * valid manifest triggers a reload. A poll that fails or finds a corrupt manifest keeps the last good
- * set, and `/health` says why; a reload that fails is tried again at the next poll.
+ * The published files of a bucket, as its manifest names them, read from the objects named by their
+ * hash (a version-1 bucket: from their paths). Every byte read is checked against the manifest when it
+ * is read, the picks index as it streams: a file that does not match is refused, `/health` names it,
+ * and the cache keeps its last good copy. The manifest is polled with If-None-Match (a 304 costs no
+ * body) every `pollSeconds`, and at once on a publish hint; only a new, valid manifest triggers a
+ * reload. A poll that fails or finds a corrupt manifest keeps the last good set, and `/health` (and the
+ * log, once per change) says why; a reload that fails is tried again at the next poll. The publish
+ * lease is read at each poll too, so `/health` says when a publish is under way or broke.
  */
 export function createBucketSource(options: BucketSourceOptions): SnapshotSource & { poll(): Promise<void> } {
   const { origin } = options;
@@ -34,12 +38,27 @@ export function createBucketSource(options: BucketSourceOptions): SnapshotSource
   let current: { manifest: Manifest; etag: string } | null = null;
   let lastGoodMs: number | null = null;
   let problem: string | null = null;
+  let logged: string | null = null;
   let polling: Promise<void> | null = null;
+  let lease: { etag: string; status: PublishStatus | null } = { etag: "", status: null };
+  const refused = new Map<string, RefusedFile & { sha256: string }>();
   const listeners = new Set<() => Promise<void>>();
   const stops = new Set<() => void>();
 
-  const fail = (why: string) => {
-    problem = options.endpoint ? why.replaceAll(options.endpoint, "the endpoint") : why;
+  const hidden = (why: string) => (options.endpoint ? why.replaceAll(options.endpoint, "the endpoint") : why);
+  const setProblem = (why: string | null) => {
+    problem = why === null ? null : hidden(why);
+    // Logged once per change of state, not at every poll of a store that stays down.
+    if (problem !== logged) {
+      if (problem !== null) options.log(`snapshots: ${problem}; serving the last good set`);
+      else if (logged !== null) options.log(`snapshots: ${options.url} is read again`);
+      logged = problem;
+    }
+  };
+  const refuse = (key: string, sha256: string, error: unknown) => {
+    if (!(error instanceof IntegrityError)) return;
+    if (refused.get(key)?.sha256 !== sha256) options.log(`snapshots: refusing ${key}: ${error.message}`);
+    refused.set(key, { file: key, reason: hidden(error.message), sha256 });
   };
 
   const changed = async () => {
@@ -49,31 +68,55 @@ export function createBucketSource(options: BucketSourceOptions): SnapshotSource
       // Forget the tag, not the manifest: the next poll reads it again and the reload is retried.
       // Not per request: after a failed reload.
       if (current) current = { ...current, etag: "" };
-      fail(`loading the manifest's files failed: ${(error as Error).message}`);
+      setProblem(`loading the manifest's files failed: ${(error as Error).message}`);
     }
+  };
+
+  /** What the publish lease says: a publish under way, or one that failed or was killed. */
+  const readLease = async () => {
+    const answer = await origin
+      .readIfChanged(LEASE_KEY, lease.etag || undefined, 64 * 1024)
+      .catch(() => "unchanged" as const);
+    if (answer === "unchanged") return;
+    if (answer === undefined) {
+      lease = { etag: "", status: null };
+      return;
+    }
+    const record = parseLease(answer.body);
+    let status: PublishStatus | null = null;
+    if (record?.failed) {
+      status = { state: "failed", since: record.started_at ?? null, reason: hidden(record.failed.reason) };
+    } else if (record) {
+      const live = Date.parse(record.expires_at) > now();
+      status = { state: live ? "under_way" : "interrupted", since: record.started_at ?? null, reason: null };
+    }
+    lease = { etag: answer.etag, status };
   };
 
   /** Throws only when there never was a good manifest (a server's start). */
   const fetchManifest = async (): Promise<void> => {
     let taken = false;
     try {
-      const answer = await origin.readIfChanged(MANIFEST_KEY, current?.etag || undefined, MAX_MANIFEST_BYTES);
-      if (answer !== "unchanged" && answer !== undefined) {
-        const manifest = parseManifest(answer.body);
-        if ("problem" in manifest)
-          throw new Error(`${MANIFEST_KEY} in ${options.url} is ${manifest.problem}`);
-        current = { manifest, etag: answer.etag };
+      const answer = await readManifest(origin, current?.etag || undefined);
+      if (answer !== "unchanged" && answer !== null) {
+        current = answer;
         taken = true;
+        // A refusal of bytes the new manifest no longer names is over.
+        for (const [key, entry] of refused) {
+          if (answer.manifest.files[key]?.sha256 !== entry.sha256) refused.delete(key);
+        }
       }
       // Unchanged, or nothing published yet (an empty set until the first publish).
       lastGoodMs = now();
-      problem = null;
+      setProblem(null);
     } catch (error) {
-      fail((error as Error).message);
+      setProblem((error as Error).message.replace(origin.label, options.url));
       if (lastGoodMs === null) throw error;
       return;
     }
-    if (taken) await changed();
+    await readLease();
+    // A refused file is tried again at each poll until it matches (or the manifest moves on).
+    if (taken || refused.size > 0) await changed();
   };
   const poll = (): Promise<void> => {
     // One poll at a time: a hint during a poll joins it, and its change is loaded once.
@@ -98,14 +141,59 @@ export function createBucketSource(options: BucketSourceOptions): SnapshotSource
       }
       return files;
     },
-    read: (key) => origin.read(key),
-    stream: (key) => origin.readStream(key),
+    async read(key) {
+      const manifest = current?.manifest;
+      const entry = manifest?.files[key];
+      if (!manifest || !entry) return undefined;
+      try {
+        const body = await readNamed(origin, manifest, key, entry);
+        if (body) refused.delete(key);
+        return body;
+      } catch (error) {
+        refuse(key, entry.sha256, error);
+        throw error;
+      }
+    },
+    async stream(key) {
+      const manifest = current?.manifest;
+      const entry = manifest?.files[key];
+      if (!manifest || !entry) return undefined;
+      const stream = await origin.readStream(storedKeyOf(manifest, key, entry));
+      if (!stream) return undefined;
+      // Checked as it flows: no more than the manifest's size, and the hash at the end. A reader sees
+      // the error before its last line counts, and discards what it read.
+      const hash = createHash("sha256");
+      let size = 0;
+      const fail = (why: string) => {
+        const error = new IntegrityError(`${key} ${why}`);
+        refuse(key, entry.sha256, error);
+        return error;
+      };
+      const checked = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          size += chunk.byteLength;
+          if (size > entry.size)
+            return done(fail(`is larger than the ${entry.size} bytes the manifest gives`));
+          hash.update(chunk);
+          done(null, chunk);
+        },
+        flush(done) {
+          if (hash.digest("hex") !== entry.sha256 || size !== entry.size) {
+            return done(fail("does not match its hash in the manifest"));
+          }
+          refused.delete(key);
+          done();
+        },
+      });
+      stream.on("error", (error) => checked.destroy(error));
+      checked.on("close", () => stream.destroy());
+      return stream.pipe(checked);
+    },
     watch(onChange) {
       listeners.add(onChange);
       const check = () =>
-        void poll().catch((error) =>
-          options.log(`snapshots: polling ${options.url} failed: ${(error as Error).message}`),
-        );
+        // Logged by setProblem, once per change of state.
+        void poll().catch(() => {});
       const timer = setInterval(check, options.pollSeconds * 1000);
       timer.unref();
       const subscribed = options.redisUrl
@@ -133,6 +221,8 @@ export function createBucketSource(options: BucketSourceOptions): SnapshotSource
         stale_seconds:
           problem !== null && lastGoodMs !== null ? Math.round((now() - lastGoodMs) / 1000) : null,
         problem,
+        refused: [...refused.values()].map(({ file, reason }) => ({ file, reason })),
+        publish: lease.status,
       };
     },
     close() {

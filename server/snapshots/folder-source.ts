@@ -74,6 +74,8 @@ export function createFolderSource(publicDir: string): SnapshotSource {
       manifest_newest_day: null,
       stale_seconds: null,
       problem: null,
+      refused: [],
+      publish: null,
     }),
     close() {
       for (const stop of [...stops]) stop();

@@ -1,10 +1,11 @@
 import { createInterface } from "node:readline";
+import pLimit from "p-limit";
 import type { PaperListItem, SkippedDay } from "../../pipeline/domain/api-answers.ts";
 import { type IndexedDay, listItem, PICKS_INDEX_FILE } from "../../pipeline/domain/picks-index.ts";
 import { DAY_KEY } from "../../pipeline/domain/published-files.ts";
 import { AXIS_IDS } from "../../pipeline/domain/score.ts";
 import { type DailySnapshot, DailySnapshotSchema } from "../../pipeline/domain/snapshot.ts";
-import { OriginError } from "../../pipeline/origin/origin.ts";
+import { IntegrityError, OriginError } from "../../pipeline/origin/origin.ts";
 import type { LoadView } from "./load-view.ts";
 import type { SourceEntry } from "./snapshot-source.ts";
 
@@ -61,8 +62,9 @@ async function readIndex(view: LoadView, log: (message: string) => void): Promis
       if (!isIndexedDay(day)) throw new Error("not a day");
       days.set(day.date, day);
     }
-  } catch {
-    log(`ignoring ${key}: not a valid picks index; reading every day in full`);
+  } catch (error) {
+    const why = error instanceof IntegrityError ? error.message : "not a valid picks index";
+    log(`ignoring ${key}: ${why}; reading every day in full`);
     return undefined;
   } finally {
     // A bad line stops the read early: the rest of the file (or the bucket's connection) is let go.
@@ -95,20 +97,35 @@ function isIndexedDay(value: unknown): value is IndexedDay {
   );
 }
 
+/** A day as the last load held it: reused while the source's version of its file is the same. */
+export interface HeldDayVersion {
+  version: string;
+  picks: readonly PaperListItem[];
+}
+
+/** Full reads of days in flight at once: a history of absent days costs seconds, not minutes. */
+const DAY_READS = 16;
+
 /**
  * Every published day, newest first, as list items. Days the picks index describes (same size, not
- * modified after the index was written) come from it; the rest (a day written by hand, an older
- * curate, no index at all) are read and checked in full. A day that cannot be read or is not a
- * snapshot is left out and named in `problems`; the others are served.
+ * modified after the index was written) come from it; days the last load held at the same version
+ * are kept as they were; the rest (a day written by hand, an older curate, no index at all) are read
+ * and checked in full, a few at a time. A day that cannot be read or is not a snapshot is left out and
+ * named in `problems`; a day whose bytes are not the manifest's keeps its last good list items, if the
+ * last load had any. The others are served.
  */
 export async function loadHeldDays(
   view: LoadView,
   names: readonly string[],
   log: (message: string) => void,
-): Promise<{ days: HeldDay[]; problems: DayProblem[] }> {
+  options: { previous?: ReadonlyMap<string, HeldDayVersion>; closed?: () => boolean } = {},
+): Promise<{ days: HeldDay[]; problems: DayProblem[]; versions: Map<string, HeldDayVersion> }> {
   const index = await readIndex(view, log);
-  const days: HeldDay[] = [];
-  const problems: DayProblem[] = [];
+  const previous = options.previous ?? new Map<string, HeldDayVersion>();
+  const found = new Map<string, HeldDayVersion>();
+  const problems = new Map<string, DayProblem>();
+  const limit = pLimit(DAY_READS);
+  const reads: Array<Promise<void>> = [];
   for (const name of names) {
     const date = name.slice(0, 10);
     const info = view.listing.get(`v1/daily/${name}`);
@@ -119,31 +136,65 @@ export async function loadHeldDays(
       info.size === indexed.bytes &&
       info.modifiedMs <= (index as IndexRead).modifiedMs
     ) {
-      days.push({ date, picks: indexed.picks });
+      found.set(date, { version: info.version, picks: indexed.picks });
       continue;
     }
-    let body: Buffer | undefined;
-    try {
-      body = await view.read(`v1/daily/${name}`);
-    } catch (error) {
-      // A store out of reach, or bytes that are not the manifest's, fail the whole load (tried again
-      // later); a file the folder cannot give is this day's problem alone.
-      const code = (error as NodeJS.ErrnoException).code;
-      if (error instanceof OriginError || code === undefined) throw error;
-      problems.push({ file: name, reason: `unreadable (${code})` });
+    const known = previous.get(date);
+    if (known && info && known.version === info.version) {
+      found.set(date, known);
       continue;
     }
-    if (!body) {
-      problems.push({ file: name, reason: "unreadable (gone)" });
-      continue;
-    }
-    const day = parseDay(body);
-    if ("problem" in day) {
-      problems.push({ file: name, reason: day.problem });
-      continue;
-    }
-    days.push({ date, picks: day.picks.map(listItem) });
+    const version = info?.version ?? "";
+    reads.push(
+      limit(async () => {
+        // A server stopping mid-load stops reading: SIGTERM is honoured within seconds.
+        if (options.closed?.()) throw new Error("the snapshots were closed during the load");
+        let body: Buffer | undefined;
+        try {
+          body = await view.read(`v1/daily/${name}`);
+        } catch (error) {
+          if (error instanceof IntegrityError) {
+            // The last good copy, under its own version: the next load tries the file again.
+            if (known) found.set(date, known);
+            else problems.set(date, { file: name, reason: "does not match its hash in the manifest" });
+            return;
+          }
+          // A store out of reach fails the whole load (tried again later); a file the folder cannot
+          // give is this day's problem alone.
+          const code = (error as NodeJS.ErrnoException).code;
+          if (error instanceof OriginError || code === undefined) throw error;
+          problems.set(date, { file: name, reason: `unreadable (${code})` });
+          return;
+        }
+        if (!body) {
+          problems.set(date, { file: name, reason: "unreadable (gone)" });
+          return;
+        }
+        const day = parseDay(body);
+        if ("problem" in day) problems.set(date, { file: name, reason: day.problem });
+        else found.set(date, { version, picks: day.picks.map(listItem) });
+      }),
+    );
   }
-  for (const problem of problems) log(`not serving ${problem.file}: ${problem.reason}`);
-  return { days, problems };
+  try {
+    await Promise.all(reads);
+  } finally {
+    limit.clearQueue();
+  }
+  const days: HeldDay[] = [];
+  const versions = new Map<string, HeldDayVersion>();
+  const listed: DayProblem[] = [];
+  for (const name of names) {
+    const date = name.slice(0, 10);
+    const held = found.get(date);
+    const problem = problems.get(date);
+    if (held) {
+      days.push({ date, picks: held.picks });
+      versions.set(date, held);
+    } else if (problem) listed.push(problem);
+  }
+  // A few named, then a count: a manifest naming thousands of absent days is one problem, not a flood.
+  for (const problem of listed.slice(0, 10)) log(`not serving ${problem.file}: ${problem.reason}`);
+  if (listed.length > 10) log(`not serving ${listed.length - 10} more day files (see /health)`);
+  return { days, problems: listed, versions };
 }

@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { contentHash } from "../../pipeline/origin/content-hash.ts";
+import { IntegrityError } from "../../pipeline/origin/origin.ts";
 import type { PreparedResponse } from "../http/prepared.ts";
 import type { SnapshotSource, SourceEntry } from "./snapshot-source.ts";
 
@@ -18,9 +18,15 @@ export interface LoadView {
    * file is not published or is gone.
    */
   hold(key: string, make: (body: Buffer) => PreparedResponse): Promise<PreparedResponse | undefined>;
-  /** The bytes of a file read once, not held: undefined when it is not published or is gone. */
+  /**
+   * The bytes of a file read once, not held: undefined when it is not published or is gone. A bucket's
+   * bytes are checked against the manifest as they are read: an IntegrityError when they differ.
+   */
   read(key: string): Promise<Buffer | undefined>;
-  /** A file read a line at a time (the picks index): undefined when it is not published or is gone. */
+  /**
+   * A file read a line at a time (the picks index): undefined when it is not published or is gone. From
+   * a bucket, the stream fails at its end when the bytes were not the manifest's.
+   */
   stream(key: string): Promise<Readable | undefined>;
   /** What this load holds, for the next load to reuse. */
   readonly held: Map<string, HeldFile>;
@@ -36,17 +42,7 @@ export async function openLoadView(
 ): Promise<LoadView> {
   const listing = await source.listing();
   const held = new Map<string, HeldFile>();
-  // A bucket's manifest names each file's hash: bytes that differ (a publish still under way, a file
-  // replaced by hand) fail the load, and the last good set stays served until the next look.
-  const readChecked = async (key: string): Promise<Buffer | undefined> => {
-    const entry = listing.get(key);
-    if (!entry) return undefined;
-    const body = await source.read(key);
-    if (body && entry.sha256 !== undefined && contentHash(body) !== entry.sha256) {
-      throw new Error(`${key} does not match its hash in the manifest`);
-    }
-    return body;
-  };
+  const read = (key: string) => (listing.has(key) ? source.read(key) : Promise.resolve(undefined));
   return {
     listing,
     held,
@@ -58,13 +54,22 @@ export async function openLoadView(
         held.set(key, known);
         return known.prepared;
       }
-      const body = await readChecked(key);
+      let body: Buffer | undefined;
+      try {
+        body = await read(key);
+      } catch (error) {
+        // Bytes that are not the manifest's (the source names them in `/health`): this file alone
+        // keeps its last good copy, or is not served; every other file loads as usual.
+        if (!(error instanceof IntegrityError)) throw error;
+        if (known) held.set(key, known);
+        return known?.prepared;
+      }
       if (!body) return undefined;
       const prepared = make(body);
       held.set(key, { version: entry.version, prepared });
       return prepared;
     },
-    read: readChecked,
+    read,
     stream: (key) => (listing.has(key) ? source.stream(key) : Promise.resolve(undefined)),
   };
 }

@@ -2,10 +2,18 @@ import type { PaperListItem, SnapshotOriginStatus } from "../../pipeline/domain/
 import type { Pick } from "../../pipeline/domain/pick.ts";
 import { CACHE_DATED, CACHE_MOVING } from "../../pipeline/domain/published-files.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
+import { IntegrityError } from "../../pipeline/origin/origin.ts";
 import { createBoundedCache } from "../bounded-cache.ts";
 import { heldBytes, type PreparedResponse, prepare } from "../http/prepared.ts";
 import { createFolderSource } from "./folder-source.ts";
-import { type DayProblem, dayFileNames, type HeldDay, loadHeldDays, parseDay } from "./held-days.ts";
+import {
+  type DayProblem,
+  dayFileNames,
+  type HeldDay,
+  type HeldDayVersion,
+  loadHeldDays,
+  parseDay,
+} from "./held-days.ts";
 import { type HeldFile, openLoadView } from "./load-view.ts";
 import type { SnapshotSource } from "./snapshot-source.ts";
 import { loadStaticSite } from "./static-site.ts";
@@ -85,11 +93,16 @@ async function loadFront(
 
 type Front = Awaited<ReturnType<typeof loadFront>>;
 
-async function load(front: Front, log: (message: string) => void) {
+async function load(
+  front: Front,
+  log: (message: string) => void,
+  previous: ReadonlyMap<string, HeldDayVersion>,
+  closed: () => boolean,
+) {
   const { responses, names, view } = front;
-  const { days, problems } = await loadHeldDays(view, names, log);
+  const { days, problems, versions } = await loadHeldDays(view, names, log, { previous, closed });
   for (const problem of problems) responses.delete(`/v1/daily/${problem.file.slice(0, 10)}`);
-  return generation(responses, view.held, days, problems, days[0]?.date ?? null);
+  return generation(responses, view.held, days, problems, days[0]?.date ?? null, versions);
 }
 
 function generation(
@@ -98,6 +111,7 @@ function generation(
   days: HeldDay[],
   problems: DayProblem[],
   latest: string | null,
+  versions: ReadonlyMap<string, HeldDayVersion> = new Map(),
 ) {
   return {
     responses,
@@ -109,6 +123,8 @@ function generation(
     // Per generation: a reload may have replaced any file.
     older: createBoundedCache<string, PreparedResponse>(OLDER_DAY_BYTES, heldBytes),
     parsed: createBoundedCache<string, Promise<DailySnapshot>>(PARSED_DAYS),
+    /** The days' list items by the version of their files, for the next load to keep. */
+    versions,
   };
 }
 
@@ -141,7 +157,8 @@ export async function createSnapshotCache(options: {
   const log = options.log ?? (() => {});
   const front = await loadFront(source, new Map(), log);
   let state = generation(front.responses, front.view.held, [], [], front.names[0]?.slice(0, 10) ?? null);
-  const loaded = load(front, log).then((full) => {
+  let closed = false;
+  const loaded = load(front, log, new Map(), () => closed).then((full) => {
     state = full;
   });
   if (options.background) loaded.catch((error) => log(`loading the published days failed: ${error}`));
@@ -154,7 +171,7 @@ export async function createSnapshotCache(options: {
     reloading = reloading
       .catch(() => {})
       .then(async () => {
-        state = await load(await loadFront(source, state.held, log), log);
+        state = await load(await loadFront(source, state.held, log), log, state.versions, () => closed);
         for (const listener of reloaded) listener();
       });
     return reloading;
@@ -176,8 +193,17 @@ export async function createSnapshotCache(options: {
     const current = state;
     const date = DAY_PATH.exec(pathname)?.[1];
     if (date === undefined || !current.dates.has(date)) return undefined;
-    // A day gone is a 404; a store out of reach is an error, never a 404 a CDN would keep.
-    const body = await source.read(`v1/daily/${date}.json`);
+    // A day gone is a 404; a store out of reach is an error, never a 404 a CDN would keep; bytes that
+    // are not the manifest's are refused (and named in `/health`), never served.
+    let body: Buffer | undefined;
+    try {
+      body = await source.read(`v1/daily/${date}.json`);
+    } catch (error) {
+      if (!(error instanceof IntegrityError)) throw error;
+      throw new DayUnavailableError(
+        `The published day ${date} is unavailable: its file in the bucket is not the one the manifest names`,
+      );
+    }
     if (!body) return undefined;
     const prepared = prepare(body, CACHE_DATED);
     // A compressed form, once made, is kept with the day and counted in the budget: it is the costly part.
@@ -229,6 +255,7 @@ export async function createSnapshotCache(options: {
     },
     origin: () => source.status(),
     close() {
+      closed = true;
       stopWatching();
       source.close();
     },

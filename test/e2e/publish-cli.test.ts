@@ -37,6 +37,7 @@ const PREFIX = "site/prod";
 const LEASE = "v1/publish-lease.json";
 const POINTER = "v1/daily/latest.json";
 const MANIFEST = "v1/manifest.json";
+const OBJECTS = "v1/objects/";
 const DAY = /^v1\/daily\/\d{4}-\d{2}-\d{2}\.json$/;
 const NEW_DAY = "2026-11-23";
 const REPO_PUBLIC = new URL("../../public/", import.meta.url).pathname;
@@ -160,13 +161,16 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
   }
 
   /** The keys the proxy saw written to `bucket`, in order, the lease left out. */
-  function putKeys(bucket: string): string[] {
+  function putAll(bucket: string): string[] {
     const base = `/${bucket}/${PREFIX}/`;
     return proxy
       .puts()
       .map((path) => (path.startsWith(base) ? path.slice(base.length) : path))
       .filter((key) => key !== LEASE);
   }
+
+  /** The published paths the proxy saw written, in order: neither the lease nor the objects. */
+  const putKeys = (bucket: string): string[] => putAll(bucket).filter((key) => !key.startsWith(OBJECTS));
 
   async function head(bucket: string, key: string) {
     return direct.send(new HeadObjectCommand({ Bucket: bucket, Key: `${PREFIX}/${key}` }));
@@ -262,9 +266,18 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
     const manifest = await manifestOf(bucket);
     expect(manifest.newest_day).toBe("2026-11-20");
     const stored = await storedKeys(bucket);
-    expect(stored).toEqual(
+    expect(stored.filter((key) => !key.startsWith(`${PREFIX}/${OBJECTS}`))).toEqual(
       [...[...local.keys()].map((key) => `${PREFIX}/${key}`), `${PREFIX}/${MANIFEST}`].sort(),
     );
+    // Each file's bytes once more, under their hash: what servers read.
+    const hashes = new Set([...local.values()].map((file) => file.sha256));
+    expect(stored.filter((key) => key.startsWith(`${PREFIX}/${OBJECTS}`)).sort()).toEqual(
+      [...hashes].map((hash) => `${PREFIX}/${OBJECTS}${hash}`).sort(),
+    );
+    expect(report.objects).toBe(hashes.size);
+    for (const [key, file] of local) {
+      expect(sha256((await bytes(bucket, `${OBJECTS}${file.sha256}`)) as Buffer), key).toBe(file.sha256);
+    }
     expect(stored).not.toContain(`${PREFIX}/_headers`);
     expect(stored).not.toContain(`${PREFIX}/_redirects`);
     expect(stored).not.toContain(`${PREFIX}/${LEASE}`);
@@ -286,12 +299,16 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
     expect(await bytes(bucket, MANIFEST)).toEqual(manifestBefore);
   });
 
-  it("uploads the days first, the pointer second to last and the manifest last", {
+  it("uploads the objects first, then the days, the pointer second to last and the manifest last", {
     timeout: 60_000,
   }, async () => {
     const bucket = await newBucket();
     proxy.reset();
     await publishOk(bucket, site);
+    const all = putAll(bucket);
+    const objects = all.filter((key) => key.startsWith(OBJECTS));
+    expect(objects.length).toBeGreaterThan(0);
+    expect(all.slice(0, objects.length)).toEqual(objects);
     const keys = putKeys(bucket);
     const local = await publishable(site);
     expect([...keys].sort()).toEqual([...local.keys(), MANIFEST].sort());
@@ -351,6 +368,13 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
     });
     const keys = putKeys(bucket);
     expect([...keys].sort()).toEqual([...changed, MANIFEST].sort());
+    // Only the new hashes as objects: every other file's object is already there.
+    const fresh = new Set(changed.map((key) => after.get(key)?.sha256));
+    expect(
+      putAll(bucket)
+        .filter((key) => key.startsWith(OBJECTS))
+        .sort(),
+    ).toEqual([...fresh].map((hash) => `${OBJECTS}${hash}`).sort());
     expect(keys[0]).toBe(`v1/daily/${NEW_DAY}.json`);
     expect(keys.slice(-2)).toEqual([POINTER, MANIFEST]);
     await expectManifestOf(bucket, dir);
@@ -378,9 +402,13 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
     expect(putKeys(bucket)).not.toContain(MANIFEST);
     expect(await bytes(bucket, POINTER)).toEqual(pointerBefore);
     expect(await bytes(bucket, MANIFEST)).toEqual(manifestBefore);
-    expect(await storedKeys(bucket)).not.toContain(`${PREFIX}/${LEASE}`);
+    // The lease is left marked failed, expired at once: servers say so, the next publish takes it.
+    const lease = JSON.parse((await bytes(bucket, LEASE))?.toString() ?? "{}");
+    expect(lease.failed.reason).toMatch(/403/);
+    expect(Date.parse(lease.expires_at)).toBeLessThanOrEqual(Date.now());
 
     await publishOk(bucket, dir);
+    expect(await storedKeys(bucket)).not.toContain(`${PREFIX}/${LEASE}`);
     await expectManifestOf(bucket, dir);
     expect(await bytes(bucket, POINTER)).toEqual(await readFile(join(dir, POINTER)));
   });

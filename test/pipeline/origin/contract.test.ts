@@ -3,11 +3,17 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { MANIFEST_KEY, publishedHeaders } from "../../../pipeline/domain/published-files.ts";
+import {
+  MANIFEST_KEY,
+  OBJECT_HEADERS,
+  objectKey,
+  publishedHeaders,
+} from "../../../pipeline/domain/published-files.ts";
 import { createFolderOrigin } from "../../../pipeline/origin/folder-origin.ts";
 import {
   ConditionFailedError,
-  type SnapshotOrigin,
+  type OriginDriver,
+  TooLargeError,
   type WriteMeta,
 } from "../../../pipeline/origin/origin.ts";
 import { createS3Origin } from "../../../pipeline/origin/s3-origin.ts";
@@ -24,9 +30,9 @@ import {
 // S3-compatible bucket alike (STYLE.md point 18).
 
 interface Opened {
-  origin: SnapshotOrigin;
+  origin: OriginDriver;
   /** A second origin on the same store beside the first (a sibling folder, a sibling prefix). */
-  neighbour: SnapshotOrigin;
+  neighbour: OriginDriver;
   /** The credential the origin was opened with, if any: never to be shown. */
   secret?: string;
   cleanup(): Promise<void>;
@@ -94,7 +100,7 @@ function metaFor(key: string, body: Buffer): WriteMeta {
   return { ...headers, sha256: sha256(body) };
 }
 
-async function put(origin: SnapshotOrigin, key: string, text: string): Promise<Buffer> {
+async function put(origin: OriginDriver, key: string, text: string): Promise<Buffer> {
   const body = Buffer.from(text);
   await origin.write(key, body, metaFor(key, body));
   return body;
@@ -114,7 +120,7 @@ const KEYS = [
 describe.each(DRIVERS)("snapshot origin contract: $name", (driver) => {
   describe.skipIf(driver.skip !== null)(driver.skip ?? "runs", () => {
     let opened: Opened;
-    let origin: SnapshotOrigin;
+    let origin: OriginDriver;
 
     beforeAll(async () => driver.setup?.());
     afterAll(async () => driver.teardown?.());
@@ -125,8 +131,8 @@ describe.each(DRIVERS)("snapshot origin contract: $name", (driver) => {
     afterEach(async () => opened.cleanup());
 
     it("describes itself without a secret", () => {
-      expect(origin.describe.length).toBeGreaterThan(0);
-      if (opened.secret) expect(origin.describe).not.toContain(opened.secret);
+      expect(origin.label.length).toBeGreaterThan(0);
+      if (opened.secret) expect(origin.label).not.toContain(opened.secret);
     });
 
     it("reads back the exact bytes written, and an overwrite replaces them", async () => {
@@ -145,6 +151,15 @@ describe.each(DRIVERS)("snapshot origin contract: $name", (driver) => {
       for await (const chunk of stream ?? []) chunks.push(Buffer.from(chunk as Uint8Array));
       expect(Buffer.concat(chunks).toString("utf8")).toBe(lines);
       expect(await origin.readStream("v1/daily/2026-01-01.json")).toBeUndefined();
+    });
+
+    it("reads no further than maxBytes: a larger object is a TooLargeError", async () => {
+      const body = Buffer.from("x".repeat(4096));
+      const key = objectKey(sha256(body));
+      await origin.write(key, body, { ...OBJECT_HEADERS, sha256: sha256(body) });
+      expect(await origin.read(key, body.byteLength)).toEqual(body);
+      await expect(origin.read(key, 100)).rejects.toThrow(TooLargeError);
+      expect(await origin.read("v1/objects/missing", 100)).toBeUndefined();
     });
 
     it("answers undefined for a missing key, read or head", async () => {

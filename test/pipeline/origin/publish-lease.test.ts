@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LEASE_KEY } from "../../../pipeline/domain/published-files.ts";
 import { createFolderOrigin } from "../../../pipeline/origin/folder-origin.ts";
-import type { SnapshotOrigin } from "../../../pipeline/origin/origin.ts";
+import type { OriginDriver } from "../../../pipeline/origin/origin.ts";
 import { acquireLease, PublishConflictError } from "../../../pipeline/origin/publish-lease.ts";
 
 // The lease's rounds, on the folder driver: the same contract as the bucket's (contract.test.ts), and
@@ -15,7 +15,7 @@ const meta = { contentType: "application/json", cacheControl: "no-store", sha256
 const leaseUntil = (iso: string) => Buffer.from(JSON.stringify({ holder: "other", expires_at: iso }));
 
 let root: string;
-let origin: SnapshotOrigin;
+let origin: OriginDriver;
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), "picks-lease-"));
   origin = createFolderOrigin({ dir: root });
@@ -65,7 +65,7 @@ describe("acquireLease", () => {
   // failed with a storage error instead of taking the free lease.
   it("takes a lease released between its look at it and its read of it", async () => {
     await origin.write(LEASE_KEY, leaseUntil("2026-11-28T06:05:00.000Z"), meta);
-    const releasing: SnapshotOrigin = {
+    const releasing: OriginDriver = {
       ...origin,
       async head(key) {
         const seen = await origin.head(key);
@@ -85,7 +85,7 @@ describe("acquireLease", () => {
   it("goes on without a lease, once warned, where the store cannot check conditions", async () => {
     const { ConditionsUnsupportedError } = await import("../../../pipeline/origin/origin.ts");
     const warnings: string[] = [];
-    const unconditional: SnapshotOrigin = {
+    const unconditional: OriginDriver = {
       ...origin,
       async write(key, body, written, condition) {
         if (condition) throw new ConditionsUnsupportedError("no conditional writes here");

@@ -23,6 +23,8 @@ const HEALTH = {
     manifest_newest_day: "2026-11-27",
     stale_seconds: null,
     problem: null,
+    refused: [],
+    publish: null,
   },
   skipped_days: [],
   circuits: {},

@@ -8,7 +8,11 @@ import { generateKey } from "../../../server/access/key-format.ts";
 import { DEFAULT_CONFIG } from "../../../server/config.ts";
 import type { AppContext } from "../../../server/context.ts";
 import { openApiDocument } from "../../../server/routes/docs-routes.ts";
-import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
+import {
+  createSnapshotCache,
+  DayUnavailableError,
+  type SnapshotCache,
+} from "../../../server/snapshots/snapshot-cache.ts";
 import { fanOut } from "../../../server/webhooks/fan-out.ts";
 import { type Call, type CallInit, clientFor, MODES } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
@@ -20,7 +24,7 @@ import { createSwitchableStore } from "./switchable-store.ts";
 // document on the way (../helpers/contract.ts). The last test asks that every answer the document
 // describes was produced and checked at least once, so the document promises nothing the server never says.
 
-type ClientName = "main" | "empty" | "shifted" | "down";
+type ClientName = "main" | "empty" | "shifted" | "down" | "refused";
 
 interface World {
   free: string;
@@ -163,6 +167,7 @@ const CASES: Case[] = [
   // Days not held in memory have a per-address rate, 2 here: the GET and HEAD above spent it.
   { status: 429, path: "/v1/daily/2026-11-22" },
   { status: 422, path: "/v1/daily/2026-02-30" },
+  { status: 503, client: "refused", path: "/v1/daily/2026-11-19" },
   { status: 201, method: "POST", path: "/v1/keys", body: KEY_REQUEST },
   { status: 429, method: "POST", path: "/v1/keys", body: KEY_REQUEST },
   { status: 422, method: "POST", path: "/v1/keys", body: '{"email":"ab"}' },
@@ -309,6 +314,18 @@ afterAll(() => {
   emptySnapshots.close();
 });
 
+/** The snapshots of a bucket where every older day's object is not the one the manifest names. */
+function refusing(cache: SnapshotCache): SnapshotCache {
+  return {
+    ...cache,
+    lookup: (pathname) => (pathname.startsWith("/v1/daily/2") ? undefined : cache.lookup(pathname)),
+    async read(pathname) {
+      if (!pathname.startsWith("/v1/daily/2")) return cache.read(pathname);
+      throw new DayUnavailableError(`The published day ${pathname.slice(10)} is unavailable`);
+    },
+  };
+}
+
 /** The snapshots ten days on, when the sample's picks are older than a free key's seven days of history. */
 function shifted(cache: SnapshotCache): SnapshotCache {
   const days = cache.days();
@@ -381,6 +398,8 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
     const later = await testContext(shifted(snapshots));
     world.shiftedFree = await issue(later, "free");
     clients.set("shifted", await clientFor(mode, later));
+
+    clients.set("refused", await clientFor(mode, await testContext(refusing(snapshots))));
 
     const { store, setDown } = await createSwitchableStore();
     clients.set("down", await clientFor(mode, await testContext(snapshots, { store })));

@@ -74,6 +74,8 @@ describe.each(MODES)("public read routes (%s)", (mode) => {
         manifest_newest_day: null,
         stale_seconds: null,
         problem: null,
+        refused: [],
+        publish: null,
       },
       skipped_days: [],
       circuits: {},

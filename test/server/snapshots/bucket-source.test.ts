@@ -2,11 +2,16 @@ import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { OBJECTS_PREFIX } from "../../../pipeline/domain/published-files.ts";
 import { createFolderOrigin } from "../../../pipeline/origin/folder-origin.ts";
-import type { SnapshotOrigin } from "../../../pipeline/origin/origin.ts";
+import type { OriginDriver } from "../../../pipeline/origin/origin.ts";
 import { publishSnapshots } from "../../../pipeline/origin/publish-job.ts";
 import { createBucketSource } from "../../../server/snapshots/bucket-source.ts";
-import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
+import {
+  createSnapshotCache,
+  DayUnavailableError,
+  type SnapshotCache,
+} from "../../../server/snapshots/snapshot-cache.ts";
 import { runPicks } from "../../helpers/processes.ts";
 import { curateListingArgs, publishSampleDays } from "../../helpers/published.ts";
 import { waitFor } from "../submissions/helpers.ts";
@@ -44,7 +49,7 @@ async function curateNewDay() {
   expect(done.code, done.stderr).toBe(0);
 }
 
-async function serveFrom(origin: SnapshotOrigin) {
+async function serveFrom(origin: OriginDriver) {
   const source = createBucketSource({ origin, url: "s3://test/site", pollSeconds: 0.1, log: () => {} });
   cache = await createSnapshotCache({ source, watch: true });
   return cache;
@@ -55,19 +60,20 @@ describe("a bucket source", () => {
   // answered "unchanged" and the day never appeared until the next publish.
   it("loads a day again after a reload that failed on a read", async () => {
     const folder = createFolderOrigin({ dir: bucketDir });
-    let failures = 1;
-    const flaky: SnapshotOrigin = {
+    let failures = 0;
+    const flaky: OriginDriver = {
       ...folder,
-      async read(key) {
-        if (key === `v1/daily/${NEW_DAY}.json` && failures > 0) {
+      async read(key, maxBytes) {
+        if (key.startsWith(OBJECTS_PREFIX) && failures > 0) {
           failures -= 1;
           throw new Error("503 SlowDown");
         }
-        return folder.read(key);
+        return folder.read(key, maxBytes);
       },
     };
     const served = await serveFrom(flaky);
     await curateNewDay();
+    failures = 1;
     await publish();
     await waitFor(
       async () => served.latestDate() === NEW_DAY || null,
@@ -78,7 +84,13 @@ describe("a bucket source", () => {
     expect(served.origin().problem).toBeNull();
   });
 
-  it("refuses bytes that differ from the manifest's hash, keeps the last good set, and takes the day once they match", async () => {
+  /** The object a published key is read from, by the manifest's hash. */
+  async function objectOf(key: string): Promise<string> {
+    const manifest = JSON.parse(await readFile(join(bucketDir, "v1", "manifest.json"), "utf8"));
+    return join(bucketDir, "v1", "objects", manifest.files[key].sha256);
+  }
+
+  it("refuses a day whose object differs from the manifest's hash, serves the rest, and takes it once it matches", async () => {
     const source = createBucketSource({
       origin: createFolderOrigin({ dir: bucketDir }),
       url: "s3://test/site",
@@ -89,23 +101,37 @@ describe("a bucket source", () => {
     const before = cache.latestDate();
     await curateNewDay();
     await publish();
-    // The day replaced in the bucket before the server reads it (a publish still under way, a hand edit).
-    const day = join(bucketDir, "v1", "daily", `${NEW_DAY}.json`);
+    // The day's object replaced in the bucket before the server reads it (a hand edit, a bad copy).
+    const day = await objectOf(`v1/daily/${NEW_DAY}.json`);
     const good = await readFile(day);
     await writeFile(day, Buffer.concat([good, Buffer.from(" ")]));
     await source.poll();
-    expect(cache.latestDate()).toBe(before);
-    expect(cache.origin().problem).toMatch(/does not match its hash in the manifest/);
+    // Listed from the picks index, which matches its hash; the day's own file is refused.
+    expect(cache.lookup(`/v1/daily/${NEW_DAY}`)).toBeUndefined();
+    await expect(cache.read(`/v1/daily/${NEW_DAY}`)).rejects.toThrow(DayUnavailableError);
+    expect(cache.lookup(`/v1/daily/${before}`)).toBeDefined();
+    // latest.json holds the same bytes as the day: one object, both refused.
+    expect(
+      cache
+        .origin()
+        .refused.map((refused) => refused.file)
+        .sort(),
+    ).toEqual([`v1/daily/${NEW_DAY}.json`, "v1/daily/latest.json"]);
+    expect(cache.origin().refused[0]?.reason).toMatch(/larger than the \d+ bytes the manifest gives/);
+    expect(cache.origin().problem).toBeNull();
     await writeFile(day, good);
     await source.poll();
-    expect(cache.latestDate()).toBe(NEW_DAY);
-    expect(cache.origin().problem).toBeNull();
+    expect(cache.lookup(`/v1/daily/${NEW_DAY}`)).toBeDefined();
+    expect(cache.origin().refused).toEqual([]);
   });
 
-  it("refuses to start on a file that differs from the manifest's hash", async () => {
-    await writeFile(join(bucketDir, "v1", "recent.json"), "{}");
-    await expect(serveFrom(createFolderOrigin({ dir: bucketDir }))).rejects.toThrow(
-      /v1\/recent\.json does not match/,
-    );
+  it("starts on a file that differs from the manifest's hash, without it, and names it", async () => {
+    await writeFile(await objectOf("v1/recent.json"), "{}");
+    const served = await serveFrom(createFolderOrigin({ dir: bucketDir }));
+    expect(served.lookup("/v1/recent")).toBeUndefined();
+    expect(served.lookup("/v1/daily/2026-11-20")).toBeDefined();
+    expect(served.origin().refused).toEqual([
+      { file: "v1/recent.json", reason: "v1/recent.json does not match its hash in the manifest" },
+    ]);
   });
 });
