@@ -1,39 +1,33 @@
-import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
-import { announcedAt, latestListingDay, listingDaysBetween } from "../pipeline/domain/announcement.ts";
-import type { CompiledRelevance } from "../pipeline/domain/relevance-model.ts";
-import type { HttpCounts } from "../pipeline/domain/run-record.ts";
-import type { BucketTarget } from "../pipeline/origin/open-origin.ts";
-import { publishFolderTo, pullFolderFrom } from "../pipeline/origin/publish-folder.ts";
-import { newestModelPath } from "../pipeline/relevance-file.ts";
 import {
-  type DayPages,
-  historySource,
-  InconsistentDayError,
-  readDayPages,
-  startDay,
-} from "../pipeline/sources/arxiv-history.ts";
-import { DEFAULT_CATEGORIES } from "../pipeline/sources/arxiv-source.ts";
-import { createStoreFromEnv } from "../server/store/from-env.ts";
-import { createMemoryStore } from "../server/store/memory-store.ts";
-import {
-  type BackfillCheckpoints,
-  type BackfillJob,
   type BackfillSettings,
   backfillCheckpoints,
   sameSettings,
-} from "./backfill-job.ts";
+} from "../pipeline/backfill-checkpoints.ts";
+import {
+  type BackfillOutcome,
+  minutes,
+  type PlannedDay,
+  planDays,
+  requestsDue,
+  runBackfill,
+} from "../pipeline/backfill-job.ts";
+import { latestListingDay } from "../pipeline/domain/announcement.ts";
+import type { HttpCounts } from "../pipeline/domain/run-record.ts";
+import { newestModelPath } from "../pipeline/relevance-file.ts";
+import { DEFAULT_CATEGORIES } from "../pipeline/sources/arxiv-source.ts";
+import { createStoreFromEnv, serversStoreExists } from "../server/store/from-env.ts";
+import { createMemoryStore } from "../server/store/memory-store.ts";
 import { publishOption, publishTargetOf } from "./bucket-option.ts";
-import { parseCategories, runCurate } from "./curate-command.ts";
+import { dailyJobSettings, dailyPublish, parseCategories } from "./curate-command.ts";
 import { arxivApiUrl, arxivInterval, arxivPageSize, createLiveSetup } from "./curate-live.ts";
-import { serversStoreExists } from "./curate-webhooks.ts";
 import { checkMetricsFile, failuresOf, metricsFileOption, writeRunMetrics } from "./metrics-file.ts";
 import { parseDayOption } from "./options.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR, PROJECT_ROOT } from "./paths.ts";
-import { printPublish, publishSettings } from "./publish-command.ts";
+import { printPublish } from "./publish-command.ts";
 import {
   judgeOption,
   maxPicksOption,
@@ -64,15 +58,6 @@ interface BackfillFlags extends ScoringFlags {
 
 /** A range longer than this is asked about (or refused without a terminal) unless `--yes`. */
 const LONG_RANGE_DAYS = 3 * 365 + 1;
-
-type DayState = "publish" | "published" | "done";
-
-interface PlannedDay {
-  day: string;
-  state: DayState;
-  /** Pages already read by a stopped run, null when none. */
-  saved: DayPages | null;
-}
 
 /** The settings the flags ask for; checked before anything is opened, read or asked. */
 async function settingsFrom(flags: BackfillFlags, now: Date): Promise<BackfillSettings> {
@@ -131,20 +116,6 @@ async function confirmLongRange(settings: BackfillSettings, yes: boolean): Promi
   } finally {
     prompt.close();
   }
-}
-
-const minutes = (ms: number): string =>
-  ms < 90_000 ? `${Math.max(1, Math.round(ms / 1000))} s` : `${Math.round(ms / 60_000)} min`;
-
-/** At least one request a day not published; a stopped day needs only the pages it has not read. */
-function requestsDue(plan: readonly PlannedDay[], pageSize: number): number {
-  let due = 0;
-  for (const { state, saved } of plan) {
-    if (state !== "publish") continue;
-    if (saved?.total == null) due += 1;
-    else due += Math.ceil((saved.total - saved.entries.length) / pageSize);
-  }
-  return due;
 }
 
 function printPlan(out: Output, plan: readonly PlannedDay[], intervalMs: number, pageSize: number): void {
@@ -208,7 +179,7 @@ async function backfillDays(flags: BackfillFlags): Promise<JobTotals | undefined
   const asked = resumeStored ? null : await settingsFrom(flags, now);
   const publishTo = publishTargetOf(flags.publish, env);
   if (asked) await confirmLongRange(asked, flags.yes);
-  const storeExists = serversStoreExists(env);
+  const storeExists = serversStoreExists(env, PROJECT_ROOT);
   if (resumeStored && !storeExists) throw new UsageError(NOTHING_TO_RESUME);
   // A dry run reads the checkpoints of a store that exists, and creates none.
   const store =
@@ -243,13 +214,68 @@ async function backfillDays(flags: BackfillFlags): Promise<JobTotals | undefined
           `set aside: the ${stored.done.length} days it published stay published\n`,
       );
     }
-    if (publishTo) {
-      // Once, before the first day: recent.json and the feeds of every day then hold the whole history.
-      const { where, pulled } = await pullFolderFrom(publishTo, settings.out);
-      if (pulled.length > 0) out.line(`${where}: copied ${pulled.length} published days the folder lacked`);
+    const live = createLiveSetup({
+      source: "arxiv-history",
+      categories: settings.categories,
+      citations: settings.citations,
+      judge: settings.judge,
+      env,
+    });
+    const client = live.client;
+    if (!client) throw new Error("the arXiv client was not set up");
+    try {
+      // The per-day summaries, unless the backfill prints one JSON document.
+      const dayOut = flags.json ? createOutput({ json: false, stdout: quiet() }) : out;
+      const outcome = await runBackfill({
+        settings,
+        checkpoints,
+        now,
+        history: {
+          client,
+          categories: settings.categories,
+          apiUrl: live.arxivApiUrl,
+          pageSize: arxivPageSize(env, live.arxivApiUrl),
+        },
+        intervalMs: arxivInterval(env, live.arxivApiUrl, live.arxivApiUrl),
+        daily: await dailyJobSettings({
+          outDir: settings.out,
+          runsDir: settings.runs,
+          selection: selectionFrom({
+            ranker: settings.ranker,
+            minTotal: settings.minTotal ?? undefined,
+            maxPicks: settings.maxPicks ?? undefined,
+          }),
+          out: dayOut,
+          scorer: live.scorer,
+          ranker,
+          citations: live.citations,
+          citationsSkipped: live.citationsSkipped,
+          httpCounts: () => client.counts(),
+          webhooks: settings.announce ? "announce" : "quiet",
+          env,
+        }),
+        publish: publishTo && dailyPublish(publishTo, out, env),
+        onPulled: (where, days) =>
+          out.line(`${where}: copied ${days.length} published days the folder lacked`),
+        onProgress: (message) => out.progress(message),
+        onFailed: ({ day, reason }, before) => {
+          const kept = before > 0 ? `the days before it (${before}) stay published; ` : "";
+          process.stderr.write(
+            `picks: backfill of ${day} failed: ${reason}\n${kept}\`picks backfill --resume\` retries it\n`,
+          );
+          process.exitCode = 1;
+        },
+      });
+      printOutcome(out, settings, outcome, client.counts());
+      return {
+        succeeded: outcome.failed === null,
+        candidates: outcome.candidates,
+        picks: outcome.picks,
+        http: client.counts(),
+      };
+    } finally {
+      await client.close();
     }
-    const job = await checkpoints.begin(settings, now);
-    return await runJob({ settings, job, checkpoints, ranker, out, json: flags.json, env, publishTo });
   } finally {
     await store.close();
   }
@@ -257,154 +283,28 @@ async function backfillDays(flags: BackfillFlags): Promise<JobTotals | undefined
 
 const NOTHING_TO_RESUME = "there is no stopped backfill to resume; give `--from` and `--to`";
 
-/** The listing days of the range and what each needs: published already, by this job, or to publish. */
-async function planDays(
+function printOutcome(
+  out: Output,
   settings: BackfillSettings,
-  job: BackfillJob | null,
-  checkpoints: BackfillCheckpoints,
-): Promise<PlannedDay[]> {
-  const done = new Set(job?.done ?? []);
-  const plan: PlannedDay[] = [];
-  for (const day of listingDaysBetween(settings.from, settings.to)) {
-    const published = existsSync(join(settings.out, "v1", "daily", `${day}.json`));
-    const state: DayState = done.has(day) ? "done" : published && !settings.force ? "published" : "publish";
-    const saved = state === "publish" ? await checkpoints.pages(settings.categories, day) : null;
-    plan.push({ day, state, saved });
-  }
-  return plan;
-}
-
-interface JobRun {
-  settings: BackfillSettings;
-  job: BackfillJob;
-  checkpoints: BackfillCheckpoints;
-  ranker: CompiledRelevance | undefined;
-  out: Output;
-  json: boolean;
-  env: NodeJS.ProcessEnv;
-  /** The bucket to publish the folder to at the end; absent: the folder only. */
-  publishTo: BucketTarget | undefined;
-}
-
-/** Publishes the job's days oldest first, checkpointing as it goes; stops at the first day that fails. */
-async function runJob({
-  settings,
-  job,
-  checkpoints,
-  ranker,
-  out,
-  json,
-  env,
-  publishTo,
-}: JobRun): Promise<JobTotals> {
-  const live = createLiveSetup({
-    source: "arxiv-history",
-    categories: settings.categories,
-    citations: settings.citations,
-    judge: settings.judge,
-    env,
+  outcome: BackfillOutcome,
+  http: HttpCounts,
+): void {
+  const { published, skipped } = outcome;
+  out.line(
+    `backfill ${settings.from}..${settings.to}: published ${published.length} of ${outcome.plan.length - skipped.length} days` +
+      (skipped.length > 0 ? `, skipped ${skipped.length} already published` : "") +
+      `; ${outcome.papers} papers read in ${outcome.arxivRequests} arXiv requests, ${minutes(outcome.ms)}`,
+  );
+  if (outcome.folder) printPublish(out, outcome.folder);
+  out.json({
+    from: settings.from,
+    to: settings.to,
+    published,
+    skipped,
+    failed: outcome.failed,
+    papers: outcome.papers,
+    http,
   });
-  const client = live.client;
-  if (!client) throw new Error("the arXiv client was not set up");
-  // The per-day summaries, unless the backfill prints one JSON document.
-  const dayOut = json ? createOutput({ json: false, stdout: quiet() }) : out;
-  try {
-    const pageSize = arxivPageSize(env, live.arxivApiUrl);
-    const interval = arxivInterval(env, live.arxivApiUrl, live.arxivApiUrl);
-    const history = { client, categories: settings.categories, apiUrl: live.arxivApiUrl, pageSize };
-    const plan = await planDays(settings, job, checkpoints);
-    const todo = plan.filter((entry) => entry.state === "publish");
-    const started = Date.now();
-    const published: { date: string; papers: number; ms: number }[] = [];
-    let candidates = 0;
-    let picks = 0;
-    for (const [index, { day, saved }] of todo.entries()) {
-      const left = todo.length - index;
-      const pace = published.length > 0 ? (Date.now() - started) / published.length : interval;
-      const progress = (pages: DayPages) =>
-        out.progress(
-          `${day} (${index + 1}/${todo.length}): ${pages.entries.length}${pages.total === null ? "" : ` of ${pages.total}`} papers read, ` +
-            `${client.counts().by_upstream.arxiv?.requests ?? 0} arXiv requests, about ${minutes(pace * left)} left`,
-        );
-      try {
-        const start = startDay(history, day, saved);
-        progress(start);
-        const pages = await readDayPages(history, start, async (read) => {
-          await checkpoints.savePages(settings.categories, read);
-          progress(read);
-        });
-        const curating = performance.now();
-        const result = await runCurate({
-          date: day,
-          source: historySource(settings.categories, pages),
-          outDir: settings.out,
-          runsDir: settings.runs,
-          selection: selectionFrom({
-            ranker: settings.ranker,
-            ...(settings.minTotal === null ? {} : { minTotal: settings.minTotal }),
-            ...(settings.maxPicks === null ? {} : { maxPicks: settings.maxPicks }),
-          }),
-          out: dayOut,
-          ...(live.scorer ? { scorer: live.scorer } : {}),
-          ...(ranker ? { ranker } : {}),
-          ...(live.citations ? { citations: live.citations } : {}),
-          citationsSkipped: live.citationsSkipped,
-          httpCounts: () => client.counts(),
-          webhooks: settings.announce ? "announce" : "quiet",
-          // An announced day is published before it is announced, so a receiver finds it; history that
-          // is not news goes to the bucket once, at the end.
-          ...(publishTo && settings.announce ? { publishTo } : {}),
-          backfilled: { announcedAt: announcedAt(day) },
-        });
-        const ms = Math.round(performance.now() - curating);
-        candidates += result.snapshot.counts.screened;
-        picks += result.snapshot.picks.length;
-        job.done.push(day);
-        job.failed = null;
-        await checkpoints.save(job);
-        await checkpoints.dropPages(settings.categories, day);
-        published.push({ date: day, papers: pages.total ?? 0, ms });
-      } catch (error) {
-        const reason = (error as Error).message;
-        // Pages that contradict each other are worth nothing: the retry reads the day from its start.
-        if (error instanceof InconsistentDayError) await checkpoints.dropPages(settings.categories, day);
-        job.failed = { day, reason, at: new Date().toISOString() };
-        await checkpoints.save(job);
-        const before =
-          published.length > 0 ? `the days before it (${published.length}) stay published; ` : "";
-        process.stderr.write(
-          `picks: backfill of ${day} failed: ${reason}\n${before}\`picks backfill --resume\` retries it\n`,
-        );
-        process.exitCode = 1;
-        break;
-      }
-    }
-    if (job.failed === null) await checkpoints.finish();
-    const skipped = plan.filter((entry) => entry.state !== "publish").map((entry) => entry.day);
-    const papers = published.reduce((sum, day) => sum + day.papers, 0);
-    const arxiv = client.counts().by_upstream.arxiv?.requests ?? 0;
-    out.line(
-      `backfill ${settings.from}..${settings.to}: published ${published.length} of ${todo.length} days` +
-        (skipped.length > 0 ? `, skipped ${skipped.length} already published` : "") +
-        `; ${papers} papers read in ${arxiv} arXiv requests, ${minutes(Date.now() - started)}`,
-    );
-    // The days published before a failure are published to the bucket too: they are complete.
-    if (publishTo && !settings.announce) {
-      printPublish(out, await publishFolderTo(publishTo, settings.out, publishSettings(out, env)));
-    }
-    out.json({
-      from: settings.from,
-      to: settings.to,
-      published,
-      skipped,
-      failed: job.failed,
-      papers,
-      http: client.counts(),
-    });
-    return { succeeded: job.failed === null, candidates, picks, http: client.counts() };
-  } finally {
-    await client.close();
-  }
 }
 
 /** A sink for the per-day summaries when the backfill prints one JSON document. */

@@ -7,18 +7,14 @@ import { noteHtml, noteMarkdown } from "../pipeline/domain/bench-note-render.ts"
 import { FIRM_RUBRIC_VERSIONS_KEPT } from "../pipeline/domain/bench-rubric.ts";
 import { ISO_WEEK_PATTERN, previousWeek, weekDays } from "../pipeline/domain/bench-week.ts";
 import { dayOf } from "../pipeline/domain/calendar.ts";
-import type { Candidate } from "../pipeline/domain/candidate.ts";
-import type { RunRecord } from "../pipeline/domain/run-record.ts";
 import { siteUrlFromEnv } from "../pipeline/feeds.ts";
 import { createKeyService, type KeyService } from "../server/access/key-service.ts";
 import { type BenchStore, createBenchStore } from "../server/bench/bench-store.ts";
-import { buildFirmViews, type FirmViewsResult, type WatchedLookup } from "../server/bench/firm-views.ts";
 import { buildWeeklyNote } from "../server/bench/weekly-note.ts";
 import { configFromEnv } from "../server/config.ts";
 import { createStoreFromEnv } from "../server/store/from-env.ts";
 import type { Store } from "../server/store/types.ts";
 import { announceNote } from "../server/webhooks/note-event.ts";
-import { serversStoreExists } from "./curate-webhooks.ts";
 import { createOutput, UsageError } from "./output.ts";
 import { PROJECT_ROOT } from "./paths.ts";
 
@@ -34,21 +30,6 @@ export async function withBench<T>(
   } finally {
     await store.close();
   }
-}
-
-/** After `picks curate` published a day: every firm's view of it, into the store. */
-export function firmViewsOfDay(input: {
-  record: RunRecord;
-  candidates: readonly Candidate[];
-  citations?: WatchedLookup | undefined;
-}): Promise<FirmViewsResult> {
-  if (!serversStoreExists(process.env)) return Promise.resolve({ firms: [], watched: 0, problems: [] });
-  const texts = new Map(
-    input.candidates.map((c) => [c.id, { summary: c.summary, authors: c.authors, comment: c.comment }]),
-  );
-  return withBench((bench) =>
-    buildFirmViews({ bench, record: input.record, texts, citations: input.citations }),
-  );
 }
 
 function firmFlag(value: string): string {

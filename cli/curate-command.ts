@@ -2,7 +2,7 @@ import { basename } from "node:path";
 import type { Command } from "commander";
 import type { CitationLookup } from "../pipeline/citations/citation-lookup.ts";
 import type { CurateResult } from "../pipeline/curate.ts";
-import { runDailyJob } from "../pipeline/daily-job.ts";
+import { type DailyJobOptions, type DailyPublish, runDailyJob } from "../pipeline/daily-job.ts";
 import { dayOf } from "../pipeline/domain/calendar.ts";
 import type { CompiledRelevance } from "../pipeline/domain/relevance-model.ts";
 import type { HttpCounts } from "../pipeline/domain/run-record.ts";
@@ -15,14 +15,13 @@ import { DEFAULT_CATEGORIES } from "../pipeline/sources/arxiv-source.ts";
 import { createFileSource } from "../pipeline/sources/file-source.ts";
 import { createSampleSource, sampleDays } from "../pipeline/sources/sample-source.ts";
 import type { CandidateSource } from "../pipeline/sources/source.ts";
-import { firmViewsOfDay } from "./bench-command.ts";
+import { type DayNews, recordUnannounced, type ServersState, tellServers } from "../server/published-day.ts";
 import { publishOption, publishTargetOf } from "./bucket-option.ts";
 import { createLiveSetup, type LiveSetup } from "./curate-live.ts";
-import { announceToServers, recordQuietlyInServers } from "./curate-webhooks.ts";
 import { checkMetricsFile, failuresOf, metricsFileOption, writeRunMetrics } from "./metrics-file.ts";
 import { parseDateOption } from "./options.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
-import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR } from "./paths.ts";
+import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR, PROJECT_ROOT } from "./paths.ts";
 import { printPublish, publishSettings } from "./publish-command.ts";
 import {
   judgeOption,
@@ -170,66 +169,93 @@ export interface CurateJobOptions {
   webhooks?: "announce" | "quiet";
   /** Where the servers' store is configured; default process.env. */
   env?: NodeJS.ProcessEnv;
-  /** A past day curated later: its snapshots dated by its announcement, its run record marked. */
-  backfilled?: { announcedAt: Date };
   /** The bucket the folder is published to after the day is written, before anything announces it. */
   publishTo?: BucketTarget;
 }
 
-/** Runs one day's daily job (pipeline/daily-job.ts) with this machine's webhooks and firms, printing as it goes. */
-export async function runCurate(options: CurateJobOptions): Promise<CurateResult> {
+/** Where `picks publish`, curate and backfill publish to, reporting through `out`. */
+export const dailyPublish = (to: BucketTarget, out: Output, env: NodeJS.ProcessEnv): DailyPublish => ({
+  to,
+  ...publishSettings(out, env),
+});
+
+/**
+ * The daily job's options on this machine, but for its day and source: the rubric, the clock and the
+ * site; progress, the summary and the publish printed through `out`; the servers told of the day
+ * through their store (server/published-day.ts).
+ */
+export async function dailyJobSettings(
+  options: Omit<CurateJobOptions, "date" | "source">,
+): Promise<Omit<DailyJobOptions, "date" | "source">> {
   const env = options.env ?? process.env;
   const { out } = options;
-  const { result } = await runDailyJob({
-    date: options.date,
-    source: options.source,
+  const servers: ServersState = { env, rootDir: PROJECT_ROOT, siteUrl: siteUrlFromEnv(env) };
+  return {
     outDir: options.outDir,
     runsDir: options.runsDir,
     rubric: await loadRubric(),
     selection: options.selection,
     now: () => new Date(),
-    siteUrl: siteUrlFromEnv(env),
+    siteUrl: servers.siteUrl,
     onProgress: (stage, message) => out.progress(`${stage}: ${message}`),
-    ...(options.scorer ? { scorer: options.scorer } : {}),
-    ...(options.ranker ? { ranker: options.ranker } : {}),
-    ...(options.citations ? { citations: options.citations } : {}),
-    ...(options.citationsSkipped ? { citationsSkipped: options.citationsSkipped } : {}),
-    ...(options.httpCounts ? { httpCounts: options.httpCounts } : {}),
-    ...(options.backfilled ? { backfilled: true, generatedAt: options.backfilled.announcedAt } : {}),
-    ...(options.publishTo ? { publishTo: options.publishTo, publish: publishSettings(out, env) } : {}),
-    ...(options.webhooks === "quiet"
-      ? { beforeWrite: () => recordQuietlyInServers(options.date, env, out) }
-      : {}),
+    scorer: options.scorer,
+    ranker: options.ranker,
+    citations: options.citations,
+    citationsSkipped: options.citationsSkipped,
+    httpCounts: options.httpCounts,
+    publish: options.publishTo && dailyPublish(options.publishTo, out, env),
+    beforeWrite:
+      options.webhooks === "quiet"
+        ? async (date) => {
+            if (await recordUnannounced(date, servers))
+              out.progress(`webhooks: ${date} recorded as published without an announcement`);
+          }
+        : undefined,
     onPulled: (where, days) => out.line(`${where}: copied ${days.length} published days the folder lacked`),
     onWritten: (written) => printSummary(out, written),
     onPublished: (published) => printPublish(out, published),
     afterPublish: async (written) => {
-      if (options.firmViews !== false) await storeFirmViews(written, options.citations, out);
-      if (options.webhooks === "announce") await announceToServers(written.snapshot, env, out);
+      const firmViews = options.firmViews !== false;
+      const announce = options.webhooks === "announce";
+      if (!firmViews && !announce) return;
+      const news = await tellServers(written, servers, { firmViews, announce, citations: options.citations });
+      printFirmViews(out, news.firmViews);
+      printAnnounced(out, written.snapshot.date, news.announced);
     },
-  });
+  };
+}
+
+/** Runs one day's daily job (pipeline/daily-job.ts) with this machine's settings, printing as it goes. */
+export async function runCurate(options: CurateJobOptions): Promise<CurateResult> {
+  const settings = await dailyJobSettings(options);
+  const { result } = await runDailyJob({ ...settings, date: options.date, source: options.source });
   return result;
 }
 
 /**
- * The Bench-as-a-Service firms' views of the day, after the public day is published, never before: a
- * firm's view failing leaves the public day as it is (and the exit code 1).
+ * The firms' views of the day: a firm's view failing leaves the public day as it is (and the exit
+ * code 1).
  */
-async function storeFirmViews(result: CurateResult, citations: CitationLookup | undefined, out: Output) {
-  try {
-    const views = await firmViewsOfDay({ record: result.record, candidates: result.candidates, citations });
-    if (views.firms.length > 0) {
-      out.line(
-        `  bench: views of ${views.firms.length} firm(s) stored, ${views.watched} watched papers looked up`,
-      );
-    }
-    for (const problem of views.problems) out.line(`  warning: bench citations: ${problem}`);
-  } catch (error) {
-    process.stderr.write(
-      `picks: warning: the bench firms' views were not stored: ${(error as Error).message}\n`,
-    );
+function printFirmViews(out: Output, views: DayNews["firmViews"]): void {
+  if (views instanceof Error) {
+    process.stderr.write(`picks: warning: the bench firms' views were not stored: ${views.message}\n`);
     process.exitCode = 1;
+    return;
   }
+  if (views === null) return;
+  if (views.firms.length > 0) {
+    out.line(
+      `  bench: views of ${views.firms.length} firm(s) stored, ${views.watched} watched papers looked up`,
+    );
+  }
+  for (const problem of views.problems) out.line(`  warning: bench citations: ${problem}`);
+}
+
+/** The day's `daily.published`: a failure to queue it never fails the curation. */
+function printAnnounced(out: Output, date: string, announced: DayNews["announced"]): void {
+  if (announced instanceof Error) {
+    out.progress(`webhooks: could not queue daily.published for ${date}: ${announced.message}`);
+  } else if (announced === true) out.progress(`webhooks: daily.published queued for ${date}`);
 }
 
 export function registerCurate(program: Command): void {

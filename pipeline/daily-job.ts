@@ -7,16 +7,20 @@ import { type FolderPublish, publishFolderTo, pullFolderFrom } from "./origin/pu
 // tells the world (webhooks, the firms' views). A receiver that follows a `daily.published` event to
 // the CDN finds the day there.
 
+/** Where the folder is published after the day is written, and how publishing reports. */
+export interface DailyPublish {
+  to: BucketTarget;
+  /** The servers' Redis, hinted when anything was uploaded. */
+  redisUrl?: string | undefined;
+  warn: (message: string) => void;
+  progress?: (done: number, total: number) => void;
+}
+
 export interface DailyJobOptions extends CurateOptions {
-  /** The bucket the folder is published to after the day is written; absent: the folder only. */
-  publishTo?: BucketTarget;
-  publish?: {
-    redisUrl?: string | undefined;
-    warn: (message: string) => void;
-    progress?: (done: number, total: number) => void;
-  };
+  /** Absent: the folder only. */
+  publish?: DailyPublish;
   /** Before anything is written: an import of history records its day as announced here. */
-  beforeWrite?: () => Promise<void>;
+  beforeWrite?: (date: string) => Promise<void>;
   onPulled?: (where: string, days: readonly string[]) => void;
   onWritten?: (result: CurateResult) => void;
   onPublished?: (result: FolderPublish) => void;
@@ -31,18 +35,17 @@ export interface DailyJobResult {
 
 /** Curates one day into the folder, publishes it, then announces it; see the file comment. */
 export async function runDailyJob(options: DailyJobOptions): Promise<DailyJobResult> {
-  const { publishTo, publish, beforeWrite, onPulled, onWritten, onPublished, afterPublish, ...curation } =
-    options;
-  if (publishTo) {
-    const pulled = await pullFolderFrom(publishTo, curation.outDir);
+  const { publish, beforeWrite, onPulled, onWritten, onPublished, afterPublish, ...curation } = options;
+  if (publish) {
+    const pulled = await pullFolderFrom(publish.to, curation.outDir);
     if (pulled.pulled.length > 0) onPulled?.(pulled.where, pulled.pulled);
   }
-  await beforeWrite?.();
+  await beforeWrite?.(curation.date);
   const result = await curate(curation);
   onWritten?.(result);
   let published: FolderPublish | null = null;
-  if (publishTo) {
-    published = await publishFolderTo(publishTo, curation.outDir, publish ?? { warn: () => {} });
+  if (publish) {
+    published = await publishFolderTo(publish.to, curation.outDir, publish);
     onPublished?.(published);
   }
   await afterPublish?.(result);

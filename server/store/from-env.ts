@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { importFileStore } from "./legacy-import.ts";
@@ -33,6 +34,17 @@ export const DATABASE_NAME = "picks.db";
 /** The embedded store's folder: STATE_DIR (default `.state`) relative to `rootDir`. */
 export function stateDir(env: StoreEnv, rootDir = REPO_ROOT): string {
   return resolve(rootDir, env.STATE_DIR?.trim() || ".state");
+}
+
+/**
+ * Whether servers keep state that the daily job should write to: Redis, or an embedded database that
+ * already exists. The job alone, on a machine without a server, creates none (and then there are no
+ * webhooks to tell and no firms to build views for).
+ */
+export function serversStoreExists(env: StoreEnv, rootDir = REPO_ROOT): boolean {
+  const kind = env.STATE_STORE?.trim() || (env.REDIS_URL?.trim() ? "redis" : "sqlite");
+  if (kind === "memory") return false;
+  return kind === "redis" || existsSync(join(stateDir(env, rootDir), DATABASE_NAME));
 }
 
 /** Picks and opens the store that the environment asks for. */

@@ -3,9 +3,17 @@
 // the pages read of the day in progress, saved after every page. The pages of a day go once it is
 // published: what a resumed run has read is never asked for again.
 
-import type { DayPages } from "../pipeline/sources/arxiv-history.ts";
-import { hashKeyPart } from "../server/store/keys.ts";
-import type { Store } from "../server/store/types.ts";
+import { createHash } from "node:crypto";
+import type { DayPages } from "./sources/arxiv-history.ts";
+
+/** What the checkpoints need of the servers' state store (server/store/types.ts's Store has it). */
+export interface CheckpointStore {
+  getItem<T>(key: string): Promise<T | null>;
+  setItem(key: string, value: unknown): Promise<void>;
+  removeItem(key: string): Promise<void>;
+  /** Keys below `prefix`, segment-wise. */
+  getKeys(prefix: string): Promise<string[]>;
+}
 
 /** The settings that decide what a backfill publishes: the same settings continue the same job. */
 export interface BackfillSettings {
@@ -36,8 +44,13 @@ export interface BackfillJob {
 const JOB_KEY = "backfill:job";
 
 const PAGES_PREFIX = "backfill:pages";
+// The categories as 32 hex digits of SHA-256, as the store's hashKeyPart writes free text, so that
+// the pages a stopped run saved are found again.
 const pagesKey = (categories: readonly string[], day: string): string =>
-  `${PAGES_PREFIX}:${hashKeyPart([...categories].sort().join("+"))}:${day}`;
+  `${PAGES_PREFIX}:${createHash("sha256")
+    .update([...categories].sort().join("+"), "utf8")
+    .digest("hex")
+    .slice(0, 32)}:${day}`;
 
 export const sameSettings = (a: BackfillSettings, b: BackfillSettings): boolean =>
   JSON.stringify(a) === JSON.stringify(b);
@@ -55,7 +68,7 @@ export interface BackfillCheckpoints {
   dropPages(categories: readonly string[], day: string): Promise<void>;
 }
 
-export function backfillCheckpoints(store: Store): BackfillCheckpoints {
+export function backfillCheckpoints(store: CheckpointStore): BackfillCheckpoints {
   return {
     stored: () => store.getItem<BackfillJob>(JOB_KEY),
     async begin(settings, now) {

@@ -1,0 +1,99 @@
+// What the servers keep of a day the daily job (pipeline/daily-job.ts) has published, told only once
+// it is published: each Bench-as-a-Service firm's view of the day, then its `daily.published` event
+// queued for the webhook receivers (the event id a server noticing the files would use: sent once
+// either way). An import of history instead records its day as announced before writing it, so that
+// nobody announces it. Only a store a server uses is written (serversStoreExists).
+import type { Candidate } from "../pipeline/domain/candidate.ts";
+import type { RunRecord } from "../pipeline/domain/run-record.ts";
+import type { DailySnapshot } from "../pipeline/domain/snapshot.ts";
+import { createKeyService } from "./access/key-service.ts";
+import { createBenchStore } from "./bench/bench-store.ts";
+import { buildFirmViews, type FirmViewsResult, type WatchedLookup } from "./bench/firm-views.ts";
+import { configFromEnv } from "./config.ts";
+import { createStoreFromEnv, serversStoreExists } from "./store/from-env.ts";
+import type { Store } from "./store/types.ts";
+import { announcePublishedDay, recordDayQuietly } from "./webhooks/daily-announcer.ts";
+
+export interface ServersState {
+  /** Where the store is configured (STATE_STORE, STATE_DIR, REDIS_URL, ...) and the key prefix. */
+  env: NodeJS.ProcessEnv;
+  /** What STATE_DIR is relative to. */
+  rootDir: string;
+  /** The public site's base URL, for the event's snapshot URL. */
+  siteUrl: string;
+}
+
+export interface PublishedDay {
+  snapshot: DailySnapshot;
+  record: RunRecord;
+  /** The day's candidates as the source gave them: the texts a firm's watched terms are found in. */
+  candidates: readonly Candidate[];
+}
+
+export interface DayNews {
+  /** The firms' views stored, or what stopped them; null when not asked for or without a servers' store. */
+  firmViews: FirmViewsResult | Error | null;
+  /** Whether `daily.published` was queued now (false: it was already), or what stopped it; null when not asked for or without a servers' store. */
+  announced: boolean | Error | null;
+}
+
+/**
+ * Tells the servers of a published day: the firms' views first (`firmViews`), then the event
+ * (`announce`). A failure of either is returned, never thrown: the public day is published whatever
+ * the servers make of it.
+ */
+export async function tellServers(
+  day: PublishedDay,
+  state: ServersState,
+  options: { firmViews: boolean; announce: boolean; citations?: WatchedLookup | undefined },
+): Promise<DayNews> {
+  if (!serversStoreExists(state.env, state.rootDir)) return { firmViews: null, announced: null };
+  let store: Store;
+  try {
+    store = await createStoreFromEnv(state.env, { rootDir: state.rootDir });
+  } catch (error) {
+    return {
+      firmViews: options.firmViews ? (error as Error) : null,
+      announced: options.announce ? (error as Error) : null,
+    };
+  }
+  try {
+    let firmViews: DayNews["firmViews"] = null;
+    if (options.firmViews) {
+      const keys = createKeyService({ store, prefix: configFromEnv(state.env).keyPrefix });
+      const texts = new Map(
+        day.candidates.map((c) => [c.id, { summary: c.summary, authors: c.authors, comment: c.comment }]),
+      );
+      firmViews = await buildFirmViews({
+        bench: createBenchStore(store, keys),
+        record: day.record,
+        texts,
+        citations: options.citations,
+      }).catch((error: unknown) => error as Error);
+    }
+    const announced = options.announce
+      ? await announcePublishedDay({ store, now: Date.now, siteUrl: state.siteUrl }, day.snapshot).catch(
+          (error: unknown) => error as Error,
+        )
+      : null;
+    return { firmViews, announced };
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Before an import of history writes a day: records it in the servers' store as announced, so that no
+ * `daily.published` goes out for it. Whether it was recorded now; false without a servers' store.
+ * Unlike telling, a failure here throws and stops the import before the day is written: written, it
+ * would be news.
+ */
+export async function recordUnannounced(date: string, state: ServersState): Promise<boolean> {
+  if (!serversStoreExists(state.env, state.rootDir)) return false;
+  const store = await createStoreFromEnv(state.env, { rootDir: state.rootDir });
+  try {
+    return await recordDayQuietly({ store, now: Date.now, siteUrl: state.siteUrl }, date);
+  } finally {
+    await store.close();
+  }
+}
