@@ -1,4 +1,19 @@
 import { LRUCache } from "lru-cache";
+import {
+  ACCESS_SECONDS,
+  CODE_SECONDS,
+  type CodeRecord,
+  checkCodeExchange,
+  checkRefresh,
+  GRANT_SECONDS,
+  type GrantRecord,
+  type GrantRefusal,
+  type KeyStanding,
+  REFRESH_SECONDS,
+  refreshEndsAt,
+  type SpentMark,
+  type TokenRecord,
+} from "../../pipeline/domain/oauth-grants.ts";
 import type { KeyRecord, KeyService } from "../access/key-service.ts";
 import { copyWith } from "../copy-with.ts";
 import type { Store } from "../store/types.ts";
@@ -6,13 +21,10 @@ import { hashSecret, isSecretOf, newSecret, verifierMatches } from "./secrets.ts
 
 // The grants of the authorization server, in the state store: clients, codes, grants and tokens,
 // every secret kept as its hash. A grant is one person's approval of one client with one API key;
-// every token it gives acts as that key (its tier, its quota) for this server's /mcp only.
+// every token it gives acts as that key (its tier, its quota) for this server's /mcp only. The token
+// endpoint's rules are pure, in pipeline/domain/oauth-grants.ts: each grant here reads what the store
+// holds, asks those rules, then writes what they decided.
 
-export const CODE_SECONDS = 60;
-export const ACCESS_SECONDS = 3600;
-export const REFRESH_SECONDS = 30 * 86_400;
-/** A grant, and each refresh token of it, ends this long after the person approved it. */
-export const GRANT_SECONDS = 90 * 86_400;
 /** A registered client not used for this long is forgotten (registration is open to anyone). */
 export const CLIENT_SECONDS = 90 * 86_400;
 // As with key records, an access token's record is not read again from the store for this long: a
@@ -25,33 +37,6 @@ export interface OAuthClient {
   client_name: string;
   redirect_uris: string[];
   client_id_issued_at: number;
-}
-
-interface CodeRecord {
-  client_id: string;
-  redirect_uri: string;
-  challenge: string;
-  resource: string;
-  scope: string;
-  key_hash: string;
-  expires_at: number;
-}
-
-interface GrantRecord {
-  client_id: string;
-  key_hash: string;
-  resource: string;
-  scope: string;
-  created_at: number;
-}
-
-interface TokenRecord {
-  grant_id: string;
-  client_id: string;
-  key_hash: string;
-  resource: string;
-  scope: string;
-  expires_at: number;
 }
 
 export interface TokenSet {
@@ -129,6 +114,20 @@ export function createGrants(options: { store: Store; keys: KeyService; now?: ()
   const isRevoked = async (grantId: string) =>
     revokedHere.get(grantId) === true || (await store.getItem(key.revoked(grantId))) !== null;
 
+  /** What became of the key a grant acts as; the key service's own check, so a revocation shows at once here. */
+  const standingOf = async (keyHash: string): Promise<KeyStanding> => {
+    const owner = await keys.authenticateHash(keyHash);
+    return owner.ok ? "active" : owner.why === "revoked" ? "revoked" : "unknown";
+  };
+  const refused = async (verdict: GrantRefusal): Promise<OAuthFailure> => {
+    if (verdict.revokeGrant !== undefined) await revokeGrant(verdict.revokeGrant);
+    return failure(verdict.error, verdict.description);
+  };
+  const keepClient = async (clientId: string) => {
+    const client = await store.getItem<OAuthClient>(key.client(clientId));
+    if (client) await store.setItem(key.client(clientId), client, { ttlSeconds: CLIENT_SECONDS });
+  };
+
   const tokensFor = async (grantId: string, grant: GrantRecord): Promise<TokenSet> => {
     const access = newSecret("access");
     const refresh = newSecret("refresh");
@@ -144,11 +143,11 @@ export function createGrants(options: { store: Store; keys: KeyService; now?: ()
       copyWith(base, { expires_at: now() + ACCESS_SECONDS * 1000 }),
       { ttlSeconds: ACCESS_SECONDS },
     );
-    await store.setItem(
-      key.refresh(hashSecret(refresh)),
-      copyWith(base, { expires_at: now() + REFRESH_SECONDS * 1000 }),
-      { ttlSeconds: REFRESH_SECONDS },
-    );
+    // Never past the grant's end: a refresh token of an ended grant is simply unknown.
+    const refreshEnds = refreshEndsAt(grant, now());
+    await store.setItem(key.refresh(hashSecret(refresh)), copyWith(base, { expires_at: refreshEnds }), {
+      ttlSeconds: Math.max(1, Math.ceil((refreshEnds - now()) / 1000)),
+    });
     return {
       access_token: access,
       token_type: "Bearer",
@@ -184,39 +183,35 @@ export function createGrants(options: { store: Store; keys: KeyService; now?: ()
         return failure("invalid_grant", "not an authorization code of this server");
       const hash = hashSecret(input.code);
       const code = await store.getItem<CodeRecord>(key.code(hash));
-      if (!code || code.expires_at <= now())
-        return failure("invalid_grant", "the authorization code is unknown or expired");
-      if (code.client_id !== input.clientId)
-        return failure("invalid_grant", "the code was issued to another client");
-      if (code.redirect_uri !== input.redirectUri)
-        return failure("invalid_grant", "redirect_uri differs from the authorization request's");
-      if (!verifierMatches(input.verifier, code.challenge))
-        return failure("invalid_grant", "code_verifier does not match the code_challenge");
-      if (input.resource !== undefined && input.resource !== code.resource) {
-        return failure("invalid_target", `the code was issued for ${code.resource}`);
-      }
-      // Used once: the first exchange takes the code; a second one is a replay (RFC 9700 §4.2), and
-      // the tokens the first one gave are revoked with their grant.
+      const usedBy = code ? await store.getItem<string>(key.codeGrant(hash)) : null;
+      const standing = code ? await standingOf(code.key_hash) : "unknown";
+      const rule = {
+        clientId: input.clientId,
+        redirectUri: input.redirectUri,
+        resource: input.resource,
+        verifies: (challenge: string) => verifierMatches(input.verifier, challenge),
+      };
+      let verdict = checkCodeExchange({ code, usedBy, key: standing }, rule, now());
+      // Used once: the first exchange takes the code; one that comes after is judged again as the
+      // replay it is (RFC 9700 §4.2), and the tokens the first one gave are revoked with their grant.
       const grantId = newSecret("grant");
-      if (!(await store.setIfAbsent(key.codeGrant(hash), grantId, { ttlSeconds: CODE_SECONDS * 10 }))) {
-        const first = await store.getItem<string>(key.codeGrant(hash));
-        if (first) await revokeGrant(first);
-        return failure(
-          "invalid_grant",
-          "the authorization code was already used; the tokens it gave are revoked",
-        );
+      if (
+        verdict.ok &&
+        !(await store.setIfAbsent(key.codeGrant(hash), grantId, { ttlSeconds: CODE_SECONDS * 10 }))
+      ) {
+        const first = (await store.getItem<string>(key.codeGrant(hash))) ?? grantId;
+        verdict = checkCodeExchange({ code, usedBy: first, key: standing }, rule, now());
       }
+      if (!verdict.ok) return refused(verdict);
       const grant: GrantRecord = {
-        client_id: code.client_id,
-        key_hash: code.key_hash,
-        resource: code.resource,
-        scope: code.scope,
+        client_id: verdict.code.client_id,
+        key_hash: verdict.code.key_hash,
+        resource: verdict.code.resource,
+        scope: verdict.code.scope,
         created_at: now(),
       };
       await store.setItem(key.grant(grantId), grant, { ttlSeconds: GRANT_SECONDS });
-      // A client in use is kept: its registration lives on from its last grant.
-      const client = await store.getItem<OAuthClient>(key.client(code.client_id));
-      if (client) await store.setItem(key.client(code.client_id), client, { ttlSeconds: CLIENT_SECONDS });
+      await keepClient(grant.client_id);
       return tokensFor(grantId, grant);
     },
     async refresh(input) {
@@ -224,32 +219,28 @@ export function createGrants(options: { store: Store; keys: KeyService; now?: ()
         return failure("invalid_grant", "not a refresh token of this server");
       const hash = hashSecret(input.refreshToken);
       const token = await store.getItem<TokenRecord>(key.refresh(hash));
-      if (!token) {
-        // A spent token's record is gone; its mark says which grant it belonged to, which now ends.
-        const spentOf = await store.getItem<string>(key.refreshSpent(hash));
-        if (spentOf === null) return failure("invalid_grant", "the refresh token is unknown or expired");
-        await revokeGrant(spentOf);
-        return failure("invalid_grant", "the refresh token was already used; the grant is revoked");
+      const spent = await store.getItem<SpentMark>(key.refreshSpent(hash));
+      const grantId = token?.grant_id ?? (typeof spent === "string" ? spent : spent?.grant_id);
+      const grant = grantId ? await store.getItem<GrantRecord>(key.grant(grantId)) : null;
+      const grantRevoked = grantId ? await isRevoked(grantId) : false;
+      const standing = grant ? await standingOf(grant.key_hash) : "unknown";
+      let verdict = checkRefresh({ token, spent, grant, grantRevoked, key: standing }, input, now());
+      if (verdict.ok && !verdict.retry) {
+        // Rotated at each use: the first use marks the token spent; a use that lost the race to mark it
+        // is judged again against the mark, as a retry within the grace or as a replay.
+        const mark: SpentMark = { grant_id: verdict.grantId, client_id: input.clientId, spent_at: now() };
+        if (await store.setIfAbsent(key.refreshSpent(hash), mark, { ttlSeconds: REFRESH_SECONDS })) {
+          await store.removeItem(key.refresh(hash));
+        } else {
+          const first = await store.getItem<SpentMark>(key.refreshSpent(hash));
+          const again = { token, spent: first ?? mark, grant, grantRevoked, key: standing };
+          verdict = checkRefresh(again, input, now());
+        }
       }
-      if (token.expires_at <= now()) return failure("invalid_grant", "the refresh token expired");
-      if (token.client_id !== input.clientId)
-        return failure("invalid_grant", "the refresh token was issued to another client");
-      if (input.resource !== undefined && input.resource !== token.resource) {
-        return failure("invalid_target", `the grant is for ${token.resource}`);
-      }
-      // Rotated at each use: a spent refresh token coming back means it leaked, so the grant ends.
-      if (
-        !(await store.setIfAbsent(key.refreshSpent(hash), token.grant_id, { ttlSeconds: REFRESH_SECONDS }))
-      ) {
-        await revokeGrant(token.grant_id);
-        return failure("invalid_grant", "the refresh token was already used; the grant is revoked");
-      }
-      await store.removeItem(key.refresh(hash));
-      const grant = await store.getItem<GrantRecord>(key.grant(token.grant_id));
-      if (!grant || (await isRevoked(token.grant_id))) {
-        return failure("invalid_grant", "the grant was revoked or has ended");
-      }
-      return tokensFor(token.grant_id, grant);
+      if (!verdict.ok) return refused(verdict);
+      // A client in use is kept: its registration lives on from its last token.
+      await keepClient(verdict.grant.client_id);
+      return tokensFor(verdict.grantId, verdict.grant);
     },
     async revoke(token) {
       if (isSecretOf("access", token)) {

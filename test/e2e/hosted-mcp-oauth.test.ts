@@ -15,6 +15,7 @@ import type {
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REFRESH_RETRY_SECONDS } from "../../pipeline/domain/oauth-grants.ts";
 import { runPicks } from "../helpers/processes.ts";
 import { publishSampleDays } from "../helpers/published.ts";
 import { waitFor } from "../server/submissions/helpers.ts";
@@ -398,26 +399,24 @@ describe("the authorization server, from outside", () => {
     expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
   });
 
-  it("rotates refresh tokens, and ends the grant when a spent one comes back", async () => {
+  it("rotates refresh tokens, takes the client's retry within the grace, and ends the grant when a spent one comes back later", async () => {
     const got = await codeFor(key);
     const tokens = (await (await exchange(got)).json()) as { refresh_token: string };
-    const rotated = (await (
-      await token({
-        grant_type: "refresh_token",
-        refresh_token: tokens.refresh_token,
-        client_id: got.clientId,
-      })
-    ).json()) as { access_token: string; refresh_token: string };
-    expect(rotated.refresh_token).not.toBe(tokens.refresh_token);
-    expect((await mcpList(rotated.access_token)).status).toBe(200);
-    const reused = await token({
-      grant_type: "refresh_token",
-      refresh_token: tokens.refresh_token,
-      client_id: got.clientId,
-    });
+    const refresh = () =>
+      token({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: got.clientId });
+    // Two at once, as a client whose first answer was lost sends its retry: both get tokens.
+    const [rotated, retried] = (await Promise.all(
+      (await Promise.all([refresh(), refresh()])).map((answer) => answer.json()),
+    )) as { access_token: string; refresh_token: string }[];
+    expect(rotated?.refresh_token).not.toBe(tokens.refresh_token);
+    expect((await mcpList(rotated?.access_token as string)).status).toBe(200);
+    expect((await mcpList(retried?.access_token as string)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, (REFRESH_RETRY_SECONDS + 0.5) * 1000));
+    const reused = await refresh();
     expect(((await reused.json()) as { error: string }).error).toBe("invalid_grant");
-    expect((await mcpList(rotated.access_token)).status).toBe(401);
-  });
+    expect((await mcpList(rotated?.access_token as string)).status).toBe(401);
+    expect((await mcpList(retried?.access_token as string)).status).toBe(401);
+  }, 30_000);
 
   it("takes a token only for the resource it was issued for", async () => {
     const got = await codeFor(key);
@@ -528,6 +527,36 @@ describe("the authorization server, from outside", () => {
       7_000,
       "401 after revoke",
     );
+  }, 30_000);
+});
+
+describe("a grant of a key that is revoked", () => {
+  it("answers invalid_grant to its refresh and to a code approved before, so the client asks again", async () => {
+    const own = await issuePaidKey(env);
+    const got = await codeFor(own);
+    const approvedBefore = await codeFor(own);
+    const tokens = (await (await exchange(got)).json()) as { access_token: string; refresh_token: string };
+    const revoked = await runPicks(["keys", "revoke", own], { ...process.env, ...env });
+    expect(revoked.code, revoked.stderr).toBe(0);
+    // Seen by the server within the key cache's 5 s, as the key's own requests see it.
+    await waitFor(
+      async () => (await mcpList(tokens.access_token)).status === 401 || null,
+      7_000,
+      "401 after revoke",
+    );
+    const refreshed = await token({
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+      client_id: got.clientId,
+    });
+    expect(refreshed.status).toBe(400);
+    expect(await refreshed.json()).toMatchObject({
+      error: "invalid_grant",
+      error_description: expect.stringMatching(/API key .* revoked or replaced/),
+    });
+    const exchanged = await exchange(approvedBefore);
+    expect(exchanged.status).toBe(400);
+    expect(((await exchanged.json()) as { error: string }).error).toBe("invalid_grant");
   }, 30_000);
 });
 

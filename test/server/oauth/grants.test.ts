@@ -1,13 +1,14 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createKeyService, type KeyService } from "../../../server/access/key-service.ts";
 import {
   ACCESS_SECONDS,
   CODE_SECONDS,
-  createGrants,
-  type Grants,
-  type TokenSet,
-} from "../../../server/oauth/grants.ts";
+  GRANT_SECONDS,
+  REFRESH_RETRY_SECONDS,
+  REFRESH_SECONDS,
+} from "../../../pipeline/domain/oauth-grants.ts";
+import { createKeyService, type KeyService } from "../../../server/access/key-service.ts";
+import { createGrants, type Grants, type TokenSet } from "../../../server/oauth/grants.ts";
 import { hashSecret } from "../../../server/oauth/secrets.ts";
 import { type OpenedStore, useBackends } from "../store/backends.ts";
 
@@ -148,6 +149,7 @@ for (const backend of useBackends()) {
       if ("error" in next) throw new Error(next.error_description);
       expect(next.refresh_token).not.toBe(set.refresh_token);
       expect(await grants.authenticate(next.access_token, RESOURCE)).toMatchObject({ ok: true });
+      clock += REFRESH_RETRY_SECONDS * 1000;
       expect(
         await grants.refresh({ refreshToken: set.refresh_token, clientId, resource: undefined }),
       ).toMatchObject({
@@ -161,20 +163,80 @@ for (const backend of useBackends()) {
       });
     });
 
-    // Regression: a refresh rewrote its grant, and could undo a revocation made between its read and
-    // its write; two uses of one refresh token at once must end the grant whatever their order.
-    it("ends the grant when one refresh token is used twice at once", async () => {
+    // A client's own retry (two requests at once, or one resent after a lost answer) keeps its grant
+    // (OAuth 2.1 draft §4.3.1); once the grace is over, the spent token is a replay and ends it all.
+    it("takes a client's concurrent retry of one refresh token, and ends the grant on a use after the grace", async () => {
       const { set, clientId } = await tokens();
-      const both = await Promise.all([
-        grants.refresh({ refreshToken: set.refresh_token, clientId, resource: undefined }),
-        grants.refresh({ refreshToken: set.refresh_token, clientId, resource: undefined }),
-      ]);
-      expect(both.filter((answer) => "error" in answer)).not.toHaveLength(0);
-      for (const answer of both) {
-        if ("access_token" in answer) {
-          expect(await grants.authenticate(answer.access_token, RESOURCE)).toMatchObject({ ok: false });
-        }
+      const use = () => grants.refresh({ refreshToken: set.refresh_token, clientId, resource: undefined });
+      const both = await Promise.all([use(), use()]);
+      const issued = both.map((answer) => {
+        if ("error" in answer) throw new Error(answer.error_description);
+        return answer;
+      });
+      clock += 2_000;
+      const resent = await use();
+      if ("error" in resent) throw new Error(resent.error_description);
+      for (const answer of [...issued, resent])
+        expect(await grants.authenticate(answer.access_token, RESOURCE)).toMatchObject({ ok: true });
+
+      clock += REFRESH_RETRY_SECONDS * 1000;
+      expect(await use()).toMatchObject({ error: "invalid_grant", error_description: /already used/ });
+      for (const answer of [...issued, resent]) {
+        expect(await grants.authenticate(answer.access_token, RESOURCE)).toMatchObject({ ok: false });
+        expect(
+          await grants.refresh({ refreshToken: answer.refresh_token, clientId, resource: undefined }),
+        ).toMatchObject({ error: "invalid_grant" });
       }
+    });
+
+    it("ends the grant when another client sends a spent refresh token, even within the grace", async () => {
+      const { set, clientId } = await tokens();
+      const next = await grants.refresh({ refreshToken: set.refresh_token, clientId, resource: undefined });
+      if ("error" in next) throw new Error(next.error_description);
+      const other = await grants.registerClient({ client_name: "o", redirect_uris: [REDIRECT] });
+      expect(
+        await grants.refresh({
+          refreshToken: set.refresh_token,
+          clientId: other.client_id,
+          resource: undefined,
+        }),
+      ).toMatchObject({ error: "invalid_grant" });
+      expect(await grants.authenticate(next.access_token, RESOURCE)).toMatchObject({ ok: false });
+    });
+
+    it.each([
+      "revoke",
+      "rotate",
+    ] as const)("answers invalid_grant to a refresh and to a code approved before, once the key is %sd", async (change) => {
+      const { set, clientId } = await tokens();
+      const approved = await code(clientId);
+      await keys[change](apiKey);
+      expect(
+        await grants.refresh({ refreshToken: set.refresh_token, clientId, resource: undefined }),
+      ).toEqual({
+        error: "invalid_grant",
+        error_description: expect.stringMatching(/API key .* revoked or replaced/),
+      });
+      expect(
+        await grants.exchangeCode({ ...approved, clientId, redirectUri: REDIRECT, resource: undefined }),
+      ).toEqual({ error: "invalid_grant", error_description: expect.stringMatching(/revoked or replaced/) });
+    });
+
+    it("ends every refresh token at its grant's end, 90 days after the approval", async () => {
+      const { set, clientId } = await tokens();
+      let refreshToken = set.refresh_token;
+      // Refreshed every 29 days, as a client in use does: the last one still ends with the grant.
+      for (let day = 29; day < 90; day += 29) {
+        clock += 29 * 86_400_000;
+        const next = await grants.refresh({ refreshToken, clientId, resource: undefined });
+        if ("error" in next) throw new Error(`day ${day}: ${next.error_description}`);
+        refreshToken = next.refresh_token;
+      }
+      clock = Date.parse("2026-11-28T06:00:00Z") + GRANT_SECONDS * 1000 + 1;
+      expect(await grants.refresh({ refreshToken, clientId, resource: undefined })).toMatchObject({
+        error: "invalid_grant",
+      });
+      expect(REFRESH_SECONDS).toBeLessThan(GRANT_SECONDS);
     });
 
     it("revokes an access token alone, or a refresh token's whole grant", async () => {
