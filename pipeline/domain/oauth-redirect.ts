@@ -9,23 +9,13 @@ export const MAX_REDIRECT_URI_LENGTH = 2000;
 export const MAX_REDIRECT_URIS = 10;
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
-// A private-use scheme is the app's own (RFC 8252 §7.1: `com.example.app:/cb`, or `cursor://`): any
-// scheme but those a browser gives a meaning of its own, where a "redirect" would run or read something.
-const BROWSER_SCHEMES = new Set([
-  "http",
-  "https",
-  "javascript",
-  "data",
-  "file",
-  "blob",
-  "about",
-  "ftp",
-  "ws",
-  "wss",
-  "view-source",
-  "chrome",
-  "filesystem",
-]);
+// A private-use scheme is the app's own, named in reverse-domain form (RFC 8252 §7.1:
+// `com.example.app:/cb`): at least two dot-separated labels of letters, digits and hyphens. Such a name
+// is no scheme a browser or an operating system gives a meaning of its own (`javascript:`,
+// `vbscript:`, `mhtml:`, `jar:`, `mailto:`, `tel:` ...), so an allowlist rather than a blocklist.
+const REVERSE_DOMAIN = /^[a-z][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+$/;
+// The few MCP clients whose registered scheme predates that form, each an app's own: Cursor, VS Code.
+const APP_SCHEMES = new Set(["cursor", "vscode", "vscode-insiders"]);
 const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
 
 function parse(uri: string): URL | undefined {
@@ -59,8 +49,10 @@ export function checkRedirectUri(uri: string): { kind: RedirectKind } | { proble
       ? { kind: "loopback" }
       : { problem: "http is allowed only on loopback (127.0.0.1, [::1], localhost); use https" };
   }
-  if (BROWSER_SCHEMES.has(scheme)) return { problem: `the ${scheme}: scheme is not a redirect URI` };
-  return { kind: "private-use" };
+  if (REVERSE_DOMAIN.test(scheme) || APP_SCHEMES.has(scheme)) return { kind: "private-use" };
+  return {
+    problem: `the ${scheme}: scheme is not a redirect URI: use https, http on loopback, or an app's own scheme in reverse-domain form (com.example.app:/callback)`,
+  };
 }
 
 /**

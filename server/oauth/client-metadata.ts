@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { checkRedirectUri, MAX_REDIRECT_URIS } from "../../pipeline/domain/oauth-redirect.ts";
+import { ClientMetadataDocumentSchema, metadataProblem } from "../../pipeline/domain/oauth-client.ts";
 import { createBoundedCache } from "../bounded-cache.ts";
 import { type HostLookup, systemLookup } from "../outbound/checked-address.ts";
 import { safeFetch } from "../outbound/safe-fetch.ts";
@@ -12,13 +11,6 @@ import type { OAuthClient } from "./grants.ts";
 const MAX_BYTES = 5 * 1024;
 const TIMEOUT_MS = 5_000;
 const KEPT_MS = 5 * 60_000;
-
-const DocumentSchema = z.object({
-  client_id: z.string(),
-  client_name: z.string().min(1).max(100),
-  redirect_uris: z.array(z.string()).min(1).max(MAX_REDIRECT_URIS),
-  token_endpoint_auth_method: z.literal("none").optional(),
-});
 
 export interface ClientMetadataFetcher {
   /** Whether `clientId` names a metadata document rather than a registered client. */
@@ -104,20 +96,17 @@ export function createClientMetadataFetcher(options: {
     } catch {
       return { problem: "the client's metadata document is not JSON" };
     }
-    const parsed = DocumentSchema.safeParse(json);
+    const parsed = ClientMetadataDocumentSchema.safeParse(json);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      return {
-        problem: `the client's metadata document is not valid: ${issue?.path.join(".") || "/"} ${issue?.message}`,
-      };
+      const problem = metadataProblem(parsed.error);
+      return "redirectUri" in problem
+        ? { problem: `the client's redirect URI ${problem.redirectUri}` }
+        : {
+            problem: `the client's metadata document is not valid: ${problem.path || "/"} ${problem.message}`,
+          };
     }
     if (parsed.data.client_id !== clientId) {
       return { problem: "the client's metadata document names another client_id" };
-    }
-    for (const uri of parsed.data.redirect_uris) {
-      const checked = checkRedirectUri(uri);
-      if ("problem" in checked)
-        return { problem: `the client's redirect URI ${uri.slice(0, 200)}: ${checked.problem}` };
     }
     const client: OAuthClient = {
       client_id: clientId,

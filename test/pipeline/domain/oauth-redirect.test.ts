@@ -12,6 +12,9 @@ describe("checkRedirectUri", () => {
     ["cursor://anysphere.cursor-retrieval/oauth/callback", "private-use"],
     ["vscode://vscode.github-authentication/did-authenticate", "private-use"],
     ["com.example.app:/oauth2redirect", "private-use"],
+    ["com.example.app://callback", "private-use"],
+    ["io.github.some-app:/cb", "private-use"],
+    ["vscode-insiders://vscode.github-authentication/did-authenticate", "private-use"],
   ])("accepts %s as %s", (uri, kind) => {
     expect(checkRedirectUri(uri)).toEqual({ kind });
   });
@@ -25,6 +28,17 @@ describe("checkRedirectUri", () => {
     ["javascript:alert(1)", /javascript: scheme/],
     ["data:text/html,hi", /data: scheme/],
     ["file:///etc/passwd", /file: scheme/],
+    // The review's finds: schemes a browser or the system acts on, which a blocklist let through.
+    ["vbscript:msgbox(1)", /vbscript: scheme/],
+    ["livescript:alert(1)", /livescript: scheme/],
+    ["mhtml:file://c:/x.mht!x", /mhtml: scheme/],
+    ["jar:https://evil.example/x.jar!/", /jar: scheme/],
+    ["x-javascript:alert(1)", /x-javascript: scheme/],
+    ["mailto:someone@example.org", /mailto: scheme/],
+    ["tel:+15551234", /tel: scheme/],
+    ["ms-settings:privacy", /ms-settings: scheme/],
+    ["myapp://callback", /reverse-domain form/],
+    ["com.:/cb", /com.: scheme/],
     ["/relative/cb", /not an absolute URI/],
     ["", /not an absolute URI/],
     [`https://claude.ai/${"a".repeat(2000)}`, /longer than 2000/],
