@@ -16,6 +16,7 @@ import {
   HttpValidationErrorSchema,
   ValidationErrorSchema,
 } from "../../pipeline/domain/http-errors.ts";
+import { KeyIssueRequestSchema } from "../../pipeline/domain/key-request.ts";
 import { PickSchema } from "../../pipeline/domain/pick.ts";
 import { RankerCardSchema } from "../../pipeline/domain/ranker-card.ts";
 import { RubricSchema } from "../../pipeline/domain/rubric.ts";
@@ -37,7 +38,6 @@ import {
   WebhookListSchema,
   WebhookSecretSchema,
 } from "../../pipeline/domain/webhook.ts";
-import { KeyIssueRequestSchema } from "../routes/key-routes.ts";
 
 // The names clients see for the schemas (components.schemas). A body schema missing here still gets a
 // component, named after its operation; a schema nested in others is worth a name when it recurs.

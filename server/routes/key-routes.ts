@@ -1,13 +1,13 @@
 import type { H3 } from "h3";
-import { z } from "zod";
 import {
   type KeyIssued,
   KeyIssuedSchema,
   type KeyUsage,
   KeyUsageSchema,
 } from "../../pipeline/domain/api-answers.ts";
+import { KeyIssueRequestSchema } from "../../pipeline/domain/key-request.ts";
 import { TIERS } from "../../pipeline/domain/tiers.ts";
-import { limitByIp } from "../access/ip-limit.ts";
+import { issueFreeKey } from "../access/free-key.ts";
 import { authorize, quotaHeaders } from "../access/keyed.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
@@ -17,12 +17,6 @@ import { payloadTooLarge } from "../openapi/common-responses.ts";
 import type { PathDoc } from "../openapi/operation.ts";
 import { perAddressText } from "../openapi/rate-limits.ts";
 import { validateRequest } from "../validation/request.ts";
-
-/** POST /v1/keys: a self-issued free key. */
-export const KeyIssueRequestSchema = z.object({
-  email: z.string().min(3).max(120).describe("where to reach the key's owner"),
-  label: z.string().min(1).max(80).describe("what the key is for, e.g. the application's name"),
-});
 
 /**
  * The most of a key request that is read: 200 code points of fields, even written as 12-byte `\u`
@@ -92,18 +86,17 @@ export function registerKeyRoutes(app: H3, context: AppContext): void {
         { url: event.url, maxBytes: KEY_BODY_MAX_BYTES },
       );
       if (!request.ok) return jsonText(request);
-      const limit = context.config.keyIssueLimit;
-      const ipLimit = await limitByIp(context, event, "keys", limit, context.config.keyIssueWindowSeconds);
-      if (!ipLimit.allowed) {
-        const at = new Date(ipLimit.resetsAt).toISOString();
+      const issued = await issueFreeKey(context, event, request.value.body);
+      if (!issued.ok) {
+        const limit = context.config.keyIssueLimit;
+        const at = new Date(issued.resetsAt).toISOString();
         return detail(
           429,
           `This address already received ${limit === 1 ? "a key" : `${limit} keys`} in the last 24 hours; try again after ${at}.`,
-          ipLimit.headers,
+          issued.headers,
         );
       }
-      const { email, label } = request.value.body;
-      const { key, record } = await context.keys.issue({ tier: "free", email, label });
+      const { key, record } = issued;
       return json(
         201,
         {
@@ -114,7 +107,7 @@ export function registerKeyRoutes(app: H3, context: AppContext): void {
           created_at: record.created_at,
           note: "Store this key now: it is shown only this once. Send it in the X-API-Key header.",
         } satisfies KeyIssued,
-        { ...ipLimit.headers, "cache-control": "no-store" },
+        { ...issued.headers, "cache-control": "no-store" },
       );
     },
   });

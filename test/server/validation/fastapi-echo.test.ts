@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { KeyIssueRequestSchema } from "../../../server/routes/key-routes.ts";
+import { KeyIssueRequestSchema } from "../../../pipeline/domain/key-request.ts";
 import { PyFloat, pyJson } from "../../../server/validation/py-json.ts";
 import { validateRequest } from "../../../server/validation/request.ts";
 import { FASTAPI_ECHO_CASES } from "./fastapi-echo-cases.ts";
