@@ -50,6 +50,12 @@ export interface ServerConfig {
   publicBaseUrl: string | null;
   /** POST /oauth/register: client registrations per client address per hour. */
   oauthRegisterRate: Rate;
+  /** Client metadata documents fetched for one client address per hour (three times the registrations). */
+  oauthDocumentRate: Rate;
+  /** API keys tried on the consent page per client address per hour, so it is no oracle for guessing keys. */
+  oauthConsentRate: Rate;
+  /** POST /oauth/token: requests per client address per minute. */
+  oauthTokenRate: Rate;
   /** Test-only (OAUTH_ALLOW_LOOPBACK=1): client metadata documents served over http on 127.0.0.1. */
   oauthAllowLoopback: boolean;
   /** /metrics (METRICS_PORT, METRICS_TOKEN) and the request log (LOG_REQUESTS). */
@@ -155,15 +161,21 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
     },
     oldDayRate: { name: "old-days", limit: positiveInt(env, "OLD_DAY_RATE_LIMIT", 60), windowSeconds: 60 },
     publicBaseUrl: publicBaseUrl(env),
-    oauthRegisterRate: {
-      name: "oauth-register",
-      limit: positiveInt(env, "OAUTH_REGISTER_RATE_LIMIT", 10),
-      windowSeconds: 3600,
-    },
+    ...oauthRates(positiveInt(env, "OAUTH_REGISTER_RATE_LIMIT", 10)),
     oauthAllowLoopback: env.OAUTH_ALLOW_LOOPBACK?.trim() === "1",
     // Off here: `picks serve` reads them against its port and refuses bad ones (exit 2), and no other
     // command serves metrics, so a bad METRICS_* setting must not stop `picks keys` or `picks bench`.
     metrics: METRICS_OFF,
+  };
+}
+
+/** The authorization server's per-address rates; every fetch of a client's document is one made for whoever asks. */
+function oauthRates(registrations: number) {
+  return {
+    oauthRegisterRate: { name: "oauth-register", limit: registrations, windowSeconds: 3600 },
+    oauthDocumentRate: { name: "oauth-client-documents", limit: registrations * 3, windowSeconds: 3600 },
+    oauthConsentRate: { name: "oauth-consent", limit: 30, windowSeconds: 3600 },
+    oauthTokenRate: { name: "oauth-token", limit: 120, windowSeconds: 60 },
   };
 }
 

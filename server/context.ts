@@ -35,6 +35,8 @@ export interface AppContext {
   config: ServerConfig;
   /** Secret for hashing client addresses into store keys (plain hashes of IPv4 addresses can be reversed). */
   ipSecret: string;
+  /** Secret keying the consent form's CSRF tokens: its own, so that no use of one secret serves the other. */
+  csrfSecret: string;
   now: () => number;
   log: (message: string) => void;
   /** The verification playground's language-model review; "skipped" when no model is configured. */
@@ -50,12 +52,12 @@ export interface AppContext {
 }
 
 /**
- * The address-hashing secret is made once and kept in the store, so every process sharing a store
- * counts the same client under the same key.
+ * A secret of the service, made once and kept in the store, so every process sharing a store holds the
+ * same: the same client is counted under the same key, and a form made by one process is taken by another.
  */
-async function ipSecretOf(store: Store): Promise<string> {
-  await store.setIfAbsent("config:ip-secret", randomBytes(32).toString("hex"));
-  return (await store.getItem<string>("config:ip-secret")) as string;
+async function storedSecret(store: Store, name: "config:ip-secret" | "config:csrf-secret"): Promise<string> {
+  await store.setIfAbsent(name, randomBytes(32).toString("hex"));
+  return (await store.getItem<string>(name)) as string;
 }
 
 export async function createContext(options: {
@@ -91,7 +93,8 @@ export async function createContext(options: {
       now,
     }),
     bench: createBenchStore(options.store, keys),
-    ipSecret: await ipSecretOf(options.store),
+    ipSecret: await storedSecret(options.store, "config:ip-secret"),
+    csrfSecret: await storedSecret(options.store, "config:csrf-secret"),
     semantic: options.semantic ?? createSemanticChecker(undefined),
     papers: createPapersAnswers(options.snapshots),
     mcp: createHostedMcp({

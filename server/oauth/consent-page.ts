@@ -6,7 +6,22 @@ import type { AuthorizeRequest } from "../../pipeline/domain/oauth-authorize.ts"
 // from elsewhere; every text that came with the request is escaped.
 
 /** The fields the form carries back, so the POST is checked exactly as the GET was. */
-const CARRIED = ["client_id", "redirect_uri", "code_challenge", "state", "resource", "scope"] as const;
+export const CARRIED = ["client_id", "redirect_uri", "code_challenge", "state", "resource", "scope"] as const;
+export type CarriedField = (typeof CARRIED)[number];
+
+/** The values the form carries for a checked request. */
+export const carriedValues = (request: AuthorizeRequest): Record<CarriedField, string> => ({
+  client_id: request.clientId,
+  redirect_uri: request.redirectUri,
+  code_challenge: request.codeChallenge,
+  state: request.state ?? "",
+  resource: request.resource,
+  scope: request.scope,
+});
+
+/** One text for the carried values, in a fixed order: what the form's CSRF token is bound to. */
+export const requestBinding = (values: (name: CarriedField) => string): string =>
+  JSON.stringify(CARRIED.map(values));
 
 function page(title: string, body: string): string {
   return `<!doctype html>
@@ -46,14 +61,7 @@ export function consentPage(input: {
     const url = new URL(request.redirectUri);
     return url.protocol === "http:" || url.protocol === "https:" ? url.host : `${url.protocol}//`;
   })();
-  const values: Record<(typeof CARRIED)[number], string> = {
-    client_id: request.clientId,
-    redirect_uri: request.redirectUri,
-    code_challenge: request.codeChallenge,
-    state: request.state ?? "",
-    resource: request.resource,
-    scope: request.scope,
-  };
+  const values = carriedValues(request);
   const hidden = CARRIED.map(
     (name) => `<input type="hidden" name="${name}" value="${html(values[name])}">`,
   ).join("\n");

@@ -20,9 +20,18 @@ export const OPEN_CORS = {
 // Not per request: joined once, at load.
 const ERROR_HEADERS: Record<string, string> = { ...NO_STORE, ...OPEN_CORS };
 
-/** An OAuth error in the RFCs' JSON form. */
-export const oauthError = (status: number, error: string, description: string): Response =>
-  json(status, { error, error_description: description }, ERROR_HEADERS);
+/** An OAuth error in the RFCs' JSON form; `headers` adds to its own (a 429's Retry-After and RateLimit). */
+export const oauthError = (
+  status: number,
+  error: string,
+  description: string,
+  headers?: Record<string, string>,
+): Response =>
+  json(
+    status,
+    { error, error_description: description },
+    headers ? copyWith(headers, ERROR_HEADERS) : ERROR_HEADERS,
+  );
 
 /** This service's public origin: PUBLIC_BASE_URL, else the request's own. */
 export function baseUrlOf(context: Pick<AppContext, "config">, request: Request): string {
@@ -67,29 +76,41 @@ export function redirectTo(redirectUri: string, params: Record<string, string | 
 }
 
 const CSRF_COOKIE = "picks_oauth_csrf";
+/** How long a consent form may be sent back: its token ends on the server, its cookie in the browser. */
+export const CSRF_SECONDS = 900;
 
-/** A fresh form's CSRF pair: the cookie's nonce and the form's token, its HMAC under the service's secret. */
+const csrfMac = (secret: string, nonce: string, endsAt: string, request: string): string =>
+  createHmac("sha256", secret).update(`oauth-csrf\n${nonce}\n${endsAt}\n${request}`).digest("base64url");
+
+/**
+ * A fresh form's CSRF pair: the cookie's nonce, and the form's token, which binds that nonce to this
+ * authorization request (`request`, its carried fields) and to an end CSRF_SECONDS from now, under the
+ * service's CSRF secret.
+ */
 export function newCsrf(
-  context: Pick<AppContext, "ipSecret">,
+  context: Pick<AppContext, "csrfSecret" | "now">,
   secure: boolean,
+  request: string,
 ): { token: string; cookie: string } {
   const nonce = randomBytes(16).toString("base64url");
-  const token = createHmac("sha256", context.ipSecret).update(`oauth-csrf:${nonce}`).digest("base64url");
-  const cookie = `${CSRF_COOKIE}=${nonce}; Path=/oauth; HttpOnly; SameSite=Strict; Max-Age=900${secure ? "; Secure" : ""}`;
+  const endsAt = (context.now() + CSRF_SECONDS * 1000).toString(36);
+  const token = `${endsAt}.${csrfMac(context.csrfSecret, nonce, endsAt, request)}`;
+  const cookie = `${CSRF_COOKIE}=${nonce}; Path=/oauth; HttpOnly; SameSite=Strict; Max-Age=${CSRF_SECONDS}${secure ? "; Secure" : ""}`;
   return { token, cookie };
 }
 
-/** Whether a consent POST carries the token made for its own cookie. */
+/** Whether a consent POST carries, before its end, the token made for its own cookie and its own request. */
 export function csrfHolds(
-  context: Pick<AppContext, "ipSecret">,
+  context: Pick<AppContext, "csrfSecret" | "now">,
   cookieHeader: string | null,
   token: string | undefined,
+  request: string,
 ): boolean {
   const nonce = new RegExp(`(?:^|;\\s*)${CSRF_COOKIE}=([A-Za-z0-9_-]{10,64})`).exec(cookieHeader ?? "")?.[1];
-  if (!nonce || !token) return false;
-  const expected = Buffer.from(
-    createHmac("sha256", context.ipSecret).update(`oauth-csrf:${nonce}`).digest("base64url"),
-  );
-  const given = Buffer.from(token);
+  const [endsAt = "", mac = ""] = (token ?? "").split(".");
+  if (!nonce || !/^[0-9a-z]{1,12}$/.test(endsAt) || Number.parseInt(endsAt, 36) <= context.now())
+    return false;
+  const expected = Buffer.from(csrfMac(context.csrfSecret, nonce, endsAt, request));
+  const given = Buffer.from(mac);
   return expected.length === given.length && timingSafeEqual(expected, given);
 }

@@ -63,8 +63,10 @@ export const mcpPaths: readonly PathDoc[] = [
         "Tools labs_papers, labs_paper, labs_axes and labs_stats, with the tier's history and page size " +
         "applied as for GET /v1/papers. The answer is JSON, or an event stream (text/event-stream) for " +
         "a client that accepts only that. GET and DELETE answer 405: there is no stream or session to " +
-        "open or end. A browser origin not in MCP_ALLOWED_ORIGINS is refused; requests without Origin " +
-        "are allowed. The key may also come as `Authorization: Bearer <key>`.",
+        "open or end. A browser origin not in MCP_ALLOWED_ORIGINS is refused; an allowed one's preflight " +
+        "(OPTIONS) passes, and its answers expose WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version, " +
+        "the RateLimit headers and Retry-After. Requests without Origin are allowed, and get no CORS " +
+        "headers. The key may also come as `Authorization: Bearer <key>`.",
       tags: ["mcp"],
       keyed: true,
       bearer: true,
@@ -152,6 +154,33 @@ function unauthorized(message: string, challenge: string): Response {
   return detail(401, message, { "www-authenticate": challenge });
 }
 
+// A browser client on an origin the operator allows (MCP_ALLOWED_ORIGINS) reads the challenge that
+// starts OAuth, the session a server may name, and how long to wait after a 429.
+const MCP_EXPOSED_HEADERS =
+  "www-authenticate, mcp-session-id, mcp-protocol-version, ratelimit, ratelimit-policy, retry-after";
+const MCP_ALLOWED_HEADERS =
+  "authorization, content-type, accept, x-api-key, mcp-protocol-version, mcp-session-id, last-event-id";
+
+/** The CORS headers of an answer to an allowed origin; none for a request without Origin, as before. */
+function corsOf(request: Request): Record<string, string> | undefined {
+  const origin = request.headers.get("origin");
+  if (origin === null) return undefined;
+  return {
+    "access-control-allow-origin": origin,
+    "access-control-expose-headers": MCP_EXPOSED_HEADERS,
+    vary: "origin",
+  };
+}
+
+/** The preflight of an allowed origin (the caller refused every other): POST with its headers may follow. */
+function mcpPreflight(request: Request): Response {
+  const headers = new Headers(corsOf(request));
+  headers.set("access-control-allow-methods", "POST, OPTIONS");
+  headers.set("access-control-allow-headers", MCP_ALLOWED_HEADERS);
+  headers.set("access-control-max-age", "600");
+  return new Response(null, { status: 204, headers });
+}
+
 /** The 403 of a browser origin that may not call /mcp; undefined when allowed. */
 export function refusedOrigin(request: Request, allowed: readonly string[]): Response | undefined {
   const origin = request.headers.get("origin");
@@ -169,10 +198,27 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * One POST /mcp, its origin already allowed: the route and the fast path both answer through it, and
- * note the key it acted as (once known) for the request log. `query` is the request's query string,
- * read apart so that the fast path need not parse the URL.
+ * note the key it acted as (once known) for the request log; an allowed origin gets its CORS headers
+ * on either. `query` is the request's query string, read apart so that the fast path need not parse
+ * the URL.
  */
 export async function answerMcpPost(
+  context: AppContext,
+  request: Request,
+  query: URLSearchParams,
+): Promise<{ answer: Response | McpParts; key?: KeyRecord }> {
+  const answered = await answerKeyed(context, request, query);
+  const cors = corsOf(request);
+  if (cors === undefined) return answered;
+  const { answer } = answered;
+  for (const [name, value] of Object.entries(cors)) {
+    if (answer instanceof Response) answer.headers.set(name, value);
+    else answer.headers[name] = value;
+  }
+  return answered;
+}
+
+async function answerKeyed(
   context: AppContext,
   request: Request,
   query: URLSearchParams,
@@ -273,6 +319,7 @@ export function registerMcpRoutes(app: H3, context: AppContext): void {
       if (event.url.pathname !== MCP_ROUTE) return notFound();
       const refused = refusedOrigin(event.req, context.config.mcpAllowedOrigins);
       if (refused) return refused;
+      if (event.req.method === "OPTIONS" && event.req.headers.has("origin")) return mcpPreflight(event.req);
       if (event.req.method !== "POST") return methodNotAllowed(["POST"]);
       const { answer, key } = await answerMcpPost(context, event.req, event.url.searchParams);
       if (key) noteKey(event.context, key);

@@ -29,7 +29,7 @@ const good = {
 describe("checkAuthorize", () => {
   it("accepts a complete request", () => {
     expect(checkAuthorize(params(good), CLIENT, RESOURCE)).toEqual({
-      status: "ok",
+      ok: true,
       request: {
         clientId: "client-1",
         redirectUri: "https://app.example.org/cb",
@@ -48,12 +48,13 @@ describe("checkAuthorize", () => {
       RESOURCE,
     );
     expect(checked).toMatchObject({
-      status: "ok",
+      ok: true,
       request: { redirectUri: "http://127.0.0.1:40123/cb", resource: RESOURCE },
     });
   });
 
-  // Never redirected: the request cannot be trusted to say where the person goes.
+  // Never redirected: the request cannot be trusted to say where the person goes, and even a good
+  // redirect URI is anyone's to register (RFC 9700 §4.11.2).
   it.each([
     ["no client_id", { client_id: undefined }, undefined, "invalid_request"],
     ["an unknown client", {}, "none", "invalid_client"],
@@ -81,7 +82,7 @@ describe("checkAuthorize", () => {
       client === "none" ? undefined : CLIENT,
       RESOURCE,
     );
-    expect(checked).toMatchObject({ status: "page", error });
+    expect(checked).toEqual({ ok: false, error, description: expect.any(String) });
   });
 
   it.each([
@@ -92,10 +93,9 @@ describe("checkAuthorize", () => {
     ["another resource", { resource: "https://other.example/mcp" }, "invalid_target"],
     ["an unknown scope", { scope: "admin" }, "invalid_scope"],
     ["a repeated state", { state: ["a", "b"] }, "invalid_request"],
-  ])("sends %s back to the client with its state", (_name, change, error) => {
+    ["a state longer than 512 characters", { state: "s".repeat(513) }, "invalid_request"],
+  ])("shows %s on the page too, with nothing to redirect with", (_name, change, error) => {
     const checked = checkAuthorize(params({ ...good, ...change }), CLIENT, RESOURCE);
-    expect(checked).toMatchObject({ status: "redirect", redirectUri: "https://app.example.org/cb", error });
-    if (!Array.isArray((change as { state?: unknown }).state))
-      expect(checked).toMatchObject({ state: "xyz" });
+    expect(checked).toEqual({ ok: false, error, description: expect.any(String) });
   });
 });
