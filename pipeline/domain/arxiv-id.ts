@@ -35,3 +35,21 @@ export function normalizeArxivRef(input: string): string | undefined {
   }
   return isArxivId(ref) ? baseArxivId(ref) : undefined;
 }
+
+/**
+ * The first day of the month an id was issued in (its YYMM): a paper is announced no earlier, and new
+ * submissions within days of it. Old-style ids run from 1991 to 2007.
+ * @example issuedMonth("2606.12785") // "2026-06-01"
+ */
+export function issuedMonth(id: string): string | undefined {
+  const digits = NEW_STYLE_ID.test(id)
+    ? id.slice(0, 4)
+    : OLD_STYLE_ID.test(id)
+      ? id.split("/")[1]?.slice(0, 4)
+      : undefined;
+  if (digits === undefined) return undefined;
+  const year = Number(digits.slice(0, 2));
+  const month = digits.slice(2, 4);
+  if (Number(month) < 1 || Number(month) > 12) return undefined;
+  return `${year >= 91 ? 1900 + year : 2000 + year}-${month}-01`;
+}

@@ -21,6 +21,14 @@ import { PickSchema } from "../../pipeline/domain/pick.ts";
 import { RankerCardSchema } from "../../pipeline/domain/ranker-card.ts";
 import { RubricSchema } from "../../pipeline/domain/rubric.ts";
 import { ScoresSchema } from "../../pipeline/domain/score.ts";
+import { ScreenedDaySchema } from "../../pipeline/domain/screened.ts";
+import {
+  PaperAnswerSchema,
+  PapersAnswerSchema,
+  ScreenedListItemSchema,
+  ScreenedPaperAnswerSchema,
+  ScreenedPapersListSchema,
+} from "../../pipeline/domain/screened-answers.ts";
 import { DailySnapshotSchema, RecentSchema, StatsSchema } from "../../pipeline/domain/snapshot.ts";
 import {
   LeaderboardEntrySchema,
@@ -62,6 +70,12 @@ export const ANSWER_SCHEMA_NAMES: Readonly<Record<string, z.ZodType>> = {
   KeyUsage: KeyUsageSchema,
   PapersList: PapersListSchema,
   PaperListItem: PaperListItemSchema,
+  PapersAnswer: PapersAnswerSchema,
+  ScreenedPapersList: ScreenedPapersListSchema,
+  ScreenedListItem: ScreenedListItemSchema,
+  PaperAnswer: PaperAnswerSchema,
+  ScreenedPaperAnswer: ScreenedPaperAnswerSchema,
+  ScreenedDay: ScreenedDaySchema,
   VerifyResult: VerifyResultSchema,
   SubmissionAccepted: SubmissionAcceptedSchema,
   SubmissionView: SubmissionViewSchema,

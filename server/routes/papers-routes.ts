@@ -1,15 +1,15 @@
 import type { H3, H3Event } from "h3";
 import { z } from "zod";
-import { PapersListSchema } from "../../pipeline/domain/api-answers.ts";
 import { ARXIV_ID_PATTERN, baseArxivId } from "../../pipeline/domain/arxiv-id.ts";
 import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
+import { LOWERED_FILTERS, MAX_DAYS, withinHistory } from "../../pipeline/domain/papers-query.ts";
 import {
-  LOWERED_FILTERS,
-  MAX_DAYS,
-  PapersQuerySchema,
-  withinHistory,
-} from "../../pipeline/domain/papers-query.ts";
-import { PickSchema } from "../../pipeline/domain/pick.ts";
+  PaperAnswerSchema,
+  PaperRequestSchema,
+  PapersAnswerSchema,
+  PapersRequestSchema,
+  screenedPaperAnswer,
+} from "../../pipeline/domain/screened-answers.ts";
 import { TIERS } from "../../pipeline/domain/tiers.ts";
 import type { KeyRecord } from "../access/key-service.ts";
 import { authorize, authorizeKey, quotaHeaders, spendOrRefuse } from "../access/keyed.ts";
@@ -20,6 +20,7 @@ import { noteKey } from "../metrics/request-notes.ts";
 import type { PathDoc } from "../openapi/operation.ts";
 import { quotaText } from "../openapi/rate-limits.ts";
 import { papersIndex } from "../snapshots/papers-index.ts";
+import { findScreened } from "../snapshots/screened-papers.ts";
 import { DayUnavailableError } from "../snapshots/snapshot-cache.ts";
 import { validationErrorBody } from "../validation/errors.ts";
 import { validatePath, validateQuery } from "../validation/request.ts";
@@ -47,13 +48,20 @@ export const papersPaths: readonly PathDoc[] = [
         "The picks of the last `days` calendar days (counted back from the latest published day), newest " +
         "day first, then by rank, filtered by score. `days` and `limit` take any integer from 1 up: beyond " +
         "the tier's history or page size, and beyond the maxima below, which bound every tier (a full " +
-        `history reaches ${MAX_DAYS} days), they are lowered, not refused, and \`applied.capped\` says which.`,
+        `history reaches ${MAX_DAYS} days), they are lowered, not refused, and \`applied.capped\` says which. ` +
+        "With `scope=screened`, every paper the days screened, picked or not, in the model's order (`rank`), " +
+        "with the same filters, history and page size, each item marked `picked` with its `reason`; days " +
+        "published before screened files existed add none.",
       tags: ["papers"],
       keyed: true,
       rateLimit: quotaText(),
-      query: PapersQuerySchema,
+      query: PapersRequestSchema,
       responses: {
-        200: { description: "One page of matching picks.", body: PapersListSchema, headers: quotaHeaderDocs },
+        200: {
+          description: "One page of matching picks, or with `scope=screened` of matching screened papers.",
+          body: PapersAnswerSchema,
+          headers: quotaHeaderDocs,
+        },
         401: "Unauthorized",
         422: "ValidationFailed",
         429: "TooManyRequests",
@@ -70,20 +78,31 @@ export const papersPaths: readonly PathDoc[] = [
       summary: "One pick in full",
       description:
         "The newest pick of a paper, with its scores, their evidence and its citation data. A version " +
-        "suffix (v2) is ignored. An old-style id's slash may be sent as %2F or as written.",
+        "suffix (v2) is ignored. An old-style id's slash may be sent as %2F or as written. With " +
+        "`scope=screened`, any screened paper, picked or not, as its day's screened file holds it (rubric " +
+        "levels, likelihoods, `picked` and `reason`), looked for in the days from its id's month to three " +
+        "months after.",
       tags: ["papers"],
       keyed: true,
       rateLimit: quotaText(),
       path: PaperPathSchema,
+      query: PaperRequestSchema,
       responses: {
-        200: { description: "The pick.", body: PickSchema, headers: quotaHeaderDocs },
+        200: {
+          description: "The pick, or with `scope=screened` the screened paper.",
+          body: PaperAnswerSchema,
+          headers: quotaHeaderDocs,
+        },
         401: "Unauthorized",
         403: {
           description: "The pick is older than the tier's history reaches. Spends nothing.",
           body: HttpErrorSchema,
           headers: quotaHeaderDocs,
         },
-        404: { description: "No pick has this arXiv id.", body: HttpErrorSchema },
+        404: {
+          description: "No pick (or with `scope=screened`, no screened paper) has this arXiv id.",
+          body: HttpErrorSchema,
+        },
         422: "ValidationFailed",
         429: "TooManyRequests",
         503: {
@@ -115,13 +134,25 @@ export async function answerPapersList(
 ): Promise<Response | PapersListAnswer> {
   const record = await authorizeKey(context, key, params);
   if (record instanceof Response) return record;
-  const query = validateQuery(PapersQuerySchema, params, { lowered: LOWERED_FILTERS });
+  const query = validateQuery(PapersRequestSchema, params, { lowered: LOWERED_FILTERS });
   if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
   const spent = await spendOrRefuse(context, record);
   if (spent instanceof Response) return spent;
   await context.snapshots.ready();
+  // The scope is kept apart from the filters: a picks answer is the same bytes with or without
+  // `scope=picks`, and as before the parameter existed.
+  const { scope, ...filters } = query.value;
+  if (scope === "screened") {
+    try {
+      const body = await context.papers.screened(record.tier, filters);
+      return { body, headers: spent.headers, key: record };
+    } catch (error) {
+      if (!(error instanceof DayUnavailableError)) throw error;
+      return detail(503, `The screened papers cannot be read right now: ${error.message}`, spent.headers);
+    }
+  }
   // The quota is spent and the RateLimit headers are the key's whatever answer is kept.
-  return { body: context.papers.list(record.tier, query.value), headers: spent.headers, key: record };
+  return { body: context.papers.list(record.tier, filters), headers: spent.headers, key: record };
 }
 
 /** The keyed queries over the published picks, answered from memory. */
@@ -143,8 +174,16 @@ export function registerPapersRoutes(app: H3, context: AppContext): void {
     const record = await authorize(event, context);
     if (record instanceof Response) return record;
     const path = validatePath(PaperPathSchema, { arxiv_id: id });
-    if (!path.ok) return jsonText({ status: 422, body: validationErrorBody(path.issues) });
+    // Only a query that names a scope is read: a request without one is answered as before it existed.
+    const scoped = event.url.searchParams.has("scope")
+      ? validateQuery(PaperRequestSchema, event.url.searchParams)
+      : undefined;
+    if (!path.ok || scoped?.ok === false) {
+      const issues = [...(path.ok ? [] : path.issues), ...(scoped?.ok === false ? scoped.issues : [])];
+      return jsonText({ status: 422, body: validationErrorBody(issues) });
+    }
     await context.snapshots.ready();
+    if (scoped?.value.scope === "screened") return screenedPaper(record, path.value.arxiv_id);
     const index = papersIndex(context.snapshots.days());
     const found = index.byId.get(baseArxivId(path.value.arxiv_id));
     const latest = context.snapshots.latestDate();
@@ -167,6 +206,33 @@ export function registerPapersRoutes(app: H3, context: AppContext): void {
       if (!(error instanceof DayUnavailableError)) throw error;
       return detail(503, `${path.value.arxiv_id} cannot be read right now: ${error.message}`, spent.headers);
     }
+  };
+
+  const screenedPaper = async (record: KeyRecord, id: string) => {
+    const found = await findScreened(context.snapshots, context.snapshots.days(), baseArxivId(id)).catch(
+      (error: unknown) => {
+        if (error instanceof DayUnavailableError) return error;
+        throw error;
+      },
+    );
+    if (found instanceof DayUnavailableError) {
+      return detail(503, `${id} cannot be looked up right now: ${found.message}`);
+    }
+    const latest = context.snapshots.latestDate();
+    if (!found || latest === null) return detail(404, `No screened paper with arXiv id ${id}`);
+    const history = TIERS[record.tier].history_days;
+    if (!withinHistory(found.day.date, latest, history)) {
+      const usage = await context.keys.usage(record);
+      return detail(
+        403,
+        `${id} was screened on ${found.day.date}, outside the ${history} days of history of the ${record.tier} tier.`,
+        quotaHeaders(record, usage),
+      );
+    }
+    const spent = await spendOrRefuse(context, record);
+    if (spent instanceof Response) return spent;
+    const body = JSON.stringify(screenedPaperAnswer(found.day, found.paper));
+    return jsonText({ status: 200, body }, spent.headers);
   };
 
   route(app, "/v1/papers/:arxiv_id", { GET: (event) => onePaper(event, pathParam(event, "arxiv_id")) });

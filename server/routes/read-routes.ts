@@ -4,6 +4,7 @@ import { type Health, HealthSchema } from "../../pipeline/domain/api-answers.ts"
 import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
 import { RankerCardSchema } from "../../pipeline/domain/ranker-card.ts";
 import { RubricSchema } from "../../pipeline/domain/rubric.ts";
+import { ScreenedDaySchema } from "../../pipeline/domain/screened.ts";
 import { DailySnapshotSchema, RecentSchema, StatsSchema } from "../../pipeline/domain/snapshot.ts";
 import { limitByIp } from "../access/ip-limit.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
@@ -140,6 +141,25 @@ export const readPaths: readonly PathDoc[] = [
       },
     ),
   },
+  {
+    route: "/v1/screened/:date",
+    get: snapshotOperation(
+      "getScreenedDay",
+      "One day's screened papers",
+      "Every candidate a published day screened, in the model's order: its rubric levels, total and REG " +
+        "FIT, the must-read and on-topic likelihoods, whether it was picked (the day's picks, in their " +
+        "order) and why or why not, in plain words. Days published before screened files existed have " +
+        "none (404).",
+      ScreenedDaySchema,
+      {
+        path: DailyPathSchema,
+        rateLimit:
+          `Read from its file when asked and kept a while with the older days; a read of one not held ` +
+          `counts against ${perAddressText(DEFAULT_CONFIG.oldDayRate.limit, DEFAULT_CONFIG.oldDayRate.windowSeconds, "OLD_DAY_RATE_LIMIT")}`,
+        responses: { 422: "ValidationFailed", 429: "TooManyRequests" },
+      },
+    ),
+  },
 ];
 
 /** The public, unkeyed routes: health and the snapshot files (also served by the fast path). */
@@ -170,43 +190,47 @@ export function registerReadRoutes(app: H3, context: AppContext): void {
   for (const path of ["/v1/stats", "/v1/axes", "/v1/ranker", "/v1/recent", "/v1/daily/latest"]) {
     route(app, path, { GET: (event) => snapshot(event, path) });
   }
-  route(app, "/v1/daily/:date", {
-    GET: async (event) => {
-      const date = pathParam(event, "date");
-      const issue = checkDateParam(date);
-      if (issue)
-        return json(422, {
-          detail: [{ type: issue.type, loc: ["path", "date"], msg: issue.msg, input: date }],
-        });
-      // Older days are not held in memory: read from their files, and kept a while. Such a read costs
-      // a file, a hash and maybe a compression, so it has a per-address rate; held days have none.
-      const path = `/v1/daily/${date}`;
-      let limited: Record<string, string> = {};
-      if (!context.snapshots.lookup(path)) {
-        const { limit, windowSeconds, name } = context.config.oldDayRate;
-        const rate = await limitByIp(context, event, name, limit, windowSeconds);
-        if (!rate.allowed) {
-          return detail(
-            429,
-            `Too many reads of days older than the ones held in memory: at most ${limit} per minute per ` +
-              `client address. Retry after ${rate.headers["retry-after"]} seconds, or read the recent days.`,
-            rate.headers,
-          );
-        }
-        limited = rate.headers;
+  // A dated file: a day's picks or its screened candidates.
+  const datedFile = async (event: H3Event, folder: "daily" | "screened"): Promise<Response> => {
+    const date = pathParam(event, "date");
+    const issue = checkDateParam(date);
+    if (issue)
+      return json(422, {
+        detail: [{ type: issue.type, loc: ["path", "date"], msg: issue.msg, input: date }],
+      });
+    // Older days are not held in memory: read from their files, and kept a while. Such a read costs
+    // a file, a hash and maybe a compression, so it has a per-address rate; held days have none.
+    const path = `/v1/${folder}/${date}`;
+    let limited: Record<string, string> = {};
+    if (!context.snapshots.lookup(path)) {
+      const { limit, windowSeconds, name } = context.config.oldDayRate;
+      const rate = await limitByIp(context, event, name, limit, windowSeconds);
+      if (!rate.allowed) {
+        return detail(
+          429,
+          `Too many reads of days older than the ones held in memory: at most ${limit} per minute per ` +
+            `client address. Retry after ${rate.headers["retry-after"]} seconds, or read the recent days.`,
+          rate.headers,
+        );
       }
-      let prepared: Awaited<ReturnType<typeof context.snapshots.read>>;
-      try {
-        prepared = await context.snapshots.read(path);
-      } catch (error) {
-        // Bytes in the bucket that are not the manifest's: not served, and not a 404 a CDN would keep.
-        if (!(error instanceof DayUnavailableError)) throw error;
-        return detail(503, error.message, { ...limited, "retry-after": "60" });
-      }
-      if (!prepared) return detail(404, `No snapshot for ${date}`, limited);
-      const answer = sendPrepared(prepared, event.req);
-      for (const [name, value] of Object.entries(limited)) answer.headers.set(name, value);
-      return answer;
-    },
-  });
+      limited = rate.headers;
+    }
+    let prepared: Awaited<ReturnType<typeof context.snapshots.read>>;
+    try {
+      prepared = await context.snapshots.read(path);
+    } catch (error) {
+      // Bytes in the bucket that are not the manifest's: not served, and not a 404 a CDN would keep.
+      if (!(error instanceof DayUnavailableError)) throw error;
+      return detail(503, error.message, { ...limited, "retry-after": "60" });
+    }
+    if (!prepared) {
+      const what = folder === "daily" ? "No snapshot" : "No screened file";
+      return detail(404, `${what} for ${date}`, limited);
+    }
+    const answer = sendPrepared(prepared, event.req);
+    for (const [name, value] of Object.entries(limited)) answer.headers.set(name, value);
+    return answer;
+  };
+  route(app, "/v1/daily/:date", { GET: (event) => datedFile(event, "daily") });
+  route(app, "/v1/screened/:date", { GET: (event) => datedFile(event, "screened") });
 }

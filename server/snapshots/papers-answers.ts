@@ -1,7 +1,8 @@
 import { LRUCache } from "lru-cache";
-import { type PapersQuery, queryPapers } from "../../pipeline/domain/papers-query.ts";
+import { type PapersPage, type PapersQuery, queryPapers } from "../../pipeline/domain/papers-query.ts";
 import { TIERS, type TierName } from "../../pipeline/domain/tiers.ts";
 import { type PapersIndex, papersIndex } from "./papers-index.ts";
+import { queryScreened, type ScreenedItems } from "./screened-papers.ts";
 import type { SnapshotCache } from "./snapshot-cache.ts";
 
 // The bytes of GET /v1/papers answers. A full ten-year history takes tens of milliseconds to filter,
@@ -24,6 +25,11 @@ export interface PapersAnswers {
   /** The bytes of a list answer for this tier and validated query, once the history is loaded. */
   list(tier: TierName, query: PapersQuery): Buffer;
   /**
+   * The bytes of a `scope=screened` list answer, read from the days' screened files: as a picks
+   * answer, with `applied.scope`. Throws DayUnavailableError when a screened file cannot be read.
+   */
+  screened(tier: TierName, query: PapersQuery): Promise<Buffer>;
+  /**
    * Makes the JSON of the newest NEWEST_ITEMS items of the current generation, a slice a turn: the
    * first full-history query after a start or a reload then concatenates.
    */
@@ -36,7 +42,9 @@ interface Generation {
   items: Map<object, Buffer>;
 }
 
-export function createPapersAnswers(snapshots: Pick<SnapshotCache, "days" | "ready">): PapersAnswers {
+export function createPapersAnswers(
+  snapshots: Pick<SnapshotCache, "days" | "ready" | "readScreened">,
+): PapersAnswers {
   let current: Generation | undefined;
   const generation = (): Generation => {
     const days = snapshots.days();
@@ -63,25 +71,49 @@ export function createPapersAnswers(snapshots: Pick<SnapshotCache, "days" | "rea
   };
 
   /** The same bytes as JSON.stringify of `{tier, applied, total, returned, papers}`. */
-  const listAnswer = ({ index, items }: Generation, tier: TierName, query: PapersQuery): Buffer => {
-    const limits = TIERS[tier];
-    const page = queryPapers(index.days, query, {
-      historyDays: limits.history_days,
-      maxLimit: limits.max_limit,
-    });
-    const head = JSON.stringify({
-      tier,
-      applied: page.applied,
-      total: page.total,
-      returned: page.picks.length,
-    });
+  const answerBytes = (
+    encode: (item: object) => Buffer,
+    tier: TierName,
+    page: PapersPage<object>,
+    applied: object,
+  ): Buffer => {
+    const head = JSON.stringify({ tier, applied, total: page.total, returned: page.picks.length });
     const parts: Buffer[] = [Buffer.from(`${head.slice(0, -1)},"papers":[`)];
     page.picks.forEach((item, at) => {
       if (at > 0) parts.push(COMMA);
-      parts.push(encodedItem(items, item));
+      parts.push(encode(item));
     });
     parts.push(CLOSE);
     return Buffer.concat(parts);
+  };
+
+  // A screened item's JSON lives as long as its parsed file (a bounded few weeks of them), not as long
+  // as the generation: every screened paper of a long history would not fit in memory.
+  const screenedItems = new WeakMap<object, Buffer>();
+  const screenedLists: ScreenedItems = new WeakMap();
+  const encodedScreened = (item: object): Buffer => {
+    let bytes = screenedItems.get(item);
+    if (bytes === undefined) {
+      bytes = Buffer.from(JSON.stringify(item));
+      screenedItems.set(item, bytes);
+    }
+    return bytes;
+  };
+
+  const capsOf = (tier: TierName) => ({
+    historyDays: TIERS[tier].history_days,
+    maxLimit: TIERS[tier].max_limit,
+  });
+
+  const listAnswer = ({ index, items }: Generation, tier: TierName, query: PapersQuery): Buffer => {
+    const page = queryPapers(index.days, query, capsOf(tier));
+    return answerBytes((item) => encodedItem(items, item), tier, page, page.applied);
+  };
+
+  const screenedAnswer = async (made: Generation, tier: TierName, query: PapersQuery): Promise<Buffer> => {
+    const page = await queryScreened(snapshots, made.index.days, query, capsOf(tier), screenedLists);
+    // Not per request: once per answer made, a repeated query is answered from the kept bytes.
+    return answerBytes(encodedScreened, tier, page, { ...page.applied, scope: "screened" });
   };
 
   return {
@@ -92,6 +124,16 @@ export function createPapersAnswers(snapshots: Pick<SnapshotCache, "days" | "rea
       let body = made.answers.get(key);
       if (body === undefined) {
         body = listAnswer(made, tier, query);
+        made.answers.set(key, body);
+      }
+      return body;
+    },
+    async screened(tier, query) {
+      const made = generation();
+      const key = `${tier}|screened|${JSON.stringify(query)}`;
+      let body = made.answers.get(key);
+      if (body === undefined) {
+        body = await screenedAnswer(made, tier, query);
         made.answers.set(key, body);
       }
       return body;

@@ -1,6 +1,7 @@
 import type { PaperListItem, SnapshotOriginStatus } from "../../pipeline/domain/api-answers.ts";
 import type { Pick } from "../../pipeline/domain/pick.ts";
 import { CACHE_DATED, CACHE_MOVING } from "../../pipeline/domain/published-files.ts";
+import { parseScreenedDay, type ScreenedDay, screenedKey } from "../../pipeline/domain/screened.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
 import { IntegrityError } from "../../pipeline/origin/origin.ts";
 import { createBoundedCache } from "../bounded-cache.ts";
@@ -47,6 +48,11 @@ export interface SnapshotCache {
   fullPicks(items: readonly PaperListItem[]): Promise<Pick[]>;
   /** A day of `days()` in full, read back from its file. Throws when it can no longer be read. */
   readDay(date: string): Promise<DailySnapshot>;
+  /**
+   * The screened file of a day of `days()`, or undefined when none is published (days curated before
+   * screened files existed). Throws DayUnavailableError when it cannot be read or is not one.
+   */
+  readScreened(date: string): Promise<ScreenedDay | undefined>;
   latestDate(): string | null;
   /** Day files left out at the last load, and why. */
   problems(): readonly DayProblem[];
@@ -69,7 +75,10 @@ const FIXED_FILES: ReadonlyArray<[string, string]> = [
 /** A day's file could not be read back, or is no longer a snapshot, after it was loaded. */
 export class DayUnavailableError extends Error {}
 
-const DAY_PATH = /^\/v1\/daily\/(\d{4}-\d{2}-\d{2})$/;
+// A dated file: a day's picks, or its screened candidates, read from its file when not held.
+const DAY_PATH = /^\/v1\/(daily|screened)\/(\d{4}-\d{2}-\d{2})$/;
+/** Screened files parsed for the API: each is a few hundred kilobytes of JSON, so a few weeks of them. */
+const PARSED_SCREENED = 32;
 
 /** What is served without the history: the site, the moving files and the newest days' bytes. */
 async function loadFront(
@@ -125,6 +134,7 @@ function generation(
     parsed: createBoundedCache<string, Promise<DailySnapshot>>(PARSED_DAYS),
     /** The days' list items by the version of their files, for the next load to keep. */
     versions,
+    screened: createBoundedCache<string, Promise<ScreenedDay | undefined>>(PARSED_SCREENED),
   };
 }
 
@@ -191,17 +201,17 @@ export async function createSnapshotCache(options: {
     // The history (and any reload in progress) first; a failed load leaves the last good generation.
     await reloading.catch(() => {});
     const current = state;
-    const date = DAY_PATH.exec(pathname)?.[1];
+    const [, folder, date] = DAY_PATH.exec(pathname) ?? [];
     if (date === undefined || !current.dates.has(date)) return undefined;
     // A day gone is a 404; a store out of reach is an error, never a 404 a CDN would keep; bytes that
     // are not the manifest's are refused (and named in `/health`), never served.
     let body: Buffer | undefined;
     try {
-      body = await source.read(`v1/daily/${date}.json`);
+      body = await source.read(`v1/${folder}/${date}.json`);
     } catch (error) {
       if (!(error instanceof IntegrityError)) throw error;
       throw new DayUnavailableError(
-        `The published day ${date} is unavailable: its file in the bucket is not the one the manifest names`,
+        `The published ${folder === "daily" ? "day" : "screened file of"} ${date} is unavailable: its file in the bucket is not the one the manifest names`,
       );
     }
     if (!body) return undefined;
@@ -229,6 +239,33 @@ export async function createSnapshotCache(options: {
     return current.parsed.set(date, parsing);
   };
 
+  // Read for the API's screened scope straight from the source (or the bytes a reader's fetch left in
+  // memory), so a wide query does not push the readers' older days out of their cache.
+  const screenedOf = (date: string): Promise<ScreenedDay | undefined> => {
+    const current = state;
+    const known = current.screened.get(date);
+    if (known) return known;
+    const parsing = (async () => {
+      if (!current.dates.has(date)) return undefined;
+      const held = current.older.get(`/v1/screened/${date}`);
+      let body: Buffer | undefined;
+      try {
+        body = held?.body ?? (await source.read(screenedKey(date)));
+      } catch (error) {
+        throw new DayUnavailableError(
+          `the screened file of ${date} cannot be read: ${(error as Error).message}`,
+        );
+      }
+      if (!body) return undefined;
+      const day = parseScreenedDay(body);
+      if ("problem" in day)
+        throw new DayUnavailableError(`the screened file of ${date} cannot be read: ${day.problem}`);
+      return day;
+    })();
+    parsing.catch(() => current.screened.delete(date));
+    return current.screened.set(date, parsing);
+  };
+
   return {
     lookup: (pathname) => state.responses.get(pathname) ?? state.older.get(pathname),
     read,
@@ -244,6 +281,7 @@ export async function createSnapshotCache(options: {
       });
     },
     readDay: dayOf,
+    readScreened: screenedOf,
     latestDate: () => state.latest,
     // The newest load: after a failed first one, a later reload that succeeds makes the cache ready.
     ready: () => reloading,

@@ -24,7 +24,7 @@ import { createSwitchableStore } from "./switchable-store.ts";
 // document on the way (../helpers/contract.ts). The last test asks that every answer the document
 // describes was produced and checked at least once, so the document promises nothing the server never says.
 
-type ClientName = "main" | "empty" | "shifted" | "down" | "refused";
+type ClientName = "main" | "empty" | "shifted" | "down" | "refused" | "fresh";
 
 interface World {
   free: string;
@@ -148,6 +148,8 @@ const SNAPSHOT_PATHS = [
   "/v1/daily/2026-11-20",
 ];
 
+const SCREENED_PATH = "/v1/screened/2026-11-20";
+
 const FEED_PATHS = FEED_CHANNELS.flatMap((channel) => [`/${channel.atomFile}`, `/${channel.jsonFile}`]);
 
 const CASES: Case[] = [
@@ -168,6 +170,13 @@ const CASES: Case[] = [
   { status: 429, path: "/v1/daily/2026-11-22" },
   { status: 422, path: "/v1/daily/2026-02-30" },
   { status: 503, client: "refused", path: "/v1/daily/2026-11-19" },
+  // A day's screened file: read from its file when asked, under the same per-address rate as older
+  // days, which the "fresh" client has not spent and the main client has.
+  { status: 200, client: "fresh", path: SCREENED_PATH },
+  { status: 304, client: "fresh", path: SCREENED_PATH, conditional: true },
+  { status: 404, client: "fresh", path: "/v1/screened/2026-11-21" },
+  { status: 422, client: "fresh", path: "/v1/screened/2026-02-30" },
+  { status: 429, path: "/v1/screened/2026-11-19" },
   { status: 201, method: "POST", path: "/v1/keys", body: KEY_REQUEST },
   { status: 429, method: "POST", path: "/v1/keys", body: KEY_REQUEST },
   { status: 422, method: "POST", path: "/v1/keys", body: '{"email":"ab"}' },
@@ -400,6 +409,9 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
     clients.set("shifted", await clientFor(mode, later));
 
     clients.set("refused", await clientFor(mode, await testContext(refusing(snapshots))));
+    const fresh = await clientFor(mode, await testContext(snapshots));
+    clients.set("fresh", fresh);
+    world.etags.set(SCREENED_PATH, (await fresh.call(SCREENED_PATH)).headers.get("etag") ?? "");
 
     const { store, setDown } = await createSwitchableStore();
     clients.set("down", await clientFor(mode, await testContext(snapshots, { store })));

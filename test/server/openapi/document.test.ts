@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { PapersQuerySchema } from "../../../pipeline/domain/papers-query.ts";
+import { PapersRequestSchema } from "../../../pipeline/domain/screened-answers.ts";
 import { TIERS } from "../../../pipeline/domain/tiers.ts";
 import { DEFAULT_CONFIG } from "../../../server/config.ts";
 import { openApiDocument } from "../../../server/routes/docs-routes.ts";
@@ -79,6 +79,7 @@ describe("the OpenAPI document", () => {
       "/v1/recent": read,
       "/v1/daily/latest": read,
       "/v1/daily/{date}": read,
+      "/v1/screened/{date}": read,
       "/v1/keys": "post",
       "/v1/me": read,
       "/v1/papers": read,
@@ -162,13 +163,14 @@ describe("the OpenAPI document", () => {
 
   it("gives the query parameters their bounds and defaults, from the schema the route validates with", () => {
     const parameters = operation("/v1/papers", "get").parameters ?? [];
-    const expected = z.toJSONSchema(PapersQuerySchema, { io: "input" }).properties as Record<string, Json>;
+    const expected = z.toJSONSchema(PapersRequestSchema, { io: "input" }).properties as Record<string, Json>;
     expect(parameters.map((p) => [p.name, p.in, p.required])).toEqual([
       ["days", "query", false],
       ["axis", "query", false],
       ["min_score", "query", false],
       ["min_reg_fit", "query", false],
       ["limit", "query", false],
+      ["scope", "query", false],
     ]);
     for (const { name, schema } of parameters) {
       const { description: _description, ...bounds } = expected[name] as Json;
@@ -180,6 +182,16 @@ describe("the OpenAPI document", () => {
       minimum: 1,
       maximum: 5000,
     });
+    expect(parameters.find((p) => p.name === "scope")?.schema).toEqual({
+      default: "picks",
+      type: "string",
+      enum: ["picks", "screened"],
+    });
+    const paper = operation("/v1/papers/{arxiv_id}", "get").parameters ?? [];
+    expect(paper.map((p) => [p.name, p.in])).toEqual([
+      ["arxiv_id", "path"],
+      ["scope", "query"],
+    ]);
     const leaderboard = operation("/v1/score/leaderboard", "get").parameters ?? [];
     expect(leaderboard[0]?.schema).toMatchObject({ default: 25, minimum: 1, maximum: 100 });
   });
