@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import { createKeyService, type KeyService } from "./access/key-service.ts";
 import { type BenchStore, createBenchStore } from "./bench/bench-store.ts";
 import type { ServerConfig } from "./config.ts";
@@ -49,6 +50,11 @@ export interface AppContext {
   papers: PapersAnswers;
   /** The hosted MCP server, with its answers kept per snapshot generation. */
   mcp: HostedMcp;
+  /**
+   * The ends of the per-address limits' windows (access/ip-limit.ts) as far as this process knows
+   * them, each kept until it passes. Keys are a limit's name and an address's hash: a fixed length.
+   */
+  windowEnds: LRUCache<string, number>;
 }
 
 /**
@@ -97,6 +103,7 @@ export async function createContext(options: {
     csrfSecret: await storedSecret(options.store, "config:csrf-secret"),
     semantic: options.semantic ?? createSemanticChecker(undefined),
     papers: createPapersAnswers(options.snapshots),
+    windowEnds: new LRUCache<string, number>({ max: 10_000, ttlResolution: 0, perf: { now } }),
     mcp: createHostedMcp({
       snapshots: createHostedSnapshots(options.snapshots),
       version: options.version,

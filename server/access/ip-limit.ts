@@ -1,5 +1,4 @@
 import type { H3Event } from "h3";
-import { createBoundedCache } from "../bounded-cache.ts";
 import type { AppContext } from "../context.ts";
 import { hashKeyPart } from "../store/keys.ts";
 import { limitAddress } from "./ip-address.ts";
@@ -13,16 +12,8 @@ export interface IpLimitResult {
   resetsAt: number;
 }
 
-// Both caches are per process and bounded: a hashed address is the same forever, and a window's
-// end, once known, does not move until it passes. They save an HMAC and a store read per request.
-const CACHE_SIZE = 10_000;
-const hashedAddresses = createBoundedCache<string, string>(CACHE_SIZE);
-const windowEnds = createBoundedCache<string, number>(CACHE_SIZE);
-
-function hashedAddress(address: string, secret: string): string {
-  const key = `${secret}|${address}`;
-  return hashedAddresses.get(key) ?? hashedAddresses.set(key, hashKeyPart(address, secret));
-}
+// A window's end, once known, does not move until it passes: kept until then in the context's
+// `windowEnds`, it saves a store read on every call but a window's first.
 
 /**
  * Counts one call of a client address (an IPv6 one by its network, ./ip-address.ts) against `limit`
@@ -47,7 +38,8 @@ export async function limitAddressCalls(
   limit: number,
   windowSeconds: number,
 ): Promise<IpLimitResult> {
-  const ip = hashedAddress(limitAddress(clientAddress, context.config.ipv6Prefix), context.ipSecret);
+  const ip = hashKeyPart(limitAddress(clientAddress, context.config.ipv6Prefix), context.ipSecret);
+  const windowEnds = context.windowEnds;
   const now = context.now();
   const opensNow = now + windowSeconds * 1000;
   const endsKey = `iplimit-ends:${name}:${ip}`;
@@ -55,14 +47,14 @@ export async function limitAddressCalls(
   let resetsAt = opensNow;
   if (spent.allowed && spent.count === 1) {
     await context.store.setItem(endsKey, opensNow, { ttlSeconds: windowSeconds });
-    windowEnds.set(endsKey, opensNow);
+    windowEnds.set(endsKey, opensNow, { ttl: windowSeconds * 1000 });
   } else {
     const known = windowEnds.get(endsKey);
-    if (known !== undefined && known > now) resetsAt = known;
+    if (known !== undefined) resetsAt = known;
     else {
       const stored = await context.store.getItem<number>(endsKey);
       resetsAt = stored ?? opensNow;
-      if (stored !== null) windowEnds.set(endsKey, stored);
+      if (stored !== null && stored > now) windowEnds.set(endsKey, stored, { ttl: stored - now });
     }
   }
   const resetSeconds = Math.max(1, Math.ceil((resetsAt - now) / 1000));

@@ -1,5 +1,5 @@
+import { LRUCache } from "lru-cache";
 import { ClientMetadataDocumentSchema, metadataProblem } from "../../pipeline/domain/oauth-client.ts";
-import { createBoundedCache } from "../bounded-cache.ts";
 import { type HostLookup, systemLookup } from "../outbound/checked-address.ts";
 import { safeFetch } from "../outbound/safe-fetch.ts";
 import type { OAuthClient } from "./grants.ts";
@@ -11,6 +11,9 @@ import type { OAuthClient } from "./grants.ts";
 const MAX_BYTES = 5 * 1024;
 const TIMEOUT_MS = 5_000;
 const KEPT_MS = 5 * 60_000;
+const REFUSAL_KEPT_MS = 60_000;
+/** Kept documents and refusals, keys (client ids of up to 2,000 characters) included. */
+const KEPT_BYTES = 2 * 1024 * 1024;
 
 export interface ClientMetadataFetcher {
   /** Whether `clientId` names a metadata document rather than a registered client. */
@@ -28,9 +31,13 @@ export function createClientMetadataFetcher(options: {
   now?: () => number;
 }): ClientMetadataFetcher {
   const now = options.now ?? Date.now;
-  const kept = createBoundedCache<string, { client: OAuthClient | { problem: string }; until: number }>(
-    1_000,
-  );
+  const kept = new LRUCache<string, OAuthClient | { problem: string }>({
+    maxSize: KEPT_BYTES,
+    sizeCalculation: (client, clientId) => 2 * (clientId.length + JSON.stringify(client).length),
+    ttl: KEPT_MS,
+    ttlResolution: 0,
+    perf: { now },
+  });
   // One fetch per document at a time: requests for it meanwhile wait for that one.
   const fetching = new Map<string, Promise<OAuthClient | { problem: string }>>();
   const names = (clientId: string): boolean => {
@@ -54,22 +61,19 @@ export function createClientMetadataFetcher(options: {
   };
   return {
     names,
-    known(clientId) {
-      const held = kept.get(clientId);
-      return held !== undefined && held.until > now();
-    },
+    known: (clientId) => kept.has(clientId),
     async resolve(clientId) {
       if (!names(clientId))
         return { problem: "client_id is not an https URL with a path on the default port" };
       const held = kept.get(clientId);
-      if (held && held.until > now()) return held.client;
+      if (held) return held;
       const running = fetching.get(clientId);
       if (running) return running;
       const fetched = fetchDocument(clientId).finally(() => fetching.delete(clientId));
       fetching.set(clientId, fetched);
       const result = await fetched;
       // A refusal is kept a minute, a document five: asking again soon fetches nothing.
-      kept.set(clientId, { client: result, until: now() + ("problem" in result ? 60_000 : KEPT_MS) });
+      kept.set(clientId, result, { ttl: "problem" in result ? REFUSAL_KEPT_MS : KEPT_MS });
       return result;
     },
   };

@@ -1,10 +1,10 @@
+import { LRUCache } from "lru-cache";
 import type { PaperListItem, SnapshotOriginStatus } from "../../pipeline/domain/api-answers.ts";
 import type { Pick } from "../../pipeline/domain/pick.ts";
 import { CACHE_DATED, CACHE_MOVING } from "../../pipeline/domain/published-files.ts";
 import { parseScreenedDay, type ScreenedDay, screenedKey } from "../../pipeline/domain/screened.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
 import { IntegrityError } from "../../pipeline/origin/origin.ts";
-import { createBoundedCache } from "../bounded-cache.ts";
 import { heldBytes, type PreparedResponse, prepare } from "../http/prepared.ts";
 import { createFolderSource } from "./folder-source.ts";
 import {
@@ -130,11 +130,14 @@ function generation(
     problems,
     latest,
     // Per generation: a reload may have replaced any file.
-    older: createBoundedCache<string, PreparedResponse>(OLDER_DAY_BYTES, heldBytes),
-    parsed: createBoundedCache<string, Promise<DailySnapshot>>(PARSED_DAYS),
+    older: new LRUCache<string, PreparedResponse>({
+      maxSize: OLDER_DAY_BYTES,
+      sizeCalculation: (prepared) => Math.max(1, heldBytes(prepared)),
+    }),
+    parsed: new LRUCache<string, Promise<DailySnapshot>>({ max: PARSED_DAYS }),
     /** The days' list items by the version of their files, for the next load to keep. */
     versions,
-    screened: createBoundedCache<string, Promise<ScreenedDay | undefined>>(PARSED_SCREENED),
+    screened: new LRUCache<string, Promise<ScreenedDay | undefined>>({ max: PARSED_SCREENED }),
   };
 }
 
@@ -220,7 +223,8 @@ export async function createSnapshotCache(options: {
     prepared.onEncoded = () => {
       if (current.older.get(pathname) === prepared) current.older.set(pathname, prepared);
     };
-    return current.older.set(pathname, prepared);
+    current.older.set(pathname, prepared);
+    return prepared;
   };
 
   // Called with list items of `days()`, so the history is loaded.
@@ -236,7 +240,8 @@ export async function createSnapshotCache(options: {
     });
     // A failure is not kept: the next call tries the file again.
     parsing.catch(() => current.parsed.delete(date));
-    return current.parsed.set(date, parsing);
+    current.parsed.set(date, parsing);
+    return parsing;
   };
 
   // Read for the API's screened scope straight from the source (or the bytes a reader's fetch left in
@@ -263,7 +268,8 @@ export async function createSnapshotCache(options: {
       return day;
     })();
     parsing.catch(() => current.screened.delete(date));
-    return current.screened.set(date, parsing);
+    current.screened.set(date, parsing);
+    return parsing;
   };
 
   return {

@@ -1,5 +1,5 @@
+import { LRUCache } from "lru-cache";
 import { type DeliveryAttempt, retryDelayMs, shouldDisable } from "../../pipeline/domain/webhook.ts";
-import { createBoundedCache } from "../bounded-cache.ts";
 import { countDelivery } from "../metrics/service-metrics.ts";
 import type { HostLookup } from "../outbound/checked-address.ts";
 import type { Store } from "../store/types.ts";
@@ -33,13 +33,14 @@ export interface DeliveryDeps {
 const KEPT_ATTEMPTS = 20;
 
 // Events never change once recorded, and a fan-out sends one event to every endpoint: read it once.
-const events = createBoundedCache<string, EventRecord>(64);
+const events = new LRUCache<string, EventRecord>({ max: 64 });
 
 async function eventOf(store: Store, id: string): Promise<EventRecord | null> {
   const cached = events.get(id);
   if (cached) return cached;
   const record = await store.getItem<EventRecord>(eventKey(id));
-  return record && events.set(id, record);
+  if (record) events.set(id, record);
+  return record;
 }
 
 /** What to do with the queue item: done (ack) or try again at `retryAt`. */

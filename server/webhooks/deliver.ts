@@ -1,5 +1,5 @@
+import { LRUCache } from "lru-cache";
 import { Agent, request } from "undici";
-import { createBoundedCache } from "../bounded-cache.ts";
 import { type HostLookup, resolveChecked } from "../outbound/checked-address.ts";
 import { checkUrl, pinnedLookup } from "../outbound/safe-fetch.ts";
 
@@ -23,17 +23,19 @@ export interface PostOutcome {
 // receiver, or retries) reuse them instead of opening one each: in the fan-out bench a new connection
 // per delivery made 1,000 deliveries take 10 s, and the server's own answers slowed by 90%. An agent
 // only ever connects to its address; idle connections close after a few seconds, evicted agents too.
-const agents = createBoundedCache<string, Agent>(256);
+const agents = new LRUCache<string, Agent>({ max: 256 });
 
 function agentFor(address: string, family: 4 | 6, timeoutMs: number): Agent {
   const key = `${family}/${address}/${timeoutMs}`;
-  return (
-    agents.get(key) ??
-    agents.set(
-      key,
-      new Agent({ connect: { lookup: pinnedLookup(address, family), timeout: timeoutMs }, connections: 16 }),
-    )
-  );
+  let agent = agents.get(key);
+  if (agent === undefined) {
+    agent = new Agent({
+      connect: { lookup: pinnedLookup(address, family), timeout: timeoutMs },
+      connections: 16,
+    });
+    agents.set(key, agent);
+  }
+  return agent;
 }
 
 const failed = (errorCode: string, detail: string, statusCode: number | null = null): PostOutcome => ({

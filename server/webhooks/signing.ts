@@ -1,6 +1,6 @@
 import { createHmac, createSecretKey, type KeyObject, randomBytes } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import { signatureHeader, signedContent } from "../../pipeline/domain/webhook.ts";
-import { createBoundedCache } from "../bounded-cache.ts";
 import type { EndpointRecord } from "./webhook-records.ts";
 
 const PREFIX = "whsec_";
@@ -11,10 +11,16 @@ export const newSecret = (): string => `${PREFIX}${randomBytes(24).toString("bas
 // A secret's key is decoded once rather than for every signature: decoding and copying it into the
 // HMAC took about a third of a signature's 4-5 µs. A fan-out signs once per endpoint, so the cache
 // holds as many keys as a fan-out has recipients.
-const keys = createBoundedCache<string, KeyObject>(4096);
+const keys = new LRUCache<string, KeyObject>({ max: 4096 });
 
-const keyOf = (secret: string): KeyObject =>
-  keys.get(secret) ?? keys.set(secret, createSecretKey(Buffer.from(secret.slice(PREFIX.length), "base64")));
+function keyOf(secret: string): KeyObject {
+  let key = keys.get(secret);
+  if (key === undefined) {
+    key = createSecretKey(Buffer.from(secret.slice(PREFIX.length), "base64"));
+    keys.set(secret, key);
+  }
+  return key;
+}
 
 /** The base64 HMAC-SHA256 of the signed content, keyed with the secret's decoded bytes. */
 export function sign(secret: string, id: string, timestampSeconds: number, body: string): string {

@@ -2,6 +2,7 @@
 // removing everything but /[\p{Lu}\p{Ll}\p{Lt}]/u and /[\p{Lu}\p{Lt}]/u leaves, without building strings.
 
 import { Buffer } from "node:buffer";
+import { LRUCache } from "lru-cache";
 import { isAscii } from "./ascii.ts";
 
 const CAPITAL = /^[\p{Lu}\p{Lt}]$/u;
@@ -14,16 +15,14 @@ function classify(codePoint: number): number {
 }
 
 const LATIN1 = Uint8Array.from({ length: 256 }, (_, unit) => classify(unit));
-// Beyond Latin-1 text repeats its code points too; the cap bounds memory.
-const others = new Map<number, number>();
-const MAX_CACHED = 4096;
+// Beyond Latin-1 text repeats its code points too.
+const others = new LRUCache<number, number>({ max: 4096 });
 
 function classOf(codePoint: number): number {
   if (codePoint < 256) return LATIN1[codePoint] as number;
   let value = others.get(codePoint);
   if (value === undefined) {
     value = classify(codePoint);
-    if (others.size >= MAX_CACHED) others.clear();
     others.set(codePoint, value);
   }
   return value;

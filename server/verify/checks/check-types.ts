@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import type { CheckResult, Severity, Span, VerifyRequest } from "../../../pipeline/domain/verify-request.ts";
 import { shareWithJson } from "../shared-json.ts";
 import type { TextViews } from "./text-views.ts";
@@ -20,8 +21,7 @@ const MAX_NOTES = 5;
 // it is shared, with its JSON (see shared-json.ts). The bound keeps messages that name counts from
 // growing the table without end; a message that quotes the client's text is never kept (`share`
 // false): the table lives as long as the process.
-const MAX_SHARED = 256;
-const shared = new Map<string, CheckResult>();
+const shared = new LRUCache<string, CheckResult>({ max: 256 });
 
 function findingless(
   id: string,
@@ -37,7 +37,7 @@ function findingless(
   }
   if (!share) return { id, name, status, severity, message, evidence: [] };
   const result: CheckResult = shareWithJson({ id, name, status, severity, message, evidence: [] });
-  if (known === undefined && shared.size < MAX_SHARED) shared.set(message, result);
+  if (known === undefined) shared.set(message, result);
   return result;
 }
 

@@ -1,3 +1,5 @@
+import { LRUCache } from "lru-cache";
+
 // How each code point folds for matching: the per-code-point facts `normalizeForMatch` and `foldText`
 // share, cached because the Unicode property tests and NFKC cost far more than a lookup.
 
@@ -23,10 +25,10 @@ const FOLD: Record<string, string> = {
 };
 
 // A base with its combining marks ("e" + U+0301) repeats as often as a single code point does, and
-// NFKC is the costly part of folding it. Short segments only, so the cache stays small.
-const segmentCache = new Map<string, string>();
-const MAX_SEGMENTS = 4096;
+// NFKC is the costly part of folding it. Short segments only (at most 8 UTF-16 units, folded to a
+// few more), so a bound by count is a bound in bytes.
 const MAX_SEGMENT_LENGTH = 8;
+const segmentCache = new LRUCache<string, string>({ max: 4096 });
 
 function foldUncached(segment: string): string {
   const lowered = segment.normalize("NFKC").toLowerCase();
@@ -38,7 +40,6 @@ export function fold(segment: string): string {
   let folded = segmentCache.get(segment);
   if (folded === undefined) {
     folded = foldUncached(segment);
-    if (segmentCache.size >= MAX_SEGMENTS) segmentCache.clear();
     segmentCache.set(segment, folded);
   }
   return folded;
@@ -57,9 +58,8 @@ export interface CodePointInfo {
   spaced: boolean;
 }
 
-// Text repeats its code points; the cap bounds memory however many distinct code points requests bring.
-const infoCache = new Map<number, CodePointInfo>();
-const MAX_CACHED = 8192;
+// Text repeats its code points; the bound holds however many distinct code points requests bring.
+const infoCache = new LRUCache<number, CodePointInfo>({ max: 8192 });
 
 function describe(codePoint: number): CodePointInfo {
   const char = String.fromCodePoint(codePoint);
@@ -76,7 +76,6 @@ export function infoOf(codePoint: number): CodePointInfo {
   let info = infoCache.get(codePoint);
   if (info === undefined) {
     info = describe(codePoint);
-    if (infoCache.size >= MAX_CACHED) infoCache.clear();
     infoCache.set(codePoint, info);
   }
   return info;

@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 // The wall-clock time of an instant in a named time zone, read through Intl (no clock is read here).
 
 export interface LocalTime {
@@ -12,10 +13,10 @@ export interface LocalTime {
   readonly isWeekend: boolean;
 }
 
-// Building a formatter costs far more than using one; zone names are few, but the cap keeps spelling
-// variants ("utc", "UTC", "Utc"...) from growing the cache without bound.
-const formatters = new Map<string, Intl.DateTimeFormat>();
-const MAX_FORMATTERS = 64;
+// Building a formatter costs far more than using one; zone names are few, but the bound keeps spelling
+// variants ("utc", "UTC", "Utc"...) from growing the cache. Names are validated and short: a bound
+// by count is one in bytes.
+const formatters = new LRUCache<string, Intl.DateTimeFormat>({ max: 64 });
 
 function formatterFor(timezone: string): Intl.DateTimeFormat {
   let formatter = formatters.get(timezone);
@@ -32,7 +33,6 @@ function formatterFor(timezone: string): Intl.DateTimeFormat {
       hourCycle: "h23",
       timeZoneName: "longOffset",
     });
-    if (formatters.size >= MAX_FORMATTERS) formatters.clear();
     formatters.set(timezone, formatter);
   }
   return formatter;

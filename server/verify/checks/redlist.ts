@@ -1,5 +1,5 @@
+import { LRUCache } from "lru-cache";
 import type { MessageField } from "../../../pipeline/domain/verify-request.ts";
-import { createBoundedCache } from "../../bounded-cache.ts";
 import { type Check, createFindings, quoteText, skipped } from "./check-types.ts";
 import { foldText } from "./fold-text.ts";
 import { isWholeWord, isWordEnd } from "./normalize.ts";
@@ -19,9 +19,12 @@ interface CompiledRedlist {
 }
 
 // An agent sends the same redlist with every message; compiling 200 terms costs more than the scan.
-const MAX_COMPILED = 32;
-const compiled = createBoundedCache<string, CompiledRedlist>(MAX_COMPILED);
-const MAX_KEY_LENGTH = 20_000;
+// Keyed by the validated redlist, bounded in bytes: the key, and the terms again in the matcher.
+const COMPILED_BYTES = 2 * 1024 * 1024;
+const compiled = new LRUCache<string, CompiledRedlist>({
+  maxSize: COMPILED_BYTES,
+  sizeCalculation: (_entry, key) => Math.max(1, key.length * 8),
+});
 
 function compile(redlist: readonly string[]): CompiledRedlist {
   const key = redlist.join("\u0000");
@@ -29,9 +32,7 @@ function compile(redlist: readonly string[]): CompiledRedlist {
   if (cached) return cached;
   const terms = [...new Set(redlist.map((term) => foldText(term).trim()).filter((term) => term.length > 0))];
   const entry = { terms, matcher: createPhraseMatcher(terms) };
-  if (key.length <= MAX_KEY_LENGTH) {
-    compiled.set(key, entry);
-  }
+  compiled.set(key, entry);
   return entry;
 }
 
