@@ -2,8 +2,7 @@
 // JSON.stringify does too, so these bodies match the original service byte for byte.
 
 import { FastResponse } from "srvx";
-
-export const JSON_TYPE = "application/json";
+import { JSON_TYPE } from "../../pipeline/domain/published-files.ts";
 
 /**
  * `{ ...headers, [name]: value }` for headers (own string keys), written out. Node 20's V8 makes

@@ -1,11 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { NodeRequest } from "srvx/node";
+import { JSON_TYPE } from "../../pipeline/domain/published-files.ts";
 import type { KeyRecord } from "../access/key-service.ts";
 import { keepPrivate, PRIVATE_CACHE_CONTROL } from "../access/keyed.ts";
 import type { AppContext } from "../context.ts";
 import { answerMcpPost, type McpParts, refusedOrigin } from "../routes/mcp-routes.ts";
 import { answerPapersList } from "../routes/papers-routes.ts";
-import { JSON_TYPE, withHeader } from "./answers.ts";
+import { withHeader } from "./answers.ts";
 import { failedAnswer, sendResponse } from "./node-answer.ts";
 
 // The two keyed requests that clients repeat at volume, as fast routes (./fast-routes.ts). The list

@@ -3,11 +3,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HTTPError } from "h3";
 import { NodeRequest, sendNodeResponse } from "srvx/node";
+import { JSON_TYPE } from "../../pipeline/domain/published-files.ts";
 import type { KeyRecord } from "../access/key-service.ts";
 import type { AppContext } from "../context.ts";
 import { notedKey } from "../metrics/request-notes.ts";
 import { routeLabel } from "../metrics/route-label.ts";
-import { JSON_TYPE, withHeader } from "./answers.ts";
+import { withHeader } from "./answers.ts";
 import { errorAnswer } from "./error-answer.ts";
 
 /** What a served request tells the request watch: the route template that answered, and the key it acted as. */

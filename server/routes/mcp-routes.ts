@@ -4,6 +4,7 @@ import { FastResponse } from "srvx";
 import { z } from "zod";
 import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
 import { SCOPES_SUPPORTED } from "../../pipeline/domain/oauth-authorize.ts";
+import { JSON_TYPE } from "../../pipeline/domain/published-files.ts";
 import { TIERS } from "../../pipeline/domain/tiers.ts";
 import { bearerToken } from "../access/bearer-token.ts";
 import { limitByKey, mergedRateHeaders, rateRefusal } from "../access/key-limit.ts";
@@ -11,7 +12,7 @@ import type { KeyRecord } from "../access/key-service.ts";
 import { authFailure, KEY_IN_QUERY, keyInQuery, spendOrRefuse } from "../access/keyed.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
-import { detail, JSON_TYPE, methodNotAllowed, notFound, withHeader } from "../http/answers.ts";
+import { detail, methodNotAllowed, notFound, withHeader } from "../http/answers.ts";
 import type { RouteMethods } from "../http/route-table.ts";
 import { acceptedForm, type JsonParts, jsonRpcError } from "../mcp/hosted-mcp.ts";
 import { noteKey } from "../metrics/request-notes.ts";
@@ -30,6 +31,7 @@ export const MCP_BODY_MAX_BYTES = 256 * 1024;
 /** JSON-RPC messages with flat tool arguments nest 4 or 5 levels; anything past this is refused unread. */
 export const MAX_JSON_DEPTH = 32;
 
+// Not keyed.ts's: /mcp also takes the key as a bearer token, so its answer says so.
 const HOW_TO_GET_A_KEY =
   "Get a free key with POST /v1/keys and send it in the X-API-Key header or as Authorization: Bearer <key>.";
 
