@@ -3,7 +3,6 @@ import { performance } from "node:perf_hooks";
 import { nodeClientIp, type TrustProxy } from "../access/client-ip.ts";
 import type { KeyRecord } from "../access/key-service.ts";
 import type { RequestLog } from "./request-log.ts";
-import type { DurationSeries } from "./route-histogram.ts";
 import {
   METHOD_COUNT,
   methodIndex,
@@ -29,26 +28,25 @@ export interface RequestWatch {
   ): void;
 }
 
+type Series = ReturnType<typeof requestDuration.labels>;
+
 /**
- * The histogram's series, made once per route, method and status class, and kept in a table as large
- * as the route table at most: routes are templates. A request then only adds to its series' counts.
+ * The histogram's children, made once per route, method and status class (prom-client's `labels()`
+ * checks the labels and binds a child on each call), in a table as large as the route table at
+ * most: routes are templates.
  */
-function routeTimers(): (route: string, method: number, status: number) => DurationSeries {
-  const rows = new Map<string, Array<DurationSeries | undefined>>();
+function routeTimers(): (route: string, method: number, status: number) => Series {
+  const rows = new Map<string, Array<Series | undefined>>();
   return (route, method, status) => {
     let row = rows.get(route);
     if (row === undefined) {
-      row = new Array<DurationSeries | undefined>(METHOD_COUNT * STATUS_CLASS_COUNT).fill(undefined);
+      row = new Array<Series | undefined>(METHOD_COUNT * STATUS_CLASS_COUNT).fill(undefined);
       rows.set(route, row);
     }
     const at = method * STATUS_CLASS_COUNT + status;
     let series = row[at];
     if (series === undefined) {
-      series = requestDuration.series({
-        route,
-        method: methodName(method),
-        status_class: statusClassName(status),
-      });
+      series = requestDuration.labels(route, methodName(method), statusClassName(status));
       row[at] = series;
     }
     return series;
