@@ -40,11 +40,72 @@ function closeAfterRefusedBody(req: IncomingMessage, socket: Socket): void {
   socket.once("close", () => clearTimeout(timer));
 }
 
+/** Node's client timeouts from the config (docs/operations.md, "Timeouts"). */
+function serverLimits(config: AppContext["config"]) {
+  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config;
+  return {
+    headersTimeout: headersTimeoutMs,
+    requestTimeout: requestTimeoutMs,
+    keepAliveTimeout: keepAliveTimeoutMs,
+    // How often Node looks for connections past these timeouts (30 s by default, which would let a
+    // 10 s limit run to 40 s).
+    connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(headersTimeoutMs / 4))),
+  };
+}
+
+/** The metrics and request log of a server, as its config asks; a null watch times nothing. */
+function watchRequests(context: AppContext) {
+  const { metrics } = context.config;
+  const counting = metricsOn(metrics);
+  if (counting) {
+    collectProcessMetrics();
+    watchState(stateSources(context));
+  }
+  const log = metrics.logRequests ? createRequestLog() : null;
+  return {
+    log,
+    watch: createRequestWatch({ metrics: counting, log, trustProxy: context.config.trustProxy }),
+  };
+}
+
+/**
+ * Encodes the newest list items ahead of the first query (papers-answers.ts), now and after each
+ * reload of the snapshots; returns the function that stops the reloads' warm-ups.
+ */
+function startWarming(context: AppContext): () => void {
+  const warm = () => {
+    context.papers.warm().catch((error: unknown) => {
+      context.log(`papers: the newest items were not made ahead: ${(error as Error)?.message ?? error}`);
+    });
+  };
+  warm();
+  return context.snapshots.onReload?.(warm) ?? (() => {});
+}
+
+/** Requests whose handler has not settled, and a promise of the moment there are none. */
+function inFlightCount() {
+  let count = 0;
+  let drained: (() => void) | undefined;
+  return {
+    enter: () => {
+      count += 1;
+    },
+    leave: () => {
+      count -= 1;
+      if (count === 0) drained?.();
+    },
+    idle: () =>
+      new Promise<void>((resolve) => {
+        drained = resolve;
+        if (count === 0) resolve();
+      }),
+  };
+}
+
 /**
  * Starts the app on a real port: the snapshot fast path first, the fast routes (./fast-routes.ts)
- * next, then the h3 app. The client timeouts come from the context's config (docs/operations.md,
- * "Timeouts"). Listening also starts the background work of a server: the encoding of the newest
- * list items, at start and after each reload of the snapshots.
+ * next, then the h3 app. Listening also starts the background work of a server: the encoding of the
+ * newest list items, at start and after each reload of the snapshots.
  */
 export async function listen(
   context: AppContext,
@@ -57,37 +118,10 @@ export async function listen(
 ): Promise<RunningServer> {
   const fastRoutes = options.fastRoutes ?? FAST_ROUTES;
   const app = createApp(context);
-  const warm = () => {
-    context.papers.warm().catch((error: unknown) => {
-      context.log(`papers: the newest items were not made ahead: ${(error as Error)?.message ?? error}`);
-    });
-  };
   const handler = nodeHandler((request) => app.fetch(request), context.log);
-  const { metrics: metricsSettings } = context.config;
-  const counting = metricsOn(metricsSettings);
-  if (counting) {
-    collectProcessMetrics();
-    watchState(stateSources(context));
-  }
-  const requestLog = metricsSettings.logRequests ? createRequestLog() : null;
-  // Null when neither is on: then no request is timed at all.
-  const watch = createRequestWatch({
-    metrics: counting,
-    log: requestLog,
-    trustProxy: context.config.trustProxy,
-  });
-  let inFlight = 0;
-  let drained: (() => void) | undefined;
-  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = context.config;
-  const limits = {
-    headersTimeout: headersTimeoutMs,
-    requestTimeout: requestTimeoutMs,
-    keepAliveTimeout: keepAliveTimeoutMs,
-    // How often Node looks for connections past these timeouts (30 s by default, which would let a
-    // 10 s limit run to 40 s).
-    connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(headersTimeoutMs / 4))),
-  };
-  const server = createServer(limits, (req, res) => {
+  const { watch, log: requestLog } = watchRequests(context);
+  const inFlight = inFlightCount();
+  const server = createServer(serverLimits(context.config), (req, res) => {
     const startedAt = watch === null ? 0 : performance.now();
     // The connection's bytes before this answer: the log reports what the answer added.
     const sentBefore = watch?.logging ? req.socket.bytesWritten : 0;
@@ -106,13 +140,12 @@ export async function listen(
     }
     // Counted until the handler settles, not until the socket closes: a handler may still be
     // awaiting the store after its client went away.
-    inFlight += 1;
+    inFlight.enter();
     const answered: Promise<Served> = fast
       ? fast.serve(context, req, res).then(({ key }) => ({ route: fast.path, key }))
       : handler(req, res);
     const settled = (served: Served | undefined) => {
-      inFlight -= 1;
-      if (inFlight === 0) drained?.();
+      inFlight.leave();
       if (watch === null) return;
       try {
         watch.done(req, res, startedAt, served?.route ?? fast?.path ?? UNMATCHED, served?.key, sentBefore);
@@ -130,28 +163,23 @@ export async function listen(
     });
   });
   // Set again: older Node versions take it only as a property.
-  server.keepAliveTimeout = keepAliveTimeoutMs;
+  server.keepAliveTimeout = context.config.keepAliveTimeoutMs;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => resolve());
   });
-  warm();
-  const stopWarming = context.snapshots.onReload?.(warm);
+  const stopWarming = startWarming(context);
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     server,
     url: `http://${host}:${address.port}`,
     async close(deadlineMs = 10_000) {
-      stopWarming?.();
+      stopWarming();
       server.close();
       server.closeIdleConnections();
-      const idle = new Promise<void>((resolve) => {
-        drained = resolve;
-        if (inFlight === 0) resolve();
-      });
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, deadlineMs).unref());
-      await Promise.race([idle, deadline]);
+      await Promise.race([inFlight.idle(), deadline]);
       server.closeAllConnections();
       requestLog?.close();
     },
