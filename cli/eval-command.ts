@@ -24,6 +24,7 @@ import {
   runLabellingSimulation,
   type SimulationFlags,
 } from "./simulate-labelling.ts";
+import { runReaderSimulation } from "./simulate-readers.ts";
 import { trainOnThreads } from "./train-threads.ts";
 
 interface EvalFlags extends ScoringFlags {
@@ -37,6 +38,7 @@ interface EvalFlags extends ScoringFlags {
   crossValidate: boolean;
   compareSelections: boolean;
   simulateLabelling: boolean;
+  simulateReaders: boolean;
   k: SimulationFlags["k"];
   strategies: SimulationFlags["strategies"];
   baseDays?: number;
@@ -112,9 +114,28 @@ export function registerEval(program: Command): void {
       "with --simulate-labelling: days the base model learns from (default 3)",
       parseIntOption("--base-days", 1, 1000),
     )
+    .option(
+      "--simulate-readers",
+      "simulated readers (governance, substrate, regulated, cold): their personal lists against the global picks, each day held out",
+      false,
+    )
     .option("--json", "print the report as JSON", false)
     .action(async (flags: EvalFlags) => {
       const out = createOutput({ json: flags.json });
+      if (flags.simulateReaders) {
+        if (flags.simulateLabelling || flags.crossValidate || flags.compareSelections) {
+          throw new UsageError(
+            "`--simulate-readers` fits its own models: it takes no `--simulate-labelling`, `--cross-validate` or `--compare-selections`",
+          );
+        }
+        try {
+          await runReaderSimulation(flags, out);
+        } catch (error) {
+          if (error instanceof EvalInputError) throw new UsageError(error.message);
+          throw error;
+        }
+        return;
+      }
       if (flags.simulateLabelling) {
         if (flags.crossValidate || flags.compareSelections || flags.model !== undefined) {
           throw new UsageError(

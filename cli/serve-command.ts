@@ -5,6 +5,7 @@ import { bucketUrl, ORIGIN_URL_FORM } from "../pipeline/domain/origin-url.ts";
 import { RANKED_SELECTION } from "../pipeline/domain/selection.ts";
 import { siteUrlFromEnv } from "../pipeline/feeds.ts";
 import { type BucketTarget, openBucket } from "../pipeline/origin/open-origin.ts";
+import { loadRelevanceModel, newestModelPath } from "../pipeline/relevance-file.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
 import { configFromEnv } from "../server/config.ts";
 import { type AppContext, createContext } from "../server/context.ts";
@@ -273,6 +274,8 @@ export function registerServe(program: Command): void {
         semantic,
         submissions,
         webhooks,
+        // Readers' personal models read papers with the shipped model's vocabulary: every server the same.
+        relevance: await loadRelevanceModel(await newestModelPath()),
       });
       // One submission worker per server, not per cluster worker: the configured concurrency holds.
       const worker =

@@ -43,6 +43,8 @@ export interface ServerConfig {
   webhookActionEndpointRate: Rate;
   /** Snapshot days older than the ones held in memory, read from disk: per client address per minute. */
   oldDayRate: Rate;
+  /** Writes to a reader's profile (library, ratings, follows, erasure) per key per minute: no quota spent. */
+  profileWriteRate: Rate;
   /**
    * The service's public origin (PUBLIC_BASE_URL): the OAuth issuer and the resource `/mcp` tokens are
    * for. Null: each request's own origin, which is right only when clients reach the server directly.
@@ -148,6 +150,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
       name: "bench-rubric",
       limit: positiveInt(env, "BENCH_RUBRIC_RATE_LIMIT", 30),
       windowSeconds: 3600,
+    },
+    profileWriteRate: {
+      name: "profile-writes",
+      limit: positiveInt(env, "PROFILE_WRITE_RATE_LIMIT", 30),
+      windowSeconds: 60,
     },
     webhookActionKeyRate: {
       name: "webhook-actions",

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { LRUCache } from "lru-cache";
+import type { CompiledRelevance } from "../pipeline/domain/relevance-model.ts";
 import { createKeyService, type KeyService } from "./access/key-service.ts";
 import { type BenchStore, createBenchStore } from "./bench/bench-store.ts";
 import type { ServerConfig } from "./config.ts";
@@ -7,6 +8,8 @@ import { createHostedMcp, type HostedMcp } from "./mcp/hosted-mcp.ts";
 import { createHostedSnapshots } from "./mcp/hosted-snapshots.ts";
 import { type ClientMetadataFetcher, createClientMetadataFetcher } from "./oauth/client-metadata.ts";
 import { createGrants, type Grants } from "./oauth/grants.ts";
+import { createReaderService, type ReaderService } from "./readers/reader-service.ts";
+import { picksScreenedSource } from "./readers/screened-source.ts";
 import { createPapersAnswers, type PapersAnswers } from "./snapshots/papers-answers.ts";
 import type { SnapshotCache } from "./snapshots/snapshot-cache.ts";
 import type { Store } from "./store/types.ts";
@@ -55,6 +58,8 @@ export interface AppContext {
    * them, each kept until it passes. Keys are a limit's name and an address's hash: a fixed length.
    */
   windowEnds: LRUCache<string, number>;
+  /** Readers' profiles per key and their personal lists. */
+  readers: ReaderService;
 }
 
 /**
@@ -78,8 +83,13 @@ export async function createContext(options: {
   submissions: SubmissionServiceOptions;
   /** Delivery settings, the host lookup and the jitter's randomness (tests inject them). */
   webhooks?: WebhookServiceOptions;
+  /**
+   * The shipped relevance model: personal models read papers with its vocabulary. Without one, a
+   * reader's list is the global order with their follows pinned.
+   */
+  relevance?: CompiledRelevance | null;
 }): Promise<AppContext> {
-  const { submissions, webhooks: webhookOptions, ...rest } = options;
+  const { submissions, webhooks: webhookOptions, relevance = null, ...rest } = options;
   const now = options.now ?? Date.now;
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   const webhooks = createWebhookService({ store: options.store, now, log }, webhookOptions);
@@ -99,6 +109,12 @@ export async function createContext(options: {
       now,
     }),
     bench: createBenchStore(options.store, keys),
+    readers: createReaderService({
+      store: options.store,
+      now,
+      screened: picksScreenedSource(options.snapshots),
+      relevance,
+    }),
     ipSecret: await storedSecret(options.store, "config:ip-secret"),
     csrfSecret: await storedSecret(options.store, "config:csrf-secret"),
     semantic: options.semantic ?? createSemanticChecker(undefined),

@@ -7,6 +7,7 @@ import {
   type TierLimits,
   type TierName,
 } from "../../pipeline/domain/tiers.ts";
+import { eraseReader, moveReader } from "../readers/reader-store.ts";
 import type { Store } from "../store/types.ts";
 import { generateKey, hashKey, isWellFormedKey, keyIdOf } from "./key-format.ts";
 
@@ -178,6 +179,8 @@ export function createKeyService(options: {
     const revoked = { ...record, revoked_at: new Date(now()).toISOString() };
     await store.setItem(recordKey(record.hash), revoked);
     records.delete(record.hash);
+    // A revoked key's reader profile goes with it: nothing can read or erase it any more.
+    await eraseReader(store, record.id);
     return revoked;
   };
 
@@ -264,6 +267,8 @@ export function createKeyService(options: {
       const retired = { ...old, revoked_at: fresh.record.created_at, replaced_by: fresh.record.id };
       await store.setItem(recordKey(old.hash), retired);
       records.delete(old.hash);
+      // The reader behind the key is the same person: their profile follows the new key.
+      await moveReader(store, old.id, fresh.record.id);
       return { ...fresh, old: retired };
     },
   };

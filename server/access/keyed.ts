@@ -23,6 +23,7 @@ export const authFailure = (why: AuthFailure, howToGetAKey = HOW_TO_GET_A_KEY): 
 /** The routes that take a key: their answers are the key holder's alone. */
 export const KEYED_ROUTES = [
   "/v1/me",
+  "/v1/me/**",
   "/v1/papers",
   "/v1/papers/**",
   "/v1/bench/**",

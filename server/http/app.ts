@@ -9,6 +9,7 @@ import { registerMetricsRoute } from "../routes/metrics-routes.ts";
 import { registerOAuthRoutes } from "../routes/oauth-routes.ts";
 import { registerPapersRoutes } from "../routes/papers-routes.ts";
 import { registerReadRoutes } from "../routes/read-routes.ts";
+import { registerReaderRoutes } from "../routes/reader-routes.ts";
 import { registerSiteRoutes } from "../routes/site-routes.ts";
 import { registerSubmissionRoutes } from "../routes/submission-routes.ts";
 import { registerVerifyRoutes } from "../routes/verify-routes.ts";
@@ -32,6 +33,7 @@ export function createApp(context: AppContext): H3 {
   for (const keyed of KEYED_ROUTES) app.use(keyed, privately);
   registerReadRoutes(app, context);
   registerKeyRoutes(app, context);
+  registerReaderRoutes(app, context);
   registerPapersRoutes(app, context);
   registerVerifyRoutes(app, context);
   registerSubmissionRoutes(app, context);

@@ -35,6 +35,8 @@ export const DOCUMENT_INFO: DocumentInfo = {
     webhooks: "Signed pushes (Standard Webhooks) when a day is published or a submission is scored.",
     reference: "This description and its interactive reference.",
     mcp: "The MCP server for agents, over Streamable HTTP.",
+    readers:
+      "A reader's profile per key (library, ratings, follows), their personal list of each day, its export and erasure.",
     bench:
       "Bench-as-a-Service: a firm's watchlist, its own rubric, its daily views and weekly notes (bench keys only).",
   },

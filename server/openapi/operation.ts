@@ -15,7 +15,8 @@ export type Tag =
   | "webhooks"
   | "reference"
   | "mcp"
-  | "bench";
+  | "bench"
+  | "readers";
 
 export interface OperationDoc {
   operationId: string;

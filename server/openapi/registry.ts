@@ -3,6 +3,7 @@ import { keyPaths } from "../routes/key-routes.ts";
 import { mcpPaths } from "../routes/mcp-routes.ts";
 import { papersPaths } from "../routes/papers-routes.ts";
 import { readPaths } from "../routes/read-routes.ts";
+import { readerPaths } from "../routes/reader-routes.ts";
 import { feedPaths } from "../routes/site-routes.ts";
 import { submissionPaths } from "../routes/submission-routes.ts";
 import { verifyPaths } from "../routes/verify-routes.ts";
@@ -17,6 +18,7 @@ export const API_PATHS: readonly PathDoc[] = [
   ...readPaths,
   ...feedPaths,
   ...keyPaths,
+  ...readerPaths,
   ...papersPaths,
   ...verifyPaths,
   ...submissionPaths,

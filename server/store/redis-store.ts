@@ -97,6 +97,20 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
         assertAmount(amount),
       );
     },
+    async removeBelow(prefix) {
+      assertOpen();
+      const base = redisKey(assertKey(prefix));
+      const found = new Set<string>([base]);
+      // SCAN, not KEYS: it never blocks the server for the whole keyspace. Store keys hold no glob
+      // characters (see keys.ts), so the pattern matches exactly the keys below the prefix.
+      let cursor = "0";
+      do {
+        const [next, keys] = await client.scan(cursor, "MATCH", `${base}:*`, "COUNT", 500);
+        for (const key of keys) found.add(key);
+        cursor = next;
+      } while (cursor !== "0");
+      return client.del(...found);
+    },
     async peek(key) {
       assertOpen();
       const text = await client.get(redisKey(assertKey(key)));

@@ -87,6 +87,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       SET_IF_ABSENT,
     ),
     sweep: db.prepare<[number]>("DELETE FROM kv WHERE expires_at <= ?"),
+    // ";" follows ":" in code-unit order, so the range is exactly the keys that start with "prefix:".
+    removeBelow: db.prepare<[string, string, string]>(
+      "DELETE FROM kv WHERE key = ? OR (key >= ? AND key < ?)",
+    ),
     queue: prepareQueueStatements(db),
   };
   sql.value.pluck();
@@ -165,6 +169,11 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       open();
       assertKey(key);
       await write(() => kv.remove.run(key));
+    },
+    async removeBelow(prefix) {
+      open();
+      assertKey(prefix);
+      return write(() => sql.removeBelow.run(prefix, `${prefix}:`, `${prefix};`).changes);
     },
     async consume(key, limit, expiresAt, amount = 1) {
       open();

@@ -82,6 +82,12 @@ export interface Store {
   /** Keys below `prefix` (segment-wise: "usage" lists "usage:..."), sorted; "" lists all. */
   getKeys(prefix: string): Promise<string[]>;
   /**
+   * Removes the record `prefix` and every record below it (segment-wise, as `getKeys`), counters
+   * included; returns how many there were. For erasing a whole subject at once (a reader's profile):
+   * one statement on SQLite, one deletion of the listed keys on Redis. `prefix` must be a key, not "".
+   */
+  removeBelow(prefix: string): Promise<number>;
+  /**
    * Adds `amount` (default 1) to the counter `key` unless that would take it past `limit`: all of it
    * or nothing, so a batch is never half spent. Returns whether it did and the count after. The
    * counter expires at `expiresAt` (epoch ms), set when the counter is created: windows are fixed,

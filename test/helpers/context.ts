@@ -1,3 +1,4 @@
+import type { CompiledRelevance } from "../../pipeline/domain/relevance-model.ts";
 import { DEFAULT_CONFIG, type ServerConfig } from "../../server/config.ts";
 import { type AppContext, createContext } from "../../server/context.ts";
 import type { SnapshotCache } from "../../server/snapshots/snapshot-cache.ts";
@@ -8,7 +9,12 @@ import { publishedRules } from "./rubric.ts";
 /** An app context over a memory store (or the one given), with a clock the test can move. */
 export async function testContext(
   snapshots: SnapshotCache,
-  options: { store?: Store; config?: Partial<ServerConfig>; now?: () => number } = {},
+  options: {
+    store?: Store;
+    config?: Partial<ServerConfig>;
+    now?: () => number;
+    relevance?: CompiledRelevance | null;
+  } = {},
 ): Promise<AppContext> {
   return createContext({
     version: "0.1.0",
@@ -18,5 +24,6 @@ export async function testContext(
     now: options.now,
     log: () => {},
     submissions: { score: publishedRules },
+    relevance: options.relevance ?? null,
   });
 }

@@ -3,10 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FEED_CHANNELS } from "../../../pipeline/domain/feed-channels.ts";
+import { EMPTY_PROFILE, PROFILE_BOUNDS } from "../../../pipeline/domain/reader-profile.ts";
 import { WebhookCreateSchema } from "../../../pipeline/domain/webhook.ts";
 import { generateKey } from "../../../server/access/key-format.ts";
 import { DEFAULT_CONFIG } from "../../../server/config.ts";
 import type { AppContext } from "../../../server/context.ts";
+import { writeProfile } from "../../../server/readers/reader-store.ts";
 import { openApiDocument } from "../../../server/routes/docs-routes.ts";
 import {
   createSnapshotCache,
@@ -34,8 +36,10 @@ interface World {
   spent: string;
   /** A free key of the "shifted" client's store. */
   shiftedFree: string;
-  /** A key that has all the webhooks it may have. */
+  /** A key that has all the webhooks it may have, and spends its profile writes. */
   full: string;
+  /** A free key whose profile holds all the ratings its tier allows. */
+  rater: string;
   pickId: string;
   submissionId: number;
   webhookId: string;
@@ -49,8 +53,10 @@ interface Case {
   client?: ClientName;
   method?: "GET" | "POST" | "PUT" | "DELETE";
   path: string | ((world: World) => string);
-  key?: keyof Pick<World, "free" | "enterprise" | "bench" | "spent" | "shiftedFree" | "full"> | "unknown";
-  body?: string | Uint8Array;
+  key?:
+    | keyof Pick<World, "free" | "enterprise" | "bench" | "spent" | "shiftedFree" | "full" | "rater">
+    | "unknown";
+  body?: string | Uint8Array | ((world: World) => string);
   /** Send If-None-Match with the ETag an earlier GET of this path got. */
   conditional?: boolean;
   /** More request headers; a body is sent as application/json unless these say otherwise. */
@@ -73,6 +79,9 @@ const SUBMISSION = JSON.stringify({
 });
 const HUGE = JSON.stringify({ email: "a@b.c", label: "x".repeat(1_100_000) });
 const NOT_UTF8 = new Uint8Array([0x7b, 0xff, 0xfe, 0x7d, 0x20]);
+const BIBTEX = { "content-type": "application/x-bibtex" };
+/** Profile writes a key may make a minute here: the "full" key spends them all. */
+const PROFILE_WRITES = 40;
 
 // The hosted MCP server: one JSON-RPC message per request, from a client that takes either answer form.
 const MCP_ACCEPT = { accept: "application/json, text/event-stream" };
@@ -189,6 +198,122 @@ const CASES: Case[] = [
   { status: 401, path: "/v1/me" },
   { status: 401, path: "/v1/me", key: "unknown" },
   { status: 503, client: "down", path: "/v1/me", key: "unknown" },
+  { status: 200, method: "PUT", path: "/v1/me/library", key: "free", body: (world) => `["${world.pickId}"]` },
+  {
+    status: 200,
+    method: "POST",
+    path: "/v1/me/library",
+    key: "free",
+    body: "@misc{k, title = {Agent audit logs}, eprint = {2401.00001}, archivePrefix = {arXiv}}",
+    headers: BIBTEX,
+  },
+  {
+    status: 422,
+    method: "PUT",
+    path: "/v1/me/library",
+    key: "free",
+    body: "@misc{k,\n title = {x",
+    headers: BIBTEX,
+  },
+  { status: 422, method: "POST", path: "/v1/me/library", key: "free", body: '{"ids": []}' },
+  {
+    status: 413,
+    method: "PUT",
+    path: "/v1/me/library",
+    key: "free",
+    body: JSON.stringify(Array.from({ length: 101 }, (_, i) => `2401.${10000 + i}`)),
+  },
+  { status: 413, method: "POST", path: "/v1/me/library", key: "free", body: `["${"x".repeat(2_100_000)}"]` },
+  {
+    status: 415,
+    method: "PUT",
+    path: "/v1/me/library",
+    key: "free",
+    body: "2401.00001",
+    headers: { "content-type": "text/plain" },
+  },
+  {
+    status: 415,
+    method: "POST",
+    path: "/v1/me/library",
+    key: "free",
+    body: "2401.00001",
+    headers: { "content-type": "text/plain" },
+  },
+  ...(["PUT", "POST"] as const).flatMap((method): Case[] => [
+    { status: 401, method, path: "/v1/me/library", body: "[]" },
+    { status: 503, client: "down", method, path: "/v1/me/library", key: "unknown", body: "[]" },
+  ]),
+  {
+    status: 200,
+    method: "PUT",
+    path: (world) => `/v1/me/ratings/${world.pickId}`,
+    key: "free",
+    body: '{"rating": 1}',
+  },
+  { status: 404, method: "PUT", path: "/v1/me/ratings/2001.00001", key: "free", body: '{"rating": -1}' },
+  {
+    status: 409,
+    method: "PUT",
+    path: (world) => `/v1/me/ratings/${world.pickId}`,
+    key: "rater",
+    body: '{"rating": 1}',
+  },
+  {
+    status: 422,
+    method: "PUT",
+    path: (world) => `/v1/me/ratings/${world.pickId}`,
+    key: "free",
+    body: '{"rating": 0}',
+  },
+  { status: 200, method: "DELETE", path: (world) => `/v1/me/ratings/${world.pickId}`, key: "free" },
+  { status: 422, method: "DELETE", path: "/v1/me/ratings/not-an-id", key: "free" },
+  ...(["PUT", "DELETE"] as const).flatMap((method): Case[] => [
+    { status: 401, method, path: "/v1/me/ratings/2401.00001", body: '{"rating": 1}' },
+    {
+      status: 503,
+      client: "down",
+      method,
+      path: "/v1/me/ratings/2401.00001",
+      key: "unknown",
+      body: '{"rating": 1}',
+    },
+  ]),
+  { status: 200, method: "PUT", path: "/v1/me/follows", key: "free", body: '{"authors": ["Ada Lovelace"]}' },
+  { status: 422, method: "PUT", path: "/v1/me/follows", key: "free", body: '{"authors": "Ada"}' },
+  { status: 401, method: "PUT", path: "/v1/me/follows", body: "{}" },
+  { status: 503, client: "down", method: "PUT", path: "/v1/me/follows", key: "unknown", body: "{}" },
+  { status: 200, path: "/v1/me/profile", key: "free" },
+  { status: 200, method: "DELETE", path: "/v1/me/profile", key: "enterprise" },
+  ...(["GET", "DELETE"] as const).flatMap((method): Case[] => [
+    { status: 401, method, path: "/v1/me/profile" },
+    { status: 503, client: "down", method, path: "/v1/me/profile", key: "unknown" },
+  ]),
+  // The "full" key spends its profile writes (a GET's HEAD counts too), then each write is a 429.
+  ...Array.from(
+    { length: PROFILE_WRITES },
+    (): Case => ({
+      status: 200,
+      method: "PUT",
+      path: "/v1/me/follows",
+      key: "full",
+      body: "{}",
+    }),
+  ),
+  { status: 429, method: "PUT", path: "/v1/me/library", key: "full", body: "[]" },
+  { status: 429, method: "POST", path: "/v1/me/library", key: "full", body: "[]" },
+  { status: 429, method: "PUT", path: "/v1/me/ratings/2401.00001", key: "full", body: '{"rating": 1}' },
+  { status: 429, method: "DELETE", path: "/v1/me/ratings/2401.00001", key: "full" },
+  { status: 429, method: "PUT", path: "/v1/me/follows", key: "full", body: "{}" },
+  { status: 429, path: "/v1/me/profile", key: "full" },
+  { status: 429, method: "DELETE", path: "/v1/me/profile", key: "full" },
+  { status: 200, path: "/v1/me/picks?limit=3", key: "free" },
+  { status: 401, path: "/v1/me/picks" },
+  { status: 403, client: "shifted", path: "/v1/me/picks?date=2026-11-18", key: "shiftedFree" },
+  { status: 404, path: "/v1/me/picks?date=2026-11-21", key: "free" },
+  { status: 422, path: "/v1/me/picks?date=2026-02-30&limit=0", key: "free" },
+  { status: 429, path: "/v1/me/picks", key: "spent" },
+  { status: 503, client: "down", path: "/v1/me/picks", key: "unknown" },
   { status: 200, path: "/v1/papers", key: "free" },
   { status: 200, path: "/v1/papers?axis=A6&min_score=2&days=30&limit=3", key: "enterprise" },
   { status: 401, path: `/v1/papers?api_key=${generateKey()}` },
@@ -354,6 +479,7 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
     spent: "",
     shiftedFree: "",
     full: "",
+    rater: "",
     pickId: "",
     submissionId: 0,
     webhookId: "",
@@ -369,6 +495,7 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
       benchRubricRate: { ...DEFAULT_CONFIG.benchRubricRate, limit: 1 },
       webhookActionEndpointRate: { ...DEFAULT_CONFIG.webhookActionEndpointRate, limit: 2 },
       oldDayRate: { ...DEFAULT_CONFIG.oldDayRate, limit: 2 },
+      profileWriteRate: { ...DEFAULT_CONFIG.profileWriteRate, limit: PROFILE_WRITES },
     };
     const main = await testContext(snapshots, { config });
     const issue = async (context: AppContext, tier: "free" | "enterprise") =>
@@ -384,8 +511,13 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
     for (let i = 0; i < 100; i++) await main.keys.spend(spent);
     world.pickId = snapshots.days()[0]?.picks[0]?.arxiv_id ?? "";
     world.submissionId = (await main.submissions.submit(JSON.parse(SUBMISSION))).id;
-    world.full = await issue(main, "enterprise");
     const owner = async (key: string) => (await main.keys.find(key))?.id ?? "";
+    world.full = await issue(main, "enterprise");
+    world.rater = await issue(main, "free");
+    const ratings = Object.fromEntries(
+      Array.from({ length: PROFILE_BOUNDS.free.ratings }, (_, i) => [`2401.${10000 + i}`, 1 as const]),
+    );
+    await writeProfile(main.store, await owner(world.rater), { ...EMPTY_PROFILE, version: 1, ratings }, null);
     const create = async (key: string) => {
       const created = await main.webhooks.create(
         await owner(key),
@@ -433,7 +565,8 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
     if (entry.conditional) headers["if-none-match"] = world.etags.get(path) ?? "";
     if (entry.body !== undefined) headers["content-type"] = "application/json";
     Object.assign(headers, entry.headers);
-    const init: CallInit = { method, headers, ...(entry.body !== undefined && { body: entry.body }) };
+    const body = typeof entry.body === "function" ? entry.body(world) : entry.body;
+    const init: CallInit = { method, headers, ...(body !== undefined && { body }) };
     const client = clients.get(entry.client ?? "main");
     if (!client) throw new Error(`no ${entry.client} client`);
     return client.call(path, init);

@@ -98,6 +98,20 @@ for (const backend of backends) {
         expect(await store.getKeys("")).toEqual(["other", "usage", "usage:a:c", "usage:b", "usagex:a"]);
       });
 
+      it("removes a key and everything below it, and nothing beside it", async () => {
+        await store.setItem("reader:key_a", 1);
+        await store.setItem("reader:key_a:profile", { library: ["x"] });
+        await store.setItem("reader:key_a:model", { weights: [1] });
+        await store.consume("reader:key_a:writes:1", 10, Date.now() + 60_000);
+        await store.setItem("reader:key_ab:profile", "kept: a longer key with the same start");
+        await store.setItem("reader", "kept: above the prefix");
+        expect(await store.removeBelow("reader:key_a")).toBe(4);
+        expect(await store.getKeys("reader")).toEqual(["reader:key_ab:profile"]);
+        expect(await store.getItem("reader")).toBe("kept: above the prefix");
+        expect(await store.removeBelow("reader:key_a")).toBe(0);
+        await expect(store.removeBelow("")).rejects.toThrow(/store key/);
+      });
+
       it("expires items after ttlSeconds, also for getKeys and setIfAbsent", async () => {
         await store.setItem("ttl:short", "soon gone", { ttlSeconds: 1 });
         await store.setItem("ttl:long", "stays", { ttlSeconds: 60 });

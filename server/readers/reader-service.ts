@@ -1,0 +1,325 @@
+// A reader's profile and list: the writes (one at a time per key, under a store lock, each refitting
+// the personal model), the export, and the ranked day. The ranking itself is pure (pipeline/domain).
+
+import { LRUCache } from "lru-cache";
+import type { Unreadable } from "../../pipeline/domain/library-items.ts";
+import { toCsl } from "../../pipeline/domain/library-items.ts";
+import type { SparseRow } from "../../pipeline/domain/logistic-regression.ts";
+import { type PersonalItem, rankForReader } from "../../pipeline/domain/personal-ranking.ts";
+import type { PersonalPicks, ProfileExport } from "../../pipeline/domain/reader-answers.ts";
+import {
+  type CompiledReaderModel,
+  compileReaderModel,
+  fitReaderModel,
+  type ProfilePaper,
+  READER_MODEL_SETTINGS,
+  type ReaderModel,
+  rowOf,
+} from "../../pipeline/domain/reader-model.ts";
+import {
+  changed,
+  type Follows,
+  type LibraryItem,
+  type LibraryWrite,
+  mergeLibrary,
+  PROFILE_BOUNDS,
+  type Profile,
+  type RatingValue,
+} from "../../pipeline/domain/reader-profile.ts";
+import type { CompiledRelevance } from "../../pipeline/domain/relevance-model.ts";
+import type { KeyRecord } from "../access/key-service.ts";
+import { withStoreLock } from "../store/store-lock.ts";
+import type { Store } from "../store/types.ts";
+import { eraseReader, readModel, readProfile, readVersion, writeProfile } from "./reader-store.ts";
+import type { ScreenedPaper, ScreenedSource } from "./screened-source.ts";
+
+export interface ReaderServiceOptions {
+  store: Store;
+  now: () => number;
+  screened: ScreenedSource;
+  /** The shipped relevance model, whose vocabulary the personal models read papers with. */
+  relevance: CompiledRelevance | null;
+}
+
+/** Why a write was refused: the caller turns each into its HTTP answer. */
+export type WriteRefusal =
+  | { refused: "busy" }
+  | { refused: "too_many"; what: "library" | "ratings"; max: number; would_be: number }
+  | { refused: "not_screened"; arxiv_id: string };
+
+export interface ReaderService {
+  profile(keyId: string): Promise<Profile>;
+  writeLibrary(
+    record: KeyRecord,
+    items: readonly LibraryItem[],
+    unreadable: readonly Unreadable[],
+    replace: boolean,
+  ): Promise<LibraryWrite | WriteRefusal>;
+  rate(record: KeyRecord, arxivId: string, rating: RatingValue | null): Promise<Profile | WriteRefusal>;
+  follow(record: KeyRecord, follows: Follows): Promise<Profile | WriteRefusal>;
+  exportProfile(record: KeyRecord): Promise<ProfileExport>;
+  erase(keyId: string): Promise<number>;
+  /** The day's list for the key; null when the day has no screened papers. */
+  picks(record: KeyRecord, date: string, limit: number, capped: boolean): Promise<PersonalPicks | null>;
+  /** A day's list for a profile already read (the daily delivery ranks many keys' lists this way). */
+  rankDay(keyId: string, date: string, explain: number): Promise<RankedDay | null>;
+}
+
+export interface RankedDay {
+  papers: readonly ScreenedPaper[];
+  items: PersonalItem[];
+  version: number;
+  personal: boolean;
+}
+
+// Compiled models are dense over the vocabulary (about 80 KB each): a bounded number are kept.
+const COMPILED_MODELS = 256;
+const DAY_ROWS = 64;
+
+export function createReaderService(options: ReaderServiceOptions): ReaderService {
+  const { store, screened, relevance } = options;
+  const rowsOfDay = new LRUCache<string, SparseRow[]>({ max: DAY_ROWS });
+  const compiled = new LRUCache<
+    string,
+    { version: number; model: CompiledReaderModel | null; follows: Follows }
+  >({ max: COMPILED_MODELS });
+
+  const rows = (date: string, papers: readonly ScreenedPaper[]): SparseRow[] | undefined => {
+    if (!relevance) return undefined;
+    const key = `${relevance.model.version}|${date}|${papers.length}`;
+    let found = rowsOfDay.get(key);
+    if (!found) {
+      found = papers.map((paper) => rowOf(paper, relevance.model.features, relevance.vocabulary));
+      rowsOfDay.set(key, found);
+    }
+    return found;
+  };
+
+  const statusOf = async (item: LibraryItem): Promise<"ready" | "pending"> =>
+    item.title !== null || (item.arxiv_id !== null && (await screened.find(item.arxiv_id)) !== null)
+      ? "ready"
+      : "pending";
+
+  /** The personal model of a profile: its library and liked papers against the newest screened days. */
+  const refit = async (profile: Profile): Promise<ReaderModel | null> => {
+    if (!relevance) return null;
+    const { features } = relevance.model;
+    const paperOf = async (item: {
+      key: string;
+      arxiv_id: string | null;
+      title: string | null;
+      abstract?: string | null;
+    }): Promise<ProfilePaper | null> => {
+      const seen = item.arxiv_id === null ? null : await screened.find(item.arxiv_id);
+      const text =
+        seen ??
+        (item.title === null ? null : { title: item.title, summary: item.abstract ?? "", categories: [] });
+      if (!text) return null;
+      return {
+        key: item.key,
+        arxiv_id: item.arxiv_id,
+        title: seen?.title ?? item.title ?? "",
+        row: rowOf(text, features, relevance.vocabulary),
+      };
+    };
+    const rated = Object.entries(profile.ratings);
+    const known = (papers: (ProfilePaper | null)[]) =>
+      papers.filter((paper): paper is ProfilePaper => paper !== null);
+    const liked = known([
+      ...(await Promise.all(profile.library.map(paperOf))),
+      ...(await Promise.all(
+        rated
+          .filter(([, value]) => value === 1)
+          .map(([id]) => paperOf({ key: `arxiv:${id}`, arxiv_id: id, title: null })),
+      )),
+    ]);
+    const disliked = known(
+      await Promise.all(
+        rated
+          .filter(([, value]) => value === -1)
+          .map(([id]) => paperOf({ key: `arxiv:${id}`, arxiv_id: id, title: null })),
+      ),
+    );
+    const background: { arxiv_id: string; row: SparseRow }[] = [];
+    for (const date of screened.dates()) {
+      if (background.length >= READER_MODEL_SETTINGS.background * 2) break;
+      const papers = await screened.day(date);
+      const dayRows = papers && rows(date, papers);
+      if (!papers || !dayRows) continue;
+      papers.forEach((paper, i) => {
+        background.push({ arxiv_id: paper.arxiv_id, row: dayRows[i] as SparseRow });
+      });
+    }
+    return fitReaderModel({
+      profileVersion: profile.version,
+      relevanceVersion: relevance.model.version,
+      features: relevance.vocabulary.idf.length,
+      liked,
+      disliked,
+      background,
+    });
+  };
+
+  /** Runs a profile change under the key's lock, refits and writes it; `busy` when the lock was not had. */
+  const change = async <T>(
+    keyId: string,
+    work: (profile: Profile, at: string) => Promise<{ profile: Profile; answer: T } | WriteRefusal>,
+  ): Promise<T | WriteRefusal> => {
+    const done = await withStoreLock<T | WriteRefusal>(store, `readerlock:${keyId}`, async () => {
+      const result = await work(await readProfile(store, keyId), new Date(options.now()).toISOString());
+      if ("refused" in result) return result;
+      await writeProfile(store, keyId, result.profile, await refit(result.profile));
+      compiled.delete(keyId);
+      return result.answer;
+    });
+    return done ?? { refused: "busy" };
+  };
+
+  const listOf = async (keyId: string, date: string, explain: number): Promise<RankedDay | null> => {
+    const papers = await screened.day(date);
+    if (!papers) return null;
+    const version = await readVersion(store, keyId);
+    let held = compiled.get(keyId);
+    if (!held || held.version !== version) {
+      const [profile, model] =
+        version === 0
+          ? [null, null]
+          : await Promise.all([readProfile(store, keyId), readModel(store, keyId)]);
+      const usable = model && relevance && model.relevance_version === relevance.model.version ? model : null;
+      held = {
+        version,
+        model: usable && relevance ? compileReaderModel(usable, relevance.vocabulary.idf.length) : null,
+        follows: profile?.follows ?? { authors: [], phrases: [] },
+      };
+      compiled.set(keyId, held);
+    }
+    const dayRows = held.model ? rows(date, papers) : undefined;
+    const items = rankForReader({
+      candidates: papers,
+      ...(dayRows ? { rows: dayRows } : {}),
+      model: held.model,
+      follows: held.follows,
+      explain,
+    });
+    const personal = held.model !== null || held.follows.authors.length + held.follows.phrases.length > 0;
+    return { papers, items, version, personal };
+  };
+
+  return {
+    profile: (keyId) => readProfile(store, keyId),
+    async writeLibrary(record, items, unreadable, replace) {
+      const max = PROFILE_BOUNDS[record.tier].library;
+      return change<LibraryWrite>(record.id, async (profile, at) => {
+        const merged = mergeLibrary(profile.library, items, replace);
+        if (merged.library.length > max) {
+          return { refused: "too_many", what: "library", max, would_be: merged.library.length };
+        }
+        const next = changed(profile, { library: merged.library }, at);
+        const added = await Promise.all(
+          merged.added.map(async (item) => ({ key: item.key, status: await statusOf(item) })),
+        );
+        return {
+          profile: next,
+          answer: {
+            added,
+            duplicates: merged.duplicates.map((item) => ({
+              key: item.key,
+              reason: replace
+                ? "named twice in this body"
+                : "already in the library, or named twice in this body",
+            })),
+            unreadable: [...unreadable],
+            library_size: next.library.length,
+            library_max: max,
+            version: next.version,
+          },
+        };
+      });
+    },
+    async rate(record, arxivId, rating) {
+      const max = PROFILE_BOUNDS[record.tier].ratings;
+      return change<Profile>(record.id, async (profile, at) => {
+        const ratings = { ...profile.ratings };
+        if (rating === null) {
+          if (!(arxivId in ratings)) return { profile, answer: profile };
+          delete ratings[arxivId];
+        } else {
+          if ((await screened.find(arxivId)) === null) return { refused: "not_screened", arxiv_id: arxivId };
+          ratings[arxivId] = rating;
+          const count = Object.keys(ratings).length;
+          if (count > max) return { refused: "too_many", what: "ratings", max, would_be: count };
+        }
+        const next = changed(profile, { ratings }, at);
+        return { profile: next, answer: next };
+      });
+    },
+    async follow(record, follows) {
+      return change<Profile>(record.id, async (profile, at) => {
+        const next = changed(profile, { follows }, at);
+        return { profile: next, answer: next };
+      });
+    },
+    async exportProfile(record) {
+      const [profile, model] = await Promise.all([
+        readProfile(store, record.id),
+        readModel(store, record.id),
+      ]);
+      const pending: string[] = [];
+      for (const item of profile.library) if ((await statusOf(item)) === "pending") pending.push(item.key);
+      return {
+        key_id: record.id,
+        tier: record.tier,
+        version: profile.version,
+        updated_at: profile.updated_at,
+        library: profile.library.map(toCsl),
+        pending,
+        ratings: Object.entries(profile.ratings)
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .map(([arxiv_id, rating]) => ({ arxiv_id, rating })),
+        follows: profile.follows,
+        model: model && {
+          profile_version: model.profile_version,
+          relevance_version: model.relevance_version,
+          positives: model.positives,
+          negatives: model.negatives,
+          terms: model.columns.length,
+        },
+        bounds: PROFILE_BOUNDS[record.tier],
+      };
+    },
+    async erase(keyId) {
+      const erased = await eraseReader(store, keyId);
+      compiled.delete(keyId);
+      return erased;
+    },
+    async picks(record, date, limit, capped) {
+      const ranked = await listOf(record.id, date, limit);
+      if (!ranked) return null;
+      const { papers, items } = ranked;
+      return {
+        date,
+        tier: record.tier,
+        profile_version: ranked.version,
+        personal: ranked.personal,
+        limit,
+        capped: capped ? ["limit"] : [],
+        screened: papers.length,
+        items: items.slice(0, limit).map((item, position) => {
+          const paper = papers[item.index] as ScreenedPaper;
+          return {
+            rank: position + 1,
+            global_rank: item.index + 1,
+            arxiv_id: paper.arxiv_id,
+            title: paper.title,
+            authors: [...paper.authors],
+            abs_url: paper.abs_url,
+            picked: paper.picked,
+            for_you: item.for_you,
+            why_for_you: item.why_for_you,
+          };
+        }),
+      };
+    },
+    rankDay: listOf,
+  };
+}

@@ -1,0 +1,115 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { fitLinearSvm, svmDecision } from "../../../pipeline/domain/linear-svm.ts";
+import {
+  MUST_READ_DEPTH,
+  type RankedCandidate,
+  rankForReader,
+} from "../../../pipeline/domain/personal-ranking.ts";
+import { compileReaderModel, fitReaderModel, rowOf } from "../../../pipeline/domain/reader-model.ts";
+import { buildVocabulary, termCounts } from "../../../pipeline/domain/relevance-features.ts";
+
+const features = { ngrams: 1, title_terms: false, min_df: 1 };
+const paper = (i: number, title: string, extra: Partial<RankedCandidate> = {}): RankedCandidate => ({
+  arxiv_id: `2401.${String(10000 + i)}`,
+  title: `${title} ${i}`,
+  summary: `${title} study`,
+  authors: [`Author ${i}`],
+  categories: ["cs.AI"],
+  rank_score: 1 - i / 100,
+  must_read: null,
+  on_topic: 1 - i / 100,
+  ...extra,
+});
+const day = [
+  ...Array.from({ length: 10 }, (_, i) => paper(i, "agent governance audit oversight")),
+  ...Array.from({ length: 10 }, (_, i) => paper(10 + i, "agent memory runtime serving")),
+];
+const vocabulary = buildVocabulary(
+  day.map((candidate) => termCounts(candidate, features)),
+  1,
+);
+const rows = day.map((candidate) => rowOf(candidate, features, vocabulary));
+const noFollows = { authors: [], phrases: [] };
+
+function modelLiking(indices: number[]) {
+  const fitted = fitReaderModel({
+    profileVersion: 1,
+    relevanceVersion: "relevance-2026.11.2",
+    features: vocabulary.idf.length,
+    liked: indices.map((i) => ({ key: `k${i}`, arxiv_id: null, title: `t${i}`, row: rows[i] as never })),
+    disliked: [],
+    background: day.map((candidate, i) => ({ arxiv_id: candidate.arxiv_id, row: rows[i] as never })),
+  });
+  if (!fitted) throw new Error("no model");
+  return compileReaderModel(fitted, vocabulary.idf.length);
+}
+
+describe("the personal ranking", () => {
+  it("answers an empty profile with the candidates' own order, whatever their scores", () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 40 }), (scores) => {
+        const candidates = scores.map((score, i) =>
+          paper(i, "x", { rank_score: score, on_topic: 1 - score }),
+        );
+        const items = rankForReader({ candidates, model: null, follows: noFollows });
+        expect(items.map((item) => item.index)).toEqual(candidates.map((_, i) => i));
+        expect(items.every((item) => item.why_for_you.placed_by === "global")).toBe(true);
+      }),
+    );
+  });
+
+  it("puts a reader's kind of paper first, and names the liked papers it is nearest to", () => {
+    const model = modelLiking([10, 11, 12]);
+    const items = rankForReader({ candidates: day, rows, model, follows: noFollows, explain: 5 });
+    const top = items.slice(0, 5).map((item) => item.index);
+    expect(top.every((index) => index >= 10)).toBe(true);
+    expect(items[0]?.why_for_you.nearest[0]?.key).toMatch(/^k1[0-2]$/);
+    expect(items[6]?.why_for_you.nearest).toEqual([]);
+  });
+
+  it("pins followed authors first, then followed phrases, with their reasons", () => {
+    const items = rankForReader({
+      candidates: day,
+      model: null,
+      follows: { authors: ["author 15"], phrases: ["MEMORY runtime"] },
+    });
+    expect(items[0]).toMatchObject({
+      index: 15,
+      why_for_you: { followed_author: "author 15", placed_by: "followed_author" },
+    });
+    expect(items.slice(1, 10).map((item) => item.index)).toEqual([10, 11, 12, 13, 14, 16, 17, 18, 19]);
+    expect(items[1]?.why_for_you).toMatchObject({
+      followed_phrase: "MEMORY runtime",
+      placed_by: "followed_phrase",
+    });
+  });
+
+  it("never leaves a sure must-read below the floor's depth", () => {
+    const candidates = day.map((candidate, i) => (i === 3 ? { ...candidate, must_read: 0.9 } : candidate));
+    const model = modelLiking([10, 11, 12]);
+    const items = rankForReader({ candidates, rows, model, follows: noFollows });
+    const at = items.findIndex((item) => item.index === 3);
+    expect(at).toBeLessThan(MUST_READ_DEPTH);
+    expect(items[at]?.why_for_you.placed_by).toBe("must_read");
+    expect(new Set(items.map((item) => item.index)).size).toBe(day.length);
+  });
+});
+
+describe("the linear SVM of the baseline", () => {
+  it("separates two groups and is deterministic", () => {
+    const labels = day.map((_, i) => (i < 10 ? 1 : 0) as 0 | 1);
+    const svm = fitLinearSvm(rows, labels, vocabulary.idf.length, { c: 0.1, balanced: true });
+    expect(rows.every((row, i) => svmDecision(svm, row) > 0 === i < 10)).toBe(true);
+    const again = fitLinearSvm(rows, labels, vocabulary.idf.length, { c: 0.1, balanced: true });
+    expect(Array.from(again.weights)).toEqual(Array.from(svm.weights));
+    expect(() =>
+      fitLinearSvm(
+        rows,
+        labels.map(() => 0),
+        3,
+        { c: 1, balanced: true },
+      ),
+    ).toThrow(/both classes/);
+  });
+});

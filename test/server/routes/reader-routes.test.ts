@@ -1,0 +1,274 @@
+import { readFile } from "node:fs/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PersonalPicks, ProfileExport } from "../../../pipeline/domain/reader-answers.ts";
+import type { CompiledRelevance } from "../../../pipeline/domain/relevance-model.ts";
+import { loadRelevanceModel, newestModelPath } from "../../../pipeline/relevance-file.ts";
+import type { AppContext } from "../../../server/context.ts";
+import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
+import { type Call, clientFor } from "../../helpers/app-client.ts";
+import { testContext } from "../../helpers/context.ts";
+import { publishRankedSampleDays } from "../../helpers/published.ts";
+
+/** A JSON answer, read loosely: each test asserts the fields it names. */
+// biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field by the assertions
+const body = async (response: Response): Promise<any> => response.json();
+
+const exports = (name: string) => readFile(new URL(`../readers/exports/${name}`, import.meta.url), "utf8");
+
+let snapshots: SnapshotCache;
+let relevance: CompiledRelevance;
+beforeAll(async () => {
+  snapshots = await createSnapshotCache({ publicDir: (await publishRankedSampleDays()).publicDir });
+  relevance = await loadRelevanceModel(await newestModelPath());
+});
+afterAll(() => snapshots.close());
+
+describe("reader profiles and personal picks", () => {
+  let context: AppContext;
+  let call: Call;
+  let close: () => Promise<void>;
+  const issue = async (tier: "free" | "pro" = "free") =>
+    (await context.keys.issue({ tier, email: "reader@example.org", label: "reader" })).key;
+  const send = (key: string, method: string, path: string, body?: unknown, type = "application/json") =>
+    call(path, {
+      method,
+      headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": type }) },
+      ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+    });
+  const picks = async (key: string, query = "") => {
+    const response = await send(key, "GET", `/v1/me/picks${query}`);
+    expect(response.status).toBe(200);
+    return (await body(response)) as PersonalPicks;
+  };
+  const exported = async (key: string) =>
+    (await (await send(key, "GET", "/v1/me/profile")).json()) as ProfileExport;
+
+  beforeAll(async () => {
+    context = await testContext(snapshots, {
+      relevance,
+      config: { profileWriteRate: { name: "profile-writes", limit: 1000, windowSeconds: 60 } },
+    });
+    ({ call, close } = await clientFor("in-process", context));
+  });
+  afterAll(() => close());
+
+  it("answers an empty profile with the day's global order, and spends one call of the quota", async () => {
+    const key = await issue();
+    const list = await picks(key, "?limit=25");
+    expect(list.personal).toBe(false);
+    expect(list.items.length).toBe(list.screened);
+    expect(list.items.map((item) => item.global_rank)).toEqual(list.items.map((_, i) => i + 1));
+    const me = (await (await send(key, "GET", "/v1/me")).json()) as { usage: { used: number } };
+    expect(me.usage.used).toBe(1);
+  });
+
+  it("reads ids, lists duplicates and unreadable entries with reasons, and marks unseen ids pending", async () => {
+    const key = await issue();
+    const day = await picks(key);
+    const screenedId = day.items[0]?.arxiv_id as string;
+    const response = await send(key, "POST", "/v1/me/library", [
+      screenedId,
+      `https://arxiv.org/abs/${screenedId}v2`,
+      "2001.00001",
+      "not an id",
+      42,
+    ]);
+    expect(response.status).toBe(200);
+    const written = await body(response);
+    expect(written.added).toEqual([
+      { key: `arxiv:${screenedId}`, status: "ready" },
+      { key: "arxiv:2001.00001", status: "pending" },
+    ]);
+    expect(written.duplicates).toEqual([
+      { key: `arxiv:${screenedId}`, reason: expect.stringContaining("twice") },
+    ]);
+    expect(written.unreadable).toEqual([
+      { item: "[3] not an id", reason: expect.stringContaining("not an arXiv id") },
+      { item: "[4]", reason: expect.stringContaining("expected an arXiv id") },
+    ]);
+    expect(written.library_max).toBe(100);
+    expect((await exported(key)).pending).toEqual(["arxiv:2001.00001"]);
+  });
+
+  it("round-trips Zotero's BibTeX and CSL-JSON exports through the profile's export", async () => {
+    const key = await issue();
+    const bib = await send(key, "PUT", "/v1/me/library", await exports("zotero.bib"), "application/x-bibtex");
+    expect(bib.status).toBe(200);
+    expect((await body(bib)).added.map((item: { key: string }) => item.key)).toEqual([
+      "arxiv:2406.13352",
+      "arxiv:2310.08560",
+      "title:supervisory guidance on model risk management",
+    ]);
+    const csl = await send(key, "POST", "/v1/me/library", await exports("zotero-csl.json"));
+    const cslBody = await body(csl);
+    expect(cslBody.added.map((item: { key: string }) => item.key)).toEqual([
+      "arxiv:2503.18813",
+      "arxiv:2308.08155",
+      "doi:10.1145/3597503.3639187",
+    ]);
+    expect(cslBody.unreadable).toEqual([
+      {
+        item: "[3] http://zotero.org/users/local/kX2hQv9a/items/EMPTY111",
+        reason: "it names no arXiv id, DOI or title",
+      },
+    ]);
+    const first = await exported(key);
+    expect(first.library).toHaveLength(6);
+    expect(first.library[0]).toMatchObject({
+      id: "arxiv:2406.13352",
+      title:
+        "AgentDojo: A Dynamic Environment to Evaluate Prompt Injection Attacks and Defenses for LLM Agents",
+      author: expect.arrayContaining([{ literal: "Mislav Balunović" }]),
+      number: "arXiv:2406.13352",
+    });
+    // The export, PUT back under another key, is the same library.
+    const other = await issue();
+    expect((await send(other, "PUT", "/v1/me/library", first.library)).status).toBe(200);
+    expect((await exported(other)).library).toEqual(first.library);
+  });
+
+  it("refuses malformed BibTeX whole, naming the entry and line", async () => {
+    const key = await issue();
+    const text = "@misc{good, title = {Fine}, eprint = {2401.00001}}\n@misc{broken,\n  title = {Unclosed\n";
+    const response = await send(key, "PUT", "/v1/me/library", text, "application/x-bibtex");
+    expect(response.status).toBe(422);
+    const [issue0] = (await body(response)).detail;
+    expect(issue0).toMatchObject({ type: "bibtex_syntax", loc: ["body", "broken", 4] });
+    expect(issue0.msg).toMatch(/^BibTeX entry broken at line 4: /);
+    expect((await exported(key)).library).toEqual([]);
+  });
+
+  it("says the bound when a library would pass the tier's, and writes nothing; 413 past 2 MiB", async () => {
+    const key = await issue();
+    const ids = Array.from({ length: 101 }, (_, i) => `2401.${String(10000 + i)}`);
+    const response = await send(key, "PUT", "/v1/me/library", ids);
+    expect(response.status).toBe(413);
+    expect((await body(response)).detail).toBe(
+      "The free tier's profile holds at most 100 library items; this would make 101, so nothing was written.",
+    );
+    expect((await exported(key)).version).toBe(0);
+    const huge = await send(key, "PUT", "/v1/me/library", `["${"x".repeat(2 * 1024 * 1024)}"]`);
+    expect(huge.status).toBe(413);
+    const wrongType = await send(key, "PUT", "/v1/me/library", "2401.00001", "text/plain");
+    expect(wrongType.status).toBe(415);
+    const notAList = await send(key, "PUT", "/v1/me/library", { ids: [] });
+    expect(notAList.status).toBe(422);
+    expect((await body(notAList)).detail[0]).toMatchObject({ type: "list_type", loc: ["body"] });
+  });
+
+  it("rates screened papers only, 1 or -1, and clears a rating", async () => {
+    const key = await issue();
+    const id = (await picks(key)).items[1]?.arxiv_id as string;
+    expect((await send(key, "PUT", `/v1/me/ratings/${id}`, { rating: 1 })).status).toBe(200);
+    expect((await send(key, "PUT", "/v1/me/ratings/2001.00001", { rating: 1 })).status).toBe(404);
+    const zero = await send(key, "PUT", `/v1/me/ratings/${id}`, { rating: 0 });
+    expect(zero.status).toBe(422);
+    expect((await body(zero)).detail[0].loc).toEqual(["body", "rating"]);
+    const bad = await send(key, "PUT", "/v1/me/ratings/not-an-id", { rating: 1 });
+    expect(bad.status).toBe(422);
+    expect((await exported(key)).ratings).toEqual([{ arxiv_id: id, rating: 1 }]);
+    expect((await send(key, "DELETE", `/v1/me/ratings/${id}`)).status).toBe(200);
+    expect((await exported(key)).ratings).toEqual([]);
+  });
+
+  it("pins a followed author's paper first, with the reason", async () => {
+    const key = await issue();
+    const global = await picks(key, "?limit=25");
+    const last = global.items.at(-1);
+    const author = last?.authors[0] as string;
+    const put = await send(key, "PUT", "/v1/me/follows", { authors: [author.toUpperCase()], phrases: [] });
+    expect(put.status).toBe(200);
+    const mine = await picks(key, "?limit=25");
+    expect(mine.personal).toBe(true);
+    expect(mine.items[0]?.authors).toContain(author);
+    expect(mine.items[0]?.why_for_you).toMatchObject({
+      followed_author: author.toUpperCase(),
+      placed_by: "followed_author",
+    });
+  });
+
+  it("learns from a library: the list changes, and why_for_you names the nearest library papers", async () => {
+    const key = await issue();
+    const global = await picks(key, "?limit=25");
+    const liked = global.items.slice(-3).map((item) => item.arxiv_id);
+    expect((await send(key, "PUT", "/v1/me/library", liked)).status).toBe(200);
+    const profile = await exported(key);
+    expect(profile.model).toMatchObject({
+      profile_version: 1,
+      positives: 3,
+      relevance_version: relevance.model.version,
+    });
+    const mine = await picks(key, "?limit=25");
+    expect(mine.personal).toBe(true);
+    expect(mine.items.map((item) => item.arxiv_id)).not.toEqual(global.items.map((item) => item.arxiv_id));
+    const top = mine.items[0];
+    expect(top?.why_for_you.placed_by).toMatch(/blend|must_read/);
+    expect(top?.why_for_you.nearest.length).toBeGreaterThan(0);
+    expect(liked).toContain(top?.why_for_you.nearest[0]?.arxiv_id);
+  });
+
+  it("keeps each key's profile to itself, erases it whole, and erases it when the key is revoked", async () => {
+    const [a, b] = [await issue(), await issue()];
+    await send(a, "PUT", "/v1/me/follows", { authors: ["Ada Lovelace"], phrases: ["audit trail"] });
+    expect((await exported(b)).follows).toEqual({ authors: [], phrases: [] });
+    const idA = (await exported(a)).key_id;
+    expect(await context.store.getKeys(`reader:${idA}`)).not.toEqual([]);
+    const erased = await send(a, "DELETE", "/v1/me/profile");
+    // The profile and its version: follows alone fit no model.
+    expect((await body(erased)).erased).toBe(2);
+    expect(await context.store.getKeys(`reader:${idA}`)).toEqual([]);
+    expect((await exported(a)).version).toBe(0);
+
+    await send(b, "PUT", "/v1/me/follows", { authors: ["Ada Lovelace"], phrases: [] });
+    const idB = (await exported(b)).key_id;
+    await context.keys.revoke(idB);
+    expect(await context.store.getKeys(`reader:${idB}`)).toEqual([]);
+    const refused = await send(b, "PUT", "/v1/me/follows", { authors: [], phrases: [] });
+    expect(refused.status).toBe(401);
+  });
+
+  it("keeps the profile when the key is rotated", async () => {
+    const key = await issue();
+    await send(key, "PUT", "/v1/me/follows", { authors: ["Grace Hopper"], phrases: [] });
+    const rotated = await context.keys.rotate((await exported(key)).key_id);
+    expect((await exported(rotated?.key as string)).follows.authors).toEqual(["Grace Hopper"]);
+    expect(await context.store.getKeys(`reader:${rotated?.old.id}`)).toEqual([]);
+  });
+
+  it("refuses picks of a malformed day, and of one outside the tier's history", async () => {
+    const key = await issue();
+    const bad = await send(key, "GET", "/v1/me/picks?date=2026-02-30");
+    expect(bad.status).toBe(422);
+    expect((await body(bad)).detail[0]).toMatchObject({
+      type: "date_from_datetime_parsing",
+      loc: ["query", "date"],
+    });
+    expect((await send(key, "GET", "/v1/me/picks?date=2020-01-01")).status).toBe(403);
+    expect((await send(key, "GET", "/v1/me/picks?limit=0")).status).toBe(422);
+  });
+});
+
+describe("the profile-write rate", () => {
+  it("refuses writes past its rate with 429 and spends no read quota", async () => {
+    const context = await testContext(snapshots, {
+      relevance,
+      config: { profileWriteRate: { name: "profile-writes", limit: 2, windowSeconds: 60 } },
+    });
+    const { call, close } = await clientFor("in-process", context);
+    const { key } = await context.keys.issue({ tier: "free", email: "r@example.org", label: "r" });
+    const put = () =>
+      call("/v1/me/follows", {
+        method: "PUT",
+        headers: { "x-api-key": key, "content-type": "application/json" },
+        body: JSON.stringify({ authors: ["A"] }),
+      });
+    expect((await put()).status).toBe(200);
+    expect((await put()).status).toBe(200);
+    const third = await put();
+    expect(third.status).toBe(429);
+    expect(third.headers.get("retry-after")).not.toBeNull();
+    const me = await body(await call("/v1/me", { headers: { "x-api-key": key } }));
+    expect(me.usage.used).toBe(0);
+    await close();
+  });
+});
