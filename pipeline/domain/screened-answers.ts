@@ -11,7 +11,7 @@ import { type ScreenedDay, type ScreenedPaper, ScreenedPaperSchema } from "./scr
 export const PapersScopeSchema = z
   .enum(["picks", "screened"])
   .default("picks")
-  .describe("`picks` (the day's picks) or `screened` (every paper the day screened, picked or not)");
+  .describe("every screened paper, picked or not, with scope `screened`");
 export type PapersScope = z.output<typeof PapersScopeSchema>;
 
 /** `GET /v1/papers`'s query: the picks' filters and the scope they apply to. */
@@ -22,6 +22,7 @@ export const PaperRequestSchema = z.object({ scope: PapersScopeSchema });
 
 /** An item of `GET /v1/papers?scope=screened`: a pick's list item, plus `picked`, `reason`, `on_topic`. */
 export const ScreenedListItemSchema = PaperListItemSchema.extend({
+  date: z.string().describe("the announcement day that screened it"),
   rank: ScreenedPaperSchema.shape.rank,
   picked: ScreenedPaperSchema.shape.picked,
   reason: ScreenedPaperSchema.shape.reason,

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { PaperListItem } from "../../pipeline/domain/api-answers.ts";
 import { baseArxivId } from "../../pipeline/domain/arxiv-id.ts";
 import type { Pick } from "../../pipeline/domain/pick.ts";
+import type { ScreenedDay } from "../../pipeline/domain/screened.ts";
 import type { HeldDay } from "../snapshots/held-days.ts";
 import { createSnapshotCache, type SnapshotCache } from "../snapshots/snapshot-cache.ts";
 
@@ -23,6 +24,8 @@ export interface McpSnapshots {
   picksOf(arxivId: string): readonly PaperListItem[];
   /** The published picks of list items of `days()` or `picksOf()`, read back from their days' files. */
   fullPicks(items: readonly PaperListItem[]): Promise<Pick[]>;
+  /** A published day's screened file; undefined for a day without one. Throws DayUnavailableError. */
+  readScreened(date: string): Promise<ScreenedDay | undefined>;
   /** The bytes of `stats.json` or `axes.json`, if published. */
   file(name: "stats" | "axes"): Buffer | undefined;
   close(): void;
@@ -109,6 +112,7 @@ export function createMcpSnapshots(options: {
     days: () => loaded().days(),
     picksOf: (arxivId) => picksOfId(loaded().days(), arxivId),
     fullPicks: (items) => loaded().fullPicks(items),
+    readScreened: (date) => loaded().readScreened(date),
     file: (name) => loaded().lookup(`/v1/${name}`)?.body,
     close() {
       closed = true;

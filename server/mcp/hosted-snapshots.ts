@@ -30,6 +30,7 @@ export function createHostedSnapshots(
     days: () => cache.days(),
     picksOf: (arxivId) => picksOfId(cache.days(), arxivId),
     fullPicks: (items) => cache.fullPicks(items),
+    readScreened: (date) => cache.readScreened(date),
     file: (name) => cache.lookup(`/v1/${name}`)?.body,
     // The cache belongs to the server, which closes it.
     close: () => {},

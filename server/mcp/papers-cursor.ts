@@ -10,6 +10,8 @@ export interface PapersCursor {
   axis: AxisId | null;
   min_score: number;
   min_reg_fit: number;
+  /** What the pages list: every screened paper; absent, the picks. */
+  scope?: "screened";
 }
 
 const CursorSchema = z.object({
@@ -17,6 +19,8 @@ const CursorSchema = z.object({
   o: z.int().min(0),
   t: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
   q: z.tuple([z.int(), AxisIdSchema.nullable(), z.int(), z.int()]),
+  // Only on a screened query's cursors: the picks' cursors are as they were before scopes.
+  s: z.literal("screened").optional(),
 });
 
 /** Opaque to agents on purpose: they pass it back unchanged, so its form may change with a version. */
@@ -26,6 +30,7 @@ export function encodeCursor(cursor: PapersCursor): string {
     o: cursor.offset,
     t: cursor.to,
     q: [cursor.days, cursor.axis, cursor.min_score, cursor.min_reg_fit],
+    ...(cursor.scope === "screened" ? { s: "screened" as const } : {}),
   };
   return Buffer.from(JSON.stringify(wire)).toString("base64url");
 }
@@ -39,6 +44,14 @@ export function decodeCursor(text: string): PapersCursor | undefined {
   }
   const parsed = CursorSchema.safeParse(json);
   if (!parsed.success) return undefined;
-  const { o, t, q } = parsed.data;
-  return { offset: o, to: t, days: q[0], axis: q[1], min_score: q[2], min_reg_fit: q[3] };
+  const { o, t, q, s } = parsed.data;
+  return {
+    offset: o,
+    to: t,
+    days: q[0],
+    axis: q[1],
+    min_score: q[2],
+    min_reg_fit: q[3],
+    ...(s === undefined ? {} : { scope: s }),
+  };
 }

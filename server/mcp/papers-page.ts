@@ -2,14 +2,10 @@ import { z } from "zod";
 import { type PapersPage, PapersQuerySchema } from "../../pipeline/domain/papers-query.ts";
 import type { Pick } from "../../pipeline/domain/pick.ts";
 import { AxisIdSchema } from "../../pipeline/domain/score.ts";
+import { type ScreenedListItem, ScreenedListItemSchema } from "../../pipeline/domain/screened-answers.ts";
+import { copyWith } from "../copy-with.ts";
 import { encodeCursor } from "./papers-cursor.ts";
-import {
-  compactPick,
-  EXTERNAL_CONTENT,
-  ExternalContentSchema,
-  type PickView,
-  PickViewSchema,
-} from "./pick-view.ts";
+import { compactPick, EXTERNAL_CONTENT, ExternalContentSchema, PickViewSchema } from "./pick-view.ts";
 
 /**
  * One answer stays under this many characters of JSON, about 6,000 tokens at four characters a token:
@@ -19,6 +15,8 @@ export const ANSWER_BUDGET_CHARS = 24_000;
 // Room for everything but the picks: applied filters, counts, notes, the cursor and the notice.
 const ENVELOPE_RESERVE_CHARS = 1_500;
 
+const SCREENED_ADVERTISED = { arxiv_id: true, date: true, title: true, picked: true, reason: true } as const;
+
 export const PapersOutputSchema = z.object({
   applied: PapersQuerySchema.extend({
     axis: AxisIdSchema.nullable(),
@@ -26,6 +24,7 @@ export const PapersOutputSchema = z.object({
     from: z.string().nullable().describe("oldest day searched"),
     to: z.string().nullable().describe("newest day searched"),
     capped: z.array(z.enum(["days", "limit"])).describe("requested values that were lowered"),
+    scope: z.literal("screened").optional(),
   }),
   total: z.int().min(0).describe("picks matching the filters"),
   offset: z.int().min(0).describe("picks before this page"),
@@ -35,12 +34,15 @@ export const PapersOutputSchema = z.object({
   notes: z.array(z.string()),
   external_content: ExternalContentSchema,
   picks: z.array(PickViewSchema),
+  // Advertised by the fields an agent reads first (the rest are GET /v1/papers' item fields): the
+  // tools' list stays within its budget of tokens.
+  screened: z.array(ScreenedListItemSchema.pick(SCREENED_ADVERTISED).loose()).optional(),
 });
 export type PapersOutput = z.infer<typeof PapersOutputSchema>;
 
 /** Takes picks in order until the next one would push the answer past the budget; always at least one. */
-function fitBudget(picks: readonly PickView[]): PickView[] {
-  const fitted: PickView[] = [];
+function fitBudget<V>(picks: readonly V[]): V[] {
+  const fitted: V[] = [];
   let size = ENVELOPE_RESERVE_CHARS;
   for (const pick of picks) {
     const length = JSON.stringify(pick).length + 1;
@@ -51,13 +53,34 @@ function fitBudget(picks: readonly PickView[]): PickView[] {
   return fitted;
 }
 
+interface PageOptions {
+  offset: number;
+  compact: boolean;
+  publishedDays: number;
+  pageMax: number;
+  tier?: string | null;
+}
+
 /** Turns a page of `queryPapers` into the tool's answer: trimmed to the budget, with a cursor and notes. */
-export function papersAnswer(
-  page: PapersPage<Pick>,
-  options: { offset: number; compact: boolean; publishedDays: number; pageMax: number; tier?: string | null },
-): PapersOutput {
-  const { applied } = page;
+export function papersAnswer(page: PapersPage<Pick>, options: PageOptions): PapersOutput {
   const views = options.compact ? page.picks.map(compactPick) : page.picks;
+  const { envelope, items } = pageEnvelope(page, views, options, undefined);
+  return copyWith(envelope, { picks: items });
+}
+
+/** As papersAnswer, for a page of screened papers (list items: compact whatever `compact` says). */
+export function screenedPapersAnswer(page: PapersPage<ScreenedListItem>, options: PageOptions): PapersOutput {
+  const { envelope, items } = pageEnvelope(page, page.picks, options, "screened");
+  return copyWith(envelope, { picks: [], screened: items });
+}
+
+function pageEnvelope<V>(
+  page: PapersPage<unknown>,
+  views: readonly V[],
+  options: PageOptions,
+  scope: "screened" | undefined,
+): { envelope: Omit<PapersOutput, "picks" | "screened">; items: V[] } {
+  const { applied } = page;
   const picks = fitBudget(views);
   const next = options.offset + picks.length;
   const hasMore = next < page.total;
@@ -88,7 +111,8 @@ export function papersAnswer(
     min_score: applied.min_score,
     min_reg_fit: applied.min_reg_fit,
   };
-  return {
+  const scoped = scope === undefined ? {} : { scope };
+  const envelope = {
     applied: {
       days: filters.days,
       axis: filters.axis,
@@ -99,15 +123,18 @@ export function papersAnswer(
       from: applied.from,
       to: applied.to,
       capped: applied.capped,
+      ...scoped,
     },
     total: page.total,
     offset: options.offset,
     returned: picks.length,
     has_more: hasMore,
     next_cursor:
-      hasMore && applied.to !== null ? encodeCursor({ offset: next, to: applied.to, ...filters }) : null,
+      hasMore && applied.to !== null
+        ? encodeCursor({ offset: next, to: applied.to, ...filters, ...scoped })
+        : null,
     notes,
     external_content: EXTERNAL_CONTENT,
-    picks,
   };
+  return { envelope, items: picks };
 }

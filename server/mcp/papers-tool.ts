@@ -1,12 +1,14 @@
 import { z } from "zod";
 import { type PapersQuery, PapersQuerySchema, queryPapers } from "../../pipeline/domain/papers-query.ts";
 import type { Pick } from "../../pipeline/domain/pick.ts";
+import { type PapersScope, PapersScopeSchema } from "../../pipeline/domain/screened-answers.ts";
 import { copyWith } from "../copy-with.ts";
 import type { HeldDay } from "../snapshots/held-days.ts";
+import { queryScreened, type ScreenedItems } from "../snapshots/screened-papers.ts";
 import { DayUnavailableError } from "../snapshots/snapshot-cache.ts";
 import type { McpSnapshots } from "./fresh-snapshots.ts";
 import { decodeCursor, type PapersCursor } from "./papers-cursor.ts";
-import { PapersOutputSchema, papersAnswer } from "./papers-page.ts";
+import { PapersOutputSchema, papersAnswer, screenedPapersAnswer } from "./papers-page.ts";
 import { answer, type ReadOnlyTool, refuse, type ToolAnswer } from "./read-only-tool.ts";
 import { OWNER_ACCESS, type ToolAccess } from "./tool-access.ts";
 
@@ -31,6 +33,7 @@ export const PapersInputSchema = z.strictObject({
     .boolean()
     .default(true)
     .describe("scores without their evidence and rationale, citations without paper lists (see labs_paper)"),
+  scope: PapersScopeSchema,
   cursor: z
     .string()
     .min(1)
@@ -41,6 +44,7 @@ export const PapersInputSchema = z.strictObject({
 type PapersInput = z.output<typeof PapersInputSchema>;
 
 interface Start {
+  scope: PapersScope;
   days: readonly HeldDay[];
   query: PapersQuery;
   offset: number;
@@ -52,7 +56,8 @@ const DAY_MS = 86_400_000;
 
 function describeCursor(cursor: PapersCursor): string {
   const axis = cursor.axis === null ? "" : `, axis ${cursor.axis}`;
-  return `days ${cursor.days}${axis}, min_score ${cursor.min_score}, min_reg_fit ${cursor.min_reg_fit}`;
+  const scope = cursor.scope === undefined ? "" : `, scope ${cursor.scope}`;
+  return `days ${cursor.days}${axis}, min_score ${cursor.min_score}, min_reg_fit ${cursor.min_reg_fit}${scope}`;
 }
 
 /**
@@ -68,7 +73,7 @@ function startOf(
   const { days: history, axis, min_score, min_reg_fit, limit } = args;
   if (args.cursor === undefined) {
     const query = { days: history, axis, min_score, min_reg_fit, limit };
-    return answer({ days, query, offset: 0, historyDays: access.historyDays });
+    return answer({ scope: args.scope, days, query, offset: 0, historyDays: access.historyDays });
   }
   const cursor = decodeCursor(args.cursor);
   if (!cursor) {
@@ -77,7 +82,11 @@ function startOf(
         "to start from the first page",
     );
   }
-  const conflicting = FILTERS.filter((name) => given.has(name) && (args[name] ?? null) !== cursor[name]);
+  const conflicting: string[] = FILTERS.filter(
+    (name) => given.has(name) && (args[name] ?? null) !== cursor[name],
+  );
+  const cursorScope = cursor.scope ?? "picks";
+  if (given.has("scope") && args.scope !== cursorScope) conflicting.push("scope");
   if (conflicting.length > 0) {
     return refuse(
       `this cursor continues a query with ${describeCursor(cursor)}, not the ${conflicting.join(", ")} ` +
@@ -104,6 +113,7 @@ function startOf(
     );
   }
   return answer({
+    scope: cursorScope,
     historyDays,
     days: days.slice(first),
     query: {
@@ -121,6 +131,8 @@ export function papersTool(
   snapshots: McpSnapshots,
   access: ToolAccess = OWNER_ACCESS,
 ): ReadOnlyTool<typeof PapersInputSchema, typeof PapersOutputSchema> {
+  // Each screened file's list items, made once while its parse is kept.
+  const screenedLists: ScreenedItems = new WeakMap();
   return {
     name: "labs_papers",
     title: "Research picks",
@@ -129,7 +141,8 @@ export function papersTool(
       "GET /v1/papers: `days` of history back from the latest published day, `min_score` on the total " +
       "(0..45) or on one `axis` (0..5), `min_reg_fit` (1..3). " +
       `Pages of up to ${PAGE_MAX} picks (default ${PAGE_DEFAULT}): follow \`next_cursor\`. ` +
-      "Compact by default (scores without evidence); labs_paper gives one pick in full.",
+      "Compact by default (scores without evidence); labs_paper gives one pick in full. " +
+      "`scope: screened`: every screened paper instead, with `picked` and `reason` (in `screened`).",
     input: PapersInputSchema,
     output: PapersOutputSchema,
     hints: {
@@ -139,8 +152,25 @@ export function papersTool(
       await snapshots.refresh();
       const start = startOf(args, given, snapshots.days(), access);
       if (!start.ok) return start;
-      const { days, query, offset, historyDays } = start.value;
+      const { days, query, offset, historyDays, scope } = start.value;
       const pageMax = Math.min(PAGE_MAX, access.maxLimit);
+      const options = {
+        offset,
+        compact: args.compact,
+        publishedDays: days.length,
+        pageMax,
+        tier: access.tier,
+      };
+      if (scope === "screened") {
+        try {
+          const caps = { historyDays, maxLimit: pageMax };
+          const page = await queryScreened(snapshots, days, query, caps, screenedLists, offset);
+          return answer(screenedPapersAnswer(page, options));
+        } catch (error) {
+          if (!(error instanceof DayUnavailableError)) throw error;
+          return refuse(`${error.message}; try again shortly`);
+        }
+      }
       const page = queryPapers(days, query, { historyDays, maxLimit: pageMax }, offset);
       // Days are held as list items; a page (at most PAGE_MAX picks) reads its picks back whole.
       let picks: Pick[];
@@ -150,15 +180,7 @@ export function papersTool(
         if (!(error instanceof DayUnavailableError)) throw error;
         return refuse(`${error.message}; try again shortly`);
       }
-      return answer(
-        papersAnswer(copyWith(page, { picks }), {
-          offset,
-          compact: args.compact,
-          publishedDays: days.length,
-          pageMax,
-          tier: access.tier,
-        }),
-      );
+      return answer(papersAnswer(copyWith(page, { picks }), options));
     },
   };
 }

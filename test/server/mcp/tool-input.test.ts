@@ -18,7 +18,7 @@ describe("parseToolArguments: bad arguments become advice, not zod dumps", () =>
     [{ cursor: "" }, "Expected `cursor` to be a non-empty string of at most 512 characters, got ``"],
     [
       { axes: "A1" },
-      "unknown argument `axes`; labs_papers takes days, axis, min_score, min_reg_fit, limit, compact, cursor",
+      "unknown argument `axes`; labs_papers takes days, axis, min_score, min_reg_fit, limit, compact, scope, cursor",
     ],
   ])("%j -> %s", (raw, message) => {
     expect(parseToolArguments("labs_papers", PapersInputSchema, raw, hints)).toEqual({ ok: false, message });
@@ -34,7 +34,7 @@ describe("parseToolArguments: bad arguments become advice, not zod dumps", () =>
     expect(parsed.ok).toBe(false);
     expect(parsed.ok ? [] : parsed.message.split("\n").sort()).toEqual([
       "Expected `limit` to be a whole number from 1 to 5000, got `-1`",
-      "unknown argument `x`; labs_papers takes days, axis, min_score, min_reg_fit, limit, compact, cursor",
+      "unknown argument `x`; labs_papers takes days, axis, min_score, min_reg_fit, limit, compact, scope, cursor",
       "unknown axis `A0`; call labs_axes",
     ]);
   });
@@ -60,14 +60,14 @@ describe("parseToolArguments: bad arguments become advice, not zod dumps", () =>
     });
     expect(parsed).toEqual({
       ok: true,
-      value: { days: 30, min_score: 12, min_reg_fit: 0, limit: 8, compact: false },
+      value: { days: 30, min_score: 12, min_reg_fit: 0, limit: 8, compact: false, scope: "picks" },
     });
   });
 
   it("applies the defaults: a page of 8, compact, the API's days and scores", () => {
     expect(parseToolArguments("labs_papers", PapersInputSchema, undefined)).toEqual({
       ok: true,
-      value: { days: 7, min_score: 0, min_reg_fit: 0, limit: 8, compact: true },
+      value: { days: 7, min_score: 0, min_reg_fit: 0, limit: 8, compact: true, scope: "picks" },
     });
   });
 });

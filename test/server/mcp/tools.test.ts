@@ -43,6 +43,7 @@ describe("tools/list", () => {
       "min_reg_fit",
       "limit",
       "compact",
+      "scope",
       "cursor",
     ]);
     expect(papers?.inputSchema.properties?.axis).toMatchObject({
