@@ -9,7 +9,7 @@ import { createHostedSnapshots } from "./mcp/hosted-snapshots.ts";
 import { type ClientMetadataFetcher, createClientMetadataFetcher } from "./oauth/client-metadata.ts";
 import { createGrants, type Grants } from "./oauth/grants.ts";
 import { createReaderService, type ReaderService } from "./readers/reader-service.ts";
-import { picksScreenedSource } from "./readers/screened-source.ts";
+import { publishedScreenedSource } from "./readers/screened-source.ts";
 import { createPapersAnswers, type PapersAnswers } from "./snapshots/papers-answers.ts";
 import type { SnapshotCache } from "./snapshots/snapshot-cache.ts";
 import type { Store } from "./store/types.ts";
@@ -112,7 +112,7 @@ export async function createContext(options: {
     readers: createReaderService({
       store: options.store,
       now,
-      screened: picksScreenedSource(options.snapshots),
+      screened: publishedScreenedSource(options.snapshots),
       relevance,
     }),
     ipSecret: await storedSecret(options.store, "config:ip-secret"),
