@@ -1,8 +1,12 @@
 import type { Command } from "commander";
+import { nestedEvaluationOf } from "../pipeline/domain/nested-evaluation.ts";
+import type { RelevanceModel } from "../pipeline/domain/relevance-model.ts";
 import { DEFAULT_TRAIN_SETTINGS } from "../pipeline/domain/relevance-training.ts";
-import { SELECTION_RULES } from "../pipeline/domain/selection-comparison.ts";
-import { evaluateLabelledDays } from "../pipeline/evaluate.ts";
+import { gatesOnRegFit, SELECTION_RULES, SHIPPABLE_CHOICE } from "../pipeline/domain/selection-comparison.ts";
+import { type EvalReport, evaluateLabelledDays } from "../pipeline/evaluate.ts";
 import { EvalInputError } from "../pipeline/labels-file.ts";
+import { writeFileAtomic } from "../pipeline/publish.ts";
+import { ModelFileError, readModelFile } from "../pipeline/relevance-file.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
 import { createLiveSetup } from "./curate-live.ts";
 import { describeMiss, printEvalReport } from "./eval-report.ts";
@@ -37,6 +41,7 @@ interface EvalFlags extends ScoringFlags {
   minAucOnTopic?: number;
   crossValidate: boolean;
   compareSelections: boolean;
+  record?: string;
   simulateLabelling: boolean;
   simulateReaders: boolean;
   k: SimulationFlags["k"];
@@ -69,6 +74,10 @@ export function registerEval(program: Command): void {
       "--compare-selections",
       "also let each way of choosing picks (the rubric floor, no floor, thresholds on the model) choose every day's picks from the same ranking, and compare them",
       false,
+    )
+    .option(
+      "--record <model>",
+      "with --cross-validate --compare-selections over days that include every day the model was trained on: write the nested figures into that model file, for its card",
     )
     .addOption(minTotalOption())
     .addOption(maxPicksOption())
@@ -160,6 +169,13 @@ export function registerEval(program: Command): void {
           "`--compare-selections` compares rules over rankings by models that did not see each day: it needs `--cross-validate`",
         );
       }
+      if (flags.record !== undefined && !(flags.crossValidate && flags.compareSelections)) {
+        throw new UsageError(
+          "`--record` writes nested figures: it needs `--cross-validate` and `--compare-selections`",
+        );
+      }
+      // Read before the long run, so a file that cannot take the figures fails at once.
+      const recorded = flags.record === undefined ? undefined : await modelToRecord(flags.record);
       const ranker = flags.crossValidate ? undefined : await rankerFrom(flags);
       const live = createLiveSetup({
         source: "file",
@@ -187,6 +203,10 @@ export function registerEval(program: Command): void {
           progress: (detail) => out.progress(detail),
         });
         printEvalReport(out, report);
+        if (recorded && flags.record !== undefined) {
+          await recordNested(flags.record, recorded, report);
+          out.progress(`wrote the nested figures into ${flags.record}`);
+        }
         if (!report.gate.passed) {
           const lines = report.gate.misses.map((miss) => `  ${describeMiss(miss)}`);
           const missed = lines.length === 1 ? "a bound was missed" : `${lines.length} bounds were missed`;
@@ -200,4 +220,46 @@ export function registerEval(program: Command): void {
         await live.client?.close();
       }
     });
+}
+
+async function modelToRecord(path: string): Promise<RelevanceModel> {
+  try {
+    return await readModelFile(path);
+  } catch (error) {
+    if (error instanceof ModelFileError) throw new UsageError(`--record: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * Writes the evaluation's nested figures into the model. Every day the model learned from must be among
+ * the days evaluated; days it did not learn from (released since) measure its procedure with them.
+ */
+async function recordNested(path: string, model: RelevanceModel, report: EvalReport): Promise<void> {
+  const trained = model.training.days.map((day) => day.date);
+  const evaluated = report.days.map((day) => day.date ?? day.labels_file);
+  const missing = trained.filter((date) => !evaluated.includes(date));
+  if (missing.length > 0) {
+    throw new UsageError(
+      `--record: ${model.version} was trained on ${missing.join(", ")}, which the evaluation did not cover`,
+    );
+  }
+  if (!report.selection_comparison) throw new Error("a cross-validated comparison was expected");
+  const nested = nestedEvaluationOf(
+    report.days.map((day) => ({
+      date: day.date ?? day.labels_file,
+      papers: day.labelled,
+      top_labels: day.label_counts.top,
+      recall_top10: day.recall_top10,
+      auc: day.auc,
+      auc_on_topic: day.auc_on_topic,
+    })),
+    report.selection_comparison,
+    SHIPPABLE_CHOICE,
+    new Set(
+      report.selection_comparison.rules.filter((rule) => gatesOnRegFit(rule.policy)).map((rule) => rule.name),
+    ),
+    trained.length,
+  );
+  await writeFileAtomic(path, `${JSON.stringify({ ...model, nested })}\n`);
 }

@@ -102,8 +102,19 @@ function printComparison(out: Output, comparison: SelectionComparison): void {
   out.line(
     comparison.best === null
       ? `no rule kept precision >= ${MIN_RULE_PRECISION} on every day`
-      : `* most must-reads with precision >= ${MIN_RULE_PRECISION} on every day: ${comparison.best}`,
+      : `* most must-reads with precision >= ${MIN_RULE_PRECISION} on every day, among the rules that do not gate on REG FIT: ${comparison.best}`,
   );
+  for (const nested of comparison.nested ?? []) {
+    out.line("");
+    out.line(
+      `the rule chosen inside the folds from ${nested.name} (on the other days, then applied to the day):` +
+        ` ${nested.top} must-reads, lowest precision ${share(nested.min_precision)},` +
+        ` top picks met on ${nested.days_top_met} of ${nested.days.length} days`,
+    );
+    for (const day of nested.days) {
+      out.line(`    ${day.date} ${share(day.precision)} ${day.top}/${day.must_reads}  ${day.rule}`);
+    }
+  }
 }
 
 export function printEvalReport(out: Output, report: EvalReport): void {

@@ -76,7 +76,8 @@ export function maxPicksOption(): Option {
 
 /**
  * The default policy of the ranker with the flags' overrides; fields the policy gains later keep their
- * defaults. The model ranks above a lower rubric floor than the rules (see RANKED_SELECTION).
+ * defaults. The model chooses its best-ranked with no rubric floor, the rules above a bar of 13 (see
+ * RANKED_SELECTION); `--min-total` sets a floor on the total for either.
  */
 export function selectionFrom(
   flags: Pick<ScoringFlags, "minTotal" | "maxPicks" | "ranker">,

@@ -2,6 +2,7 @@
 // rules, scorer and selection), and measured against its labels. Nothing is published.
 
 import { basename } from "node:path";
+import { calibrate } from "./domain/calibration.ts";
 import type { SkippedRow } from "./domain/candidate.ts";
 import {
   type DayMetrics,
@@ -22,12 +23,16 @@ import {
 import type { Rubric } from "./domain/rubric.ts";
 import type { ScoringRun } from "./domain/run-record.ts";
 import type { ScorerName } from "./domain/score.ts";
-import type { SelectionPolicy } from "./domain/selection.ts";
+import type { ScoredCandidate, SelectionPolicy } from "./domain/selection.ts";
 import {
   type ComparedDay,
   compareSelections,
+  gatesOnRegFit,
+  type NestedFold,
+  nestedSelection,
   type SelectionComparison,
   type SelectionRule,
+  SHIPPABLE_CHOICE,
 } from "./domain/selection-comparison.ts";
 import { EvalInputError, isFile, type LabelledListing, readLabelledListing } from "./labels-file.ts";
 import { labelledDaysOf } from "./relevance-file.ts";
@@ -107,11 +112,14 @@ export async function evaluateLabelledDays(options: EvaluateOptions): Promise<Ev
   // The folds: day i is ranked by a model of the other days only.
   const labelled = options.crossValidate ? labelledDaysOf(inputs).days : [];
   const train = options.train ?? (async (days, settings) => trainRelevanceWithFolds(days, settings));
+  // Each fold's model, kept for the nested comparison of selection rules.
+  const folds: TrainedRelevance[] = [];
   const rankerOf = async (index: number): Promise<CompiledRelevance | undefined> => {
     if (!options.crossValidate) return options.ranker;
     const others = labelled.filter((_, other) => other !== index);
     progress(`training on ${others.length} other days for ${labelled[index]?.date}`);
     const trained = await train(others, { version: "relevance-0000.00.0", ...options.crossValidate });
+    folds[index] = trained;
     return compileRelevance(trained.model);
   };
 
@@ -167,7 +175,63 @@ export async function evaluateLabelledDays(options: EvaluateOptions): Promise<Ev
       bounds,
     ),
     ...(options.compareSelections
-      ? { selection_comparison: compareSelections(compared, options.compareSelections) }
+      ? { selection_comparison: comparisonOf(compared, folds, options.compareSelections) }
       : {}),
+  };
+}
+
+const round4 = (value: number) => Number(value.toFixed(4));
+
+/**
+ * Every rule on the held-out rankings, then the rule chosen inside the folds: fold i's model ranked its
+ * other days by its settings search's inner folds (models that saw neither that day nor day i), and
+ * those rankings choose the rule that picks day i. Once among every rule, once among those that do not
+ * gate on REG FIT (the rules the shipped selection is chosen from).
+ */
+function comparisonOf(
+  compared: readonly ComparedDay[],
+  folds: readonly TrainedRelevance[],
+  rules: readonly SelectionRule[],
+): SelectionComparison {
+  const shippable = rules.filter((rule) => !gatesOnRegFit(rule.policy));
+  // The rule to ship is chosen among those that do not gate on REG FIT (SHIPPABLE_RULES says why).
+  const comparison = {
+    ...compareSelections(compared, rules),
+    best: compareSelections(compared, shippable).best,
+  };
+  if (folds.length !== compared.length) return comparison;
+  const nestedFolds = compared.map((held, index): NestedFold => {
+    const fold = folds[index] as TrainedRelevance;
+    const others = fold.held_out.map((inner): ComparedDay => {
+      const day = compared.find((item) => item.date === inner.date) as ComparedDay;
+      const byId = new Map(day.scored.map((entry) => [entry.candidate.id, entry]));
+      // The inner scores are in the order training read the day: its labelled candidates.
+      const papers = day.scored.filter((entry) => Object.hasOwn(day.labels, entry.candidate.id));
+      const scored = papers.map((entry, k): ScoredCandidate => {
+        const rankScore = round4(inner.rank_score[k] as number);
+        return {
+          ...(byId.get(entry.candidate.id) as ScoredCandidate),
+          ranking: {
+            relevance: {
+              on_topic: round4(inner.on_topic[k] as number),
+              top: round4(inner.top[k] as number),
+              regulated: round4(inner.regulated[k] as number),
+              must_read: round4(calibrate(fold.model.calibration, rankScore)),
+            },
+            rank_score: rankScore,
+            why_ranked: [],
+          },
+        };
+      });
+      return { date: day.date, scored, labels: day.labels };
+    });
+    return { held, others };
+  });
+  return {
+    ...comparison,
+    nested: [
+      nestedSelection("every rule", nestedFolds, rules),
+      nestedSelection(SHIPPABLE_CHOICE, nestedFolds, shippable),
+    ],
   };
 }

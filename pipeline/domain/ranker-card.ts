@@ -3,14 +3,15 @@
 
 import { z } from "zod";
 import { CalibrationSchema } from "./calibration.ts";
+import { NestedEvaluationSchema } from "./nested-evaluation.ts";
 import { PromotionSchema } from "./promotion.ts";
 import { HeldOutDaySchema, type RelevanceModel, TrainingDaySchema } from "./relevance-model.ts";
 
 export const RANKER_LIMITS = [
   "It reads the title, abstract and arXiv categories only: not the full text, the code, the authors' record or citations.",
   "It learned from a few labelled days; topics those days did not hold rank by their words alone.",
-  "Its figures are leave-one-day-out on the training days, with its settings chosen on the same days: slightly optimistic.",
-  "It orders candidates; it does not explain them. Every pick still clears the rubric's floor, and the rubric's axis evidence says why.",
+  "Its leave-one-day-out figures choose its settings on the same days, so they are slightly optimistic; the nested figures are not.",
+  "It orders and chooses the picks; it does not explain them. The rubric's axis evidence and REG FIT say why a pick serves a regulated reader; they no longer turn a pick away.",
   "Its must-read likelihood is calibrated on the labelled days: on a day unlike them (a new topic, a new field), it is a guess.",
 ] as const;
 
@@ -32,6 +33,9 @@ export const RankerCardSchema = z.object({
     "how the rank score becomes the must-read likelihood, with its reliability on days left out",
   ),
   promotion: PromotionSchema.nullable().describe("the model this one replaced, and how they compared"),
+  nested: NestedEvaluationSchema.nullable().describe(
+    "each training day measured nested (model, settings, calibration and selection rule chosen without it), and the selection rules compared",
+  ),
   limits: z.array(z.string()),
 });
 export type RankerCard = z.infer<typeof RankerCardSchema>;
@@ -48,6 +52,7 @@ export function rankerCard(model: RelevanceModel | undefined): RankerCard {
       cross_validation: [],
       calibration: null,
       promotion: null,
+      nested: null,
       limits: ["Candidates are ordered by the rubric's total, then REG FIT: nothing is learned from labels."],
     };
   }
@@ -64,6 +69,7 @@ export function rankerCard(model: RelevanceModel | undefined): RankerCard {
     cross_validation: model.cross_validation,
     calibration: model.calibration,
     promotion: model.promotion ?? null,
+    nested: model.nested ?? null,
     limits: [...RANKER_LIMITS],
   };
 }

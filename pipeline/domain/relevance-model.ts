@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { CalibrationSchema, calibrate } from "./calibration.ts";
 import { sigmoid } from "./logistic-regression.ts";
+import { NestedEvaluationSchema } from "./nested-evaluation.ts";
 import { PromotionSchema } from "./promotion.ts";
 import { type RankedText, termCounts, tfidfRow, type Vocabulary } from "./relevance-features.ts";
 
@@ -75,6 +76,9 @@ export const RelevanceModelSchema = z
       .describe("leave-one-day-out figures of the same training procedure, one per training day"),
     promotion: PromotionSchema.optional().describe(
       "how it was measured against the model it replaced; absent for a model written aside with `--out`",
+    ),
+    nested: NestedEvaluationSchema.optional().describe(
+      "its procedure and the shipped selection measured nested by day (`picks eval --cross-validate --compare-selections --record`)",
     ),
   })
   .superRefine((model, context) => {

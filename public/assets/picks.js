@@ -287,7 +287,9 @@ export function renderPicks(list, day, rubric) {
 function thresholdText(selection) {
   const { min_must_read: mustRead, min_on_topic: onTopic, floor_spares_top: spared } = selection;
   return [
-    `total at least ${selection.min_total} and REG FIT at least ${selection.min_reg_fit}`,
+    hasFloor(selection)
+      ? `total at least ${selection.min_total} and REG FIT at least ${selection.min_reg_fit}`
+      : "no rubric floor",
     spared ? `the model's first ${spared} spared that floor` : "",
     mustRead === undefined ? "" : `must-read likelihood at least ${likelihoodText(mustRead)}`,
     onTopic === undefined ? "" : `on-topic probability at least ${onTopic}`,
@@ -296,6 +298,9 @@ function thresholdText(selection) {
     .filter(Boolean)
     .join("; ");
 }
+
+/** Whether a day's selection turns papers away by the rubric's total or REG FIT. */
+const hasFloor = (selection) => selection.min_total > 0 || selection.min_reg_fit > 1;
 
 /**
  * Says once, above the list, what orders the picks: text with a link to the ranker card. `selection`
@@ -306,9 +311,13 @@ export function orderNote(picks, selection) {
   const kinds = new Set(picks.map((pick) => (mustReadOf(pick) !== undefined ? 2 : pick.relevance ? 1 : 0)));
   const lead = selection ? "Ordered by " : "Newest day first; within a day, ordered by ";
   const spared = selection?.floor_spares_top;
-  const floor =
-    `every pick clears ${selection ? "the rubric's" : "its day's rubric"} floor` +
-    `${spared ? ` unless the model put it among the day's first ${spared}` : ""}.`;
+  // Days ranked by the model since the twelve-day comparison have no rubric floor: REG FIT explains a
+  // pick and no longer turns one away. Several days together may mix both, so each is told by its day.
+  const floor = !selection
+    ? "each day's picks cleared that day's selection (its line below the list)."
+    : hasFloor(selection)
+      ? `every pick clears the rubric's floor${spared ? ` unless the model put it among the day's first ${spared}` : ""}.`
+      : "neither turns a pick away: the picks are the day's best-ranked.";
   if (kinds.size === 1 && kinds.has(0)) {
     return [`${lead}the rubric total, then REG FIT: no learned model ranked them, and ${floor}`];
   }
@@ -327,7 +336,7 @@ export function orderNote(picks, selection) {
   return [
     lead + by,
     el("a", { attrs: { href: "#ranker-card" }, text: "learned from expert labels" }),
-    `${then}. The rubric total says which axes a paper serves, and ${floor}`,
+    `${then}. The rubric total says which axes a paper serves, REG FIT how it fits a regulated setting, and ${floor}`,
   ];
 }
 

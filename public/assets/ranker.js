@@ -146,6 +146,59 @@ function promotionBlock(promotion) {
   );
 }
 
+/** A day's precision and must-reads picked, as "1.00, 2 of 2". */
+const pickedText = (day, possible) =>
+  `${figure(day.precision)}, ${day.top} of ${possible ?? day.top}${day.picks === 6 ? "" : ` (${day.picks} picks)`}`;
+
+/**
+ * How sure the picks are: each day measured nested (model, settings, calibration and selection rule all
+ * chosen without it), then every selection rule compared on the same held-out rankings.
+ */
+function nestedBlock(nested) {
+  if (!nested) return null;
+  const days = nested.days;
+  const total = (pick) => days.reduce((sum, day) => sum + pick(day), 0);
+  const met = days.filter((day) => day.top >= day.top_possible).length;
+  const shipped = nested.selection.filter((rule) => !rule.gates_on_reg_fit);
+  const gated = nested.selection.filter((rule) => rule.gates_on_reg_fit);
+  return el(
+    "div",
+    { className: "ranker-nested" },
+    el("h4", { text: "How sure the picks are, on days it never saw" }),
+    el("p", { text: nested.how }),
+    el("p", {
+      text:
+        `Over ${days.length} days: ${total((day) => day.top)} must-reads picked of ` +
+        `${total((day) => day.top_labels)}, at least min(3, the day's must-reads) on ${met} of ${days.length} ` +
+        `days; the lowest day's precision ${figure(Math.min(...days.map((day) => day.precision ?? 1)))}.`,
+    }),
+    figureTable(
+      "Each day: picks by the rule chosen on the other days, ranking by a model that never saw it",
+      ["Day", "Must-reads", "Precision, must-reads picked", "Recall@10", "AUC", "AUC on-topic", "Rule"],
+      days.map((day) => [
+        day.date,
+        day.top_labels,
+        pickedText(day, day.top_labels),
+        figure(day.recall_top10),
+        figure(day.auc, 3),
+        figure(day.auc_on_topic, 3),
+        day.rule,
+      ]),
+    ),
+    figureTable(
+      "Ways of choosing the picks from the same held-out ranking: must-reads published over the days",
+      ["Rule", "Must-reads", "Lowest precision", "Days meeting min(3, must-reads)", "Gates on REG FIT"],
+      [...shipped, ...gated].map((rule) => [
+        rule.rule,
+        rule.top,
+        figure(rule.min_precision),
+        `${rule.days_top_met} of ${rule.days.length}`,
+        rule.gates_on_reg_fit ? "yes: measured, not chosen" : "no",
+      ]),
+    ),
+  );
+}
+
 /** The ranker card (GET /v1/ranker): what orders the candidates, what it learned from, how it scored. */
 export function renderRanker(node, card) {
   if (card.ranker === "rules") {
@@ -163,12 +216,16 @@ export function renderRanker(node, card) {
     el("h3", { text: `The ranking: relevance model ${card.model_version}` }),
     el("p", {
       text:
-        `A model trained on expert-labelled days ${orders}. The rubric is the floor each pick must clear ` +
-        `and the explanation of its scores. ${card.rank_score}.`,
+        `A model trained on expert-labelled days ${orders}` +
+        (card.nested
+          ? " and chooses the picks. The rubric explains them (its axis evidence and REG FIT) and no longer turns one away. "
+          : ". The rubric is the floor each pick must clear and the explanation of its scores. ") +
+        `${card.rank_score}.`,
     }),
     el("p", { className: "muted", text: `Features: ${card.features}.` }),
+    nestedBlock(card.nested),
     figureTable(
-      "Each training day measured by a model trained on the other days (leave one day out)",
+      "Each training day measured by a model trained on the other days (leave one day out, settings chosen on the same days)",
       ["Day", "Papers", "Must-reads", "Recall@10", "AUC", "AUC on-topic"],
       card.cross_validation.map((day) => [
         day.date,

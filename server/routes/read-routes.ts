@@ -90,9 +90,9 @@ export const readPaths: readonly PathDoc[] = [
     get: snapshotOperation(
       "getRanker",
       "The ranker card",
-      "What orders the candidates before the rubric's floor: the relevance model's version, the labelled days " +
-        "it was trained on, its leave-one-day-out figures and what it cannot see (or `rules` when the " +
-        "rubric's total ranks).",
+      "What orders and chooses the picks: the relevance model's version, the labelled days it was trained " +
+        "on, its figures on days it never saw (nested, with the selection rules compared) and what it cannot " +
+        "see (or `rules` when the rubric's total ranks).",
       RankerCardSchema,
     ),
   },

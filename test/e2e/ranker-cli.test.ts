@@ -204,16 +204,28 @@ describe("picks curate with the shipped model", () => {
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
   });
 
-  it("publishes picks that carry why_ranked beside their axis evidence, and clear the rubric's floor", async () => {
+  it("publishes the model's six best-ranked, each with why_ranked beside its axis evidence and REG FIT", async () => {
     const snapshot = DailySnapshotSchema.parse(
       JSON.parse(await readFile(join(out, "v1", "daily", `${day.date}.json`), "utf8")),
     );
-    expect(snapshot.picks.length).toBeGreaterThan(0);
+    // No rubric floor: REG FIT explains a pick and turns none away.
+    expect(snapshot.selection).toEqual({ min_total: 0, min_reg_fit: 1, max_picks: 6 });
+    expect(snapshot.picks).toHaveLength(6);
+    const record = RunRecordSchema.parse(JSON.parse(await readFile(join(runs, `${day.date}.json`), "utf8")));
+    const best = [...record.candidates]
+      .sort((a, b) => (b.rank_score as number) - (a.rank_score as number))
+      .slice(0, 6)
+      .map((candidate) => candidate.id);
+    expect(snapshot.picks.map((pick) => pick.arxiv_id).sort()).toEqual([...best].sort());
     for (const pick of snapshot.picks) {
       expect(pick.why_ranked?.length).toBeGreaterThan(0);
       expect(pick.relevance?.on_topic).toBeGreaterThan(0);
-      expect(pick.scores.total).toBeGreaterThanOrEqual(snapshot.selection.min_total);
-      expect(pick.scores.reg_fit.score).toBeGreaterThanOrEqual(snapshot.selection.min_reg_fit);
+      expect(pick.scores.reg_fit.rationale.length).toBeGreaterThan(0);
+    }
+    for (const candidate of record.candidates.filter((item) => item.kept)) {
+      expect(candidate.reason).toMatch(
+        /^kept: rank score \d\.\d\d, total \d+, REG FIT \d, no floor, rank \d$/,
+      );
     }
   });
 
@@ -221,6 +233,9 @@ describe("picks curate with the shipped model", () => {
     const card = RankerCardSchema.parse(JSON.parse(await readFile(join(out, "v1", "ranker.json"), "utf8")));
     expect(card.ranker).toBe("model");
     expect(card.trained_on.length).toBeGreaterThanOrEqual(6);
+    // How sure the picks are: every training day measured nested, and the selection rules compared.
+    expect(card.nested?.days.map((item) => item.date)).toEqual(card.trained_on.map((item) => item.date));
+    expect(card.nested?.selection.some((rule) => rule.gates_on_reg_fit)).toBe(true);
     const server = await startPicksServer(out, { STATE_DIR: join(dir, "state") });
     try {
       const response = await fetch(`${server.url}/v1/ranker`);

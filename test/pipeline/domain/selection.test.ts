@@ -200,13 +200,24 @@ describe("selectPicks over the model's ranking", () => {
       .filter((decision) => decision.kept)
       .map((decision) => decision.id);
 
-  it("orders by the model and filters by the rubric's floor", () => {
-    expect(kept(RANKED_SELECTION)).toEqual(["b", "d"]);
+  const floor: SelectionPolicy = { min_total: 6, min_reg_fit: 2, max_picks: 6 };
+
+  it("keeps the model's best-ranked, with no floor, saying the rubric decided nothing", () => {
+    expect(kept(RANKED_SELECTION)).toEqual(["a", "b", "c", "d"]);
+    expect(selectPicks(day, RANKED_SELECTION)[0]?.reason).toBe(
+      "kept: rank score 0.90, total 4, REG FIT 1, no floor, rank 1",
+    );
+    expect(kept({ ...RANKED_SELECTION, max_picks: 2 })).toEqual(["a", "b"]);
+  });
+
+  it("orders by the model and filters by a rubric floor when one is given", () => {
+    expect(kept(floor)).toEqual(["b", "d"]);
+    expect(selectPicks(day, floor)[1]?.reason).toBe("kept: rank score 0.80, total 12 >= 6, rank 1");
   });
 
   it("spares the model's first n from the floor, and only them", () => {
-    expect(kept({ ...RANKED_SELECTION, floor_spares_top: 1 })).toEqual(["a", "b", "d"]);
-    const decisions = selectPicks(day, { ...RANKED_SELECTION, floor_spares_top: 1 });
+    expect(kept({ ...floor, floor_spares_top: 1 })).toEqual(["a", "b", "d"]);
+    const decisions = selectPicks(day, { ...floor, floor_spares_top: 1 });
     expect(decisions[0]?.reason).toMatch(/spared the floor as the model's first/);
     expect(decisions[2]?.reason).toMatch(/REG FIT 1 < 2/);
   });
