@@ -23,6 +23,8 @@ const SHIPPED = "relevance-2026.11.2";
 /** The eight days the shipped model learned from: every released day but the four released last. */
 const EIGHT_DAYS = LABELLED_DAYS.filter((day) => !(UNTUNED_DAYS as readonly string[]).includes(day.date));
 let models: string;
+/** Training on eight or twelve days, and the gate's folds: seconds on an idle machine, more when shared. */
+const TRAINING_TIMEOUT = 300_000;
 
 const train = (days: typeof LABELLED_DAYS, extra: string[] = [], into = models) =>
   runPicks([
@@ -66,66 +68,78 @@ describe("picks train: the promotion gate", () => {
     expect(candidate.promotion?.worse.length).toBeGreaterThan(0);
   });
 
-  it("keeps the shipped model against the model of all twelve days, which picks fewer must-reads", async () => {
-    const aside = await mkdtemp(join(tmpdir(), "picks-models-twelve-"));
-    await copyFile(join(MODELS_DIR, `${SHIPPED}.json`), join(aside, `${SHIPPED}.json`));
-    const result = await train(LABELLED_DAYS, ["--json"], aside);
-    expect(result.code, result.stderr).toBe(1);
-    const summary = JSON.parse(result.stdout);
-    expect(summary.promoted).toBeNull();
-    expect(await newestModelPath(aside)).toBe(join(aside, `${SHIPPED}.json`));
-    const days = summary.promotion.days as Array<{ date: string; current: { measured: string } }>;
-    expect(days.map((day) => day.date)).toEqual(LABELLED_DAYS.map((day) => day.date));
-    // The four days released last were never seen by the shipped model: measured as it is.
-    for (const day of days) {
-      const unseen = (UNTUNED_DAYS as readonly string[]).includes(day.date);
-      expect(day.current.measured, day.date).toBe(unseen ? "unseen" : "left out");
-    }
-    expect(summary.promotion.worse).toContain("over the days: top picks 35 < 36");
-  });
+  it(
+    "keeps the shipped model against the model of all twelve days, which picks fewer must-reads",
+    async () => {
+      const aside = await mkdtemp(join(tmpdir(), "picks-models-twelve-"));
+      await copyFile(join(MODELS_DIR, `${SHIPPED}.json`), join(aside, `${SHIPPED}.json`));
+      const result = await train(LABELLED_DAYS, ["--json"], aside);
+      expect(result.code, result.stderr).toBe(1);
+      const summary = JSON.parse(result.stdout);
+      expect(summary.promoted).toBeNull();
+      expect(await newestModelPath(aside)).toBe(join(aside, `${SHIPPED}.json`));
+      const days = summary.promotion.days as Array<{ date: string; current: { measured: string } }>;
+      expect(days.map((day) => day.date)).toEqual(LABELLED_DAYS.map((day) => day.date));
+      // The four days released last were never seen by the shipped model: measured as it is.
+      for (const day of days) {
+        const unseen = (UNTUNED_DAYS as readonly string[]).includes(day.date);
+        expect(day.current.measured, day.date).toBe(unseen ? "unseen" : "left out");
+      }
+      expect(summary.promotion.worse).toContain("over the days: top picks 35 < 36");
+    },
+    TRAINING_TIMEOUT,
+  );
 
-  it("promotes a retrain on the same eight days: no worse, and the card names what it replaced", async () => {
-    const result = await train(EIGHT_DAYS, ["--json"]);
-    expect(result.code, result.stderr).toBe(0);
-    const summary = JSON.parse(result.stdout);
-    expect(summary.promoted).toBe(join(models, `${summary.version}.json`));
-    expect(await newestModelPath(models)).toBe(summary.promoted);
-    const model = RelevanceModelSchema.parse(JSON.parse(await readFile(summary.promoted, "utf8")));
-    expect(model.promotion).toMatchObject({ replaced: SHIPPED, decision: "no worse", worse: [] });
-    // Every day measured by models that did not see it, on both sides.
-    expect(model.promotion?.days.map((day) => day.date)).toEqual(EIGHT_DAYS.map((day) => day.date));
-    for (const day of model.promotion?.days ?? []) {
-      expect(day.candidate.measured).toBe("left out");
-      expect(day.current.measured).toBe("left out");
-    }
-    // The same procedure on the same labels: the same weights as the shipped model.
-    const shipped = JSON.parse(await readFile(join(MODELS_DIR, `${SHIPPED}.json`), "utf8"));
-    expect(model.heads).toEqual(shipped.heads);
-    expect(model.calibration).toEqual(shipped.calibration);
-  });
+  it(
+    "promotes a retrain on the same eight days: no worse, and the card names what it replaced",
+    async () => {
+      const result = await train(EIGHT_DAYS, ["--json"]);
+      expect(result.code, result.stderr).toBe(0);
+      const summary = JSON.parse(result.stdout);
+      expect(summary.promoted).toBe(join(models, `${summary.version}.json`));
+      expect(await newestModelPath(models)).toBe(summary.promoted);
+      const model = RelevanceModelSchema.parse(JSON.parse(await readFile(summary.promoted, "utf8")));
+      expect(model.promotion).toMatchObject({ replaced: SHIPPED, decision: "no worse", worse: [] });
+      // Every day measured by models that did not see it, on both sides.
+      expect(model.promotion?.days.map((day) => day.date)).toEqual(EIGHT_DAYS.map((day) => day.date));
+      for (const day of model.promotion?.days ?? []) {
+        expect(day.candidate.measured).toBe("left out");
+        expect(day.current.measured).toBe("left out");
+      }
+      // The same procedure on the same labels: the same weights as the shipped model.
+      const shipped = JSON.parse(await readFile(join(MODELS_DIR, `${SHIPPED}.json`), "utf8"));
+      expect(model.heads).toEqual(shipped.heads);
+      expect(model.calibration).toEqual(shipped.calibration);
+    },
+    TRAINING_TIMEOUT,
+  );
 
-  it("measures the current model as it is on a day relabelled since it learned from it", async () => {
-    // 2026-06-03 with one off-mission paper made on topic, its listing beside the copy.
-    const day = LABELLED_DAYS.find((item) => item.date === "2026-06-03") as (typeof LABELLED_DAYS)[number];
-    const dir = await mkdtemp(join(tmpdir(), "picks-relabelled-"));
-    const file = JSON.parse(await readFile(day.labels, "utf8"));
-    const [id] =
-      Object.entries(file.labels).find(([, label]) => (label as { label: number }).label === 0) ?? [];
-    file.labels[id as string] = { label: 1, group: "substrate", reg_fit: 2, why: "relabelled" };
-    const labels = join(dir, "labels-2026-06-03.json");
-    await writeFile(labels, JSON.stringify(file));
-    await copyFile(day.listing, join(dir, file.listing));
-    const days = EIGHT_DAYS.map((item) => (item === day ? { ...item, labels } : item));
-    // Whether it is promoted or not, the comparison says how the current model was measured.
-    const aside = await mkdtemp(join(tmpdir(), "picks-models-relabelled-"));
-    await copyFile(join(MODELS_DIR, `${SHIPPED}.json`), join(aside, `${SHIPPED}.json`));
-    const gated = await train(days, ["--json"], aside);
-    const summary = JSON.parse(gated.stdout);
-    const measured = new Set(
-      summary.promotion.days.map((item: { current: { measured: string } }) => item.current.measured),
-    );
-    expect([...measured]).toEqual(["trained on it"]);
-  });
+  it(
+    "measures the current model as it is on a day relabelled since it learned from it",
+    async () => {
+      // 2026-06-03 with one off-mission paper made on topic, its listing beside the copy.
+      const day = LABELLED_DAYS.find((item) => item.date === "2026-06-03") as (typeof LABELLED_DAYS)[number];
+      const dir = await mkdtemp(join(tmpdir(), "picks-relabelled-"));
+      const file = JSON.parse(await readFile(day.labels, "utf8"));
+      const [id] =
+        Object.entries(file.labels).find(([, label]) => (label as { label: number }).label === 0) ?? [];
+      file.labels[id as string] = { label: 1, group: "substrate", reg_fit: 2, why: "relabelled" };
+      const labels = join(dir, "labels-2026-06-03.json");
+      await writeFile(labels, JSON.stringify(file));
+      await copyFile(day.listing, join(dir, file.listing));
+      const days = EIGHT_DAYS.map((item) => (item === day ? { ...item, labels } : item));
+      // Whether it is promoted or not, the comparison says how the current model was measured.
+      const aside = await mkdtemp(join(tmpdir(), "picks-models-relabelled-"));
+      await copyFile(join(MODELS_DIR, `${SHIPPED}.json`), join(aside, `${SHIPPED}.json`));
+      const gated = await train(days, ["--json"], aside);
+      const summary = JSON.parse(gated.stdout);
+      const measured = new Set(
+        summary.promotion.days.map((item: { current: { measured: string } }) => item.current.measured),
+      );
+      expect([...measured]).toEqual(["trained on it"]);
+    },
+    TRAINING_TIMEOUT,
+  );
 
   it("refuses a --model-version that is not newer than the current model (exit 2, before training)", async () => {
     const result = await train(LABELLED_DAYS.slice(0, 2), ["--model-version", "relevance-2026.11.2"]);
