@@ -106,8 +106,9 @@ describe("the screened file of the recorded 250-paper day", () => {
       expect(paper.scores.reg_fit).toBe(entry.scores.reg_fit.score);
       expect(paper.must_read).toBe(Math.round((entry.relevance?.must_read ?? Number.NaN) * 1000) / 1000);
     });
-    // The day has refusals of each kind its selection makes: the check above is not over one kind.
-    expect([...kinds].sort()).toEqual(["below_reg_fit", "below_total", "over_daily_max", "picked"]);
+    // The day has a decision of each kind its selection makes: the model's six best-ranked are picked and
+    // no rubric floor turns a paper away (RANKED_SELECTION), so the rest are over the daily maximum.
+    expect([...kinds].sort()).toEqual(["over_daily_max", "picked"]);
   });
 
   it("keeps the texts the listing gave, the abstract cut to its opening", () => {
@@ -136,13 +137,14 @@ describe("the screened file of the recorded 250-paper day", () => {
 describe("a screened file that fails its schema", () => {
   it("stops the run before anything is written: no day, no screened file, no pointer, no record", async () => {
     const dirs = await site();
-    // A scorer whose level is out of range on papers the floor turns away: only the files that carry
-    // those papers (the screened file and the run record) can fail, and the screened file is checked first.
+    // A scorer whose level is out of range on papers the rubric finds off mission, none of them a pick:
+    // only the files that carry those papers (the screened file and the run record) can fail, and the
+    // screened file is checked first.
     const scorer: CandidateScorer = {
       async score(candidates, context) {
         const scores = candidates.map((candidate): Scores => {
           const rules = context.rules(candidate);
-          if (rules.total >= RANKED_SELECTION.min_total) return rules;
+          if (rules.focus?.level !== "off-mission") return rules;
           return { ...rules, axes: { ...rules.axes, A1: { score: 9, evidence: [] } } };
         });
         const usage = { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: null };
