@@ -72,7 +72,7 @@ export function registerEval(program: Command): void {
     )
     .option(
       "--compare-selections",
-      "also let each way of choosing picks (the rubric floor, no floor, thresholds on the model) choose every day's picks from the same ranking, and compare them",
+      "also let each way of choosing picks (no floor, thresholds on the model, the rubric floor) choose every day's picks from the same ranking, compare them, and choose the rule inside the folds (nested)",
       false,
     )
     .option(
