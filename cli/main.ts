@@ -20,6 +20,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   worker: async () => (await import("./worker-command.ts")).registerWorker,
   bench: async () => (await import("./bench-command.ts")).registerBench,
   publish: async () => (await import("./publish-command.ts")).registerPublish,
+  screened: async () => (await import("./screened-command.ts")).registerScreened,
 };
 
 const program = new Command("picks")
