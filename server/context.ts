@@ -105,7 +105,7 @@ export async function createContext(options: {
     oauth: createGrants({ store: options.store, keys, now }),
     clientMetadata: createClientMetadataFetcher({
       allowLoopback: options.config.oauthAllowLoopback,
-      ...(submissions.lookup ? { lookup: submissions.lookup } : {}),
+      lookup: submissions.lookup,
       now,
     }),
     bench: createBenchStore(options.store, keys),

@@ -4,7 +4,7 @@ import { JSON_TYPE } from "../../pipeline/domain/published-files.ts";
 import type { KeyRecord } from "../access/key-service.ts";
 import { keepPrivate, PRIVATE_CACHE_CONTROL } from "../access/keyed.ts";
 import type { AppContext } from "../context.ts";
-import { answerMcpPost, type McpParts, refusedOrigin } from "../routes/mcp-routes.ts";
+import { answerMcpPost, refusedOrigin, type SplitMcpAnswer } from "../routes/mcp-routes.ts";
 import { answerPapersList } from "../routes/papers-routes.ts";
 import { withHeader } from "./answers.ts";
 import { failedAnswer, sendResponse } from "./node-answer.ts";
@@ -60,7 +60,7 @@ export async function serveMcpFast(
   res: ServerResponse,
 ): Promise<{ key?: KeyRecord }> {
   const request = new NodeRequest({ req, res }) as unknown as Request;
-  let answer: Response | McpParts;
+  let answer: Response | SplitMcpAnswer;
   let key: KeyRecord | undefined;
   try {
     const refused = refusedOrigin(request, context.config.mcpAllowedOrigins);

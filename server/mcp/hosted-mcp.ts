@@ -191,11 +191,11 @@ export interface HostedMcp {
     request: Request,
     body: unknown,
     caller: { access: ToolAccess; form: AnswerForm },
-  ): Promise<Response | JsonParts>;
+  ): Promise<Response | SplitJsonBody>;
 }
 
 /** A 200 `application/json` answer whose bytes are these parts, one after the other. */
-export interface JsonParts {
+export interface SplitJsonBody {
   parts: readonly Buffer[];
 }
 
@@ -280,7 +280,7 @@ export function createHostedMcp(options: {
     return listed;
   };
   // The kept head and the id are sent as two parts, so a 35 KB answer is not copied for its id.
-  const withId = (head: Buffer, id: string | number): JsonParts => ({
+  const withId = (head: Buffer, id: string | number): SplitJsonBody => ({
     parts: [head, Buffer.from(`${JSON.stringify(id)}}`)],
   });
 

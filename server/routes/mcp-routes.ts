@@ -14,7 +14,7 @@ import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { detail, methodNotAllowed, notFound, withHeader } from "../http/answers.ts";
 import type { RouteMethods } from "../http/route-table.ts";
-import { acceptedForm, type JsonParts, jsonRpcError } from "../mcp/hosted-mcp.ts";
+import { acceptedForm, jsonRpcError, type SplitJsonBody } from "../mcp/hosted-mcp.ts";
 import { noteKey } from "../metrics/request-notes.ts";
 import { baseUrlOf, resourceMetadataOf, resourceOf } from "../oauth/oauth-answers.ts";
 import { isSecretOf } from "../oauth/secrets.ts";
@@ -208,7 +208,7 @@ export async function answerMcpPost(
   context: AppContext,
   request: Request,
   query: URLSearchParams,
-): Promise<{ answer: Response | McpParts; key?: KeyRecord }> {
+): Promise<{ answer: Response | SplitMcpAnswer; key?: KeyRecord }> {
   const answered = await answerKeyed(context, request, query);
   const cors = corsOf(request);
   if (cors === undefined) return answered;
@@ -224,7 +224,7 @@ async function answerKeyed(
   context: AppContext,
   request: Request,
   query: URLSearchParams,
-): Promise<{ answer: Response | McpParts; key?: KeyRecord }> {
+): Promise<{ answer: Response | SplitMcpAnswer; key?: KeyRecord }> {
   if (keyInQuery(query)) {
     return { answer: unauthorized(KEY_IN_QUERY, `${realm}, error="invalid_request"`) };
   }
@@ -238,7 +238,7 @@ async function answerAs(
   context: AppContext,
   request: Request,
   record: KeyRecord,
-): Promise<Response | McpParts> {
+): Promise<Response | SplitMcpAnswer> {
   const hosted = context.mcp;
   const form = acceptedForm(request.headers.get("accept"));
   if (form === undefined) {
@@ -302,12 +302,12 @@ async function answerAs(
 }
 
 /** A 200 JSON answer in parts (hosted-mcp.ts), with the rate headers of what it spent. */
-export interface McpParts extends JsonParts {
+export interface SplitMcpAnswer extends SplitJsonBody {
   headers: Record<string, string>;
 }
 
 /** An answer in parts as one Response, for the app's route. */
-export const partsResponse = ({ parts, headers }: McpParts): Response =>
+export const partsResponse = ({ parts, headers }: SplitMcpAnswer): Response =>
   new FastResponse(Buffer.concat(parts), {
     status: 200,
     headers: withHeader(headers, "content-type", JSON_TYPE),
