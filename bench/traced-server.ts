@@ -90,6 +90,8 @@ export function startTracedServer(
             },
             stop: () =>
               new Promise((done) => {
+                // A server that died under load has no exit left to wait for.
+                if (child.exitCode !== null || child.signalCode !== null) return done();
                 child.once("exit", () => done());
                 child.kill("SIGTERM");
                 setTimeout(() => child.kill("SIGKILL"), 5000).unref();
