@@ -175,7 +175,6 @@ export function createKeyService(options: {
     const record = await find(keyOrId);
     if (!record) return null;
     if (record.revoked_at !== null) return record;
-    // Not per request: once, when the key is revoked.
     const revoked = { ...record, revoked_at: new Date(now()).toISOString() };
     await store.setItem(recordKey(record.hash), revoked);
     records.delete(record.hash);
@@ -254,7 +253,6 @@ export function createKeyService(options: {
         .filter((record): record is KeyRecord => record !== null)
         .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
     },
-    // Not per request: once, when a key is rotated.
     async rotate(keyOrId) {
       const old = await find(keyOrId);
       if (!old || old.revoked_at !== null) return null;

@@ -1,7 +1,7 @@
 import type { H3Event } from "h3";
 import { TIERS } from "../../pipeline/domain/tiers.ts";
 import type { AppContext } from "../context.ts";
-import { detail, withHeader } from "../http/answers.ts";
+import { detail } from "../http/answers.ts";
 import { noteKey } from "../metrics/request-notes.ts";
 import { countQuotaRefusal } from "../metrics/service-metrics.ts";
 import type { AuthFailure, KeyRecord, Usage } from "./key-service.ts";
@@ -105,6 +105,6 @@ export async function spendOrRefuse(
     `${exhausted ? "Quota exhausted" : `This request needs ${calls} calls and ${usage.remaining} are left, so none was spent`}: ` +
       `${usage.limits.calls_per_window} calls per ${usage.limits.window_days} days on the ${record.tier} tier. ` +
       `It resets at ${usage.resets_at}.`,
-    withHeader(headers, "retry-after", String(usage.reset_seconds)),
+    { ...headers, "retry-after": String(usage.reset_seconds) },
   );
 }

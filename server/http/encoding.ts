@@ -61,7 +61,6 @@ export function encode(identity: Representation, coding: Coding): Representation
       : gzipSync(identity.body, { level: 6 });
   if (body.byteLength >= identity.body.byteLength) return null;
   const etag = encodedEtag(identity.etag, coding);
-  // Not per request: an answer's encoded form is made once, on its first use.
   return {
     body,
     etag,

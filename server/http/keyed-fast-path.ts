@@ -6,8 +6,7 @@ import { keepPrivate, PRIVATE_CACHE_CONTROL } from "../access/keyed.ts";
 import type { AppContext } from "../context.ts";
 import { answerMcpPost, refusedOrigin, type SplitMcpAnswer } from "../routes/mcp-routes.ts";
 import { answerPapersList } from "../routes/papers-routes.ts";
-import { withHeader } from "./answers.ts";
-import { failedAnswer, sendResponse } from "./node-answer.ts";
+import { failedAnswer, sendResponse, withHeader } from "./node-answer.ts";
 
 // The two keyed requests that clients repeat at volume, as fast routes (./fast-routes.ts). The list
 // of papers also skips the Request, Headers and Response objects (`npm run profile -- papers|mcp`).

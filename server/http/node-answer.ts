@@ -8,7 +8,6 @@ import type { KeyRecord } from "../access/key-service.ts";
 import type { AppContext } from "../context.ts";
 import { notedKey } from "../metrics/request-notes.ts";
 import { routeLabel } from "../metrics/route-label.ts";
-import { withHeader } from "./answers.ts";
 import { errorAnswer } from "./error-answer.ts";
 
 /** What a served request tells the request watch: the route template that answered, and the key it acted as. */
@@ -27,6 +26,24 @@ export const failedAnswer = (context: AppContext, error: unknown): Promise<Respo
     context,
     error instanceof HTTPError ? error : { status: 500, message: "Internal Server Error", cause: error },
   );
+
+/**
+ * `{ ...headers, [name]: value }` for headers (own string keys), written out. Node 20's V8 makes the
+ * copy of an object literal that starts with a spread in its old generation, where one made for every
+ * request piles up until the next mark-compact; Node 22, 24 and 26 make it young like any other
+ * (docs/performance.md, "Leading spreads on Node 22, 24 and 26"). The fast routes are what a server
+ * on Node 20 runs most, so they copy headers with this (test/architecture/leading-spreads.test.ts).
+ */
+export function withHeader(
+  headers: Readonly<Record<string, string>> | undefined,
+  name: string,
+  value: string,
+): Record<string, string> {
+  const merged: Record<string, string> = {};
+  for (const key in headers) if (Object.hasOwn(headers, key)) merged[key] = headers[key] as string;
+  merged[name] = value;
+  return merged;
+}
 
 /** JSON text written with its status and headers, as `jsonText` answers through the app. */
 export function writeJson(

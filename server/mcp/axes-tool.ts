@@ -8,7 +8,6 @@ import {
   SignalSchema,
 } from "../../pipeline/domain/rubric.ts";
 import { AXIS_IDS } from "../../pipeline/domain/score.ts";
-import { copyWith } from "../copy-with.ts";
 import type { McpSnapshots } from "./fresh-snapshots.ts";
 import { readPublished } from "./published-file.ts";
 import { answer, type ReadOnlyTool } from "./read-only-tool.ts";
@@ -54,13 +53,15 @@ function view(rubric: Rubric, axis: (typeof AXIS_IDS)[number] | "REG" | undefine
   return {
     detail: "overview",
     ...head,
-    axes: rubric.axes.map((entry) =>
-      copyWith(entry, { signals: entry.signals.map(({ id, label, weight }) => ({ id, label, weight })) }),
-    ),
-    reg_fit: copyWith(regFit, {
+    axes: rubric.axes.map((entry) => ({
+      ...entry,
+      signals: entry.signals.map(({ id, label, weight }) => ({ id, label, weight })),
+    })),
+    reg_fit: {
+      ...regFit,
       criteria: regFit.criteria.map(({ signals: _signals, ...criterion }) => criterion),
       personal_data: { description: regFit.personal_data.description },
-    }),
+    },
   };
 }
 

@@ -3,7 +3,6 @@ import { type PapersPage, PapersQuerySchema } from "../../pipeline/domain/papers
 import type { Pick } from "../../pipeline/domain/pick.ts";
 import { AxisIdSchema } from "../../pipeline/domain/score.ts";
 import { type ScreenedListItem, ScreenedListItemSchema } from "../../pipeline/domain/screened-answers.ts";
-import { copyWith } from "../copy-with.ts";
 import { encodeCursor } from "./papers-cursor.ts";
 import { compactPick, EXTERNAL_CONTENT, ExternalContentSchema, PickViewSchema } from "./pick-view.ts";
 
@@ -65,13 +64,13 @@ interface PageOptions {
 export function papersAnswer(page: PapersPage<Pick>, options: PageOptions): PapersOutput {
   const views = options.compact ? page.picks.map(compactPick) : page.picks;
   const { envelope, items } = pageEnvelope(page, views, options, undefined);
-  return copyWith(envelope, { picks: items });
+  return { ...envelope, picks: items };
 }
 
 /** As papersAnswer, for a page of screened papers (list items: compact whatever `compact` says). */
 export function screenedPapersAnswer(page: PapersPage<ScreenedListItem>, options: PageOptions): PapersOutput {
   const { envelope, items } = pageEnvelope(page, page.picks, options, "screened");
-  return copyWith(envelope, { picks: [], screened: items });
+  return { ...envelope, picks: [], screened: items };
 }
 
 function pageEnvelope<V>(

@@ -2,7 +2,6 @@ import { z } from "zod";
 import { type PapersQuery, PapersQuerySchema, queryPapers } from "../../pipeline/domain/papers-query.ts";
 import type { Pick } from "../../pipeline/domain/pick.ts";
 import { type PapersScope, PapersScopeSchema } from "../../pipeline/domain/screened-answers.ts";
-import { copyWith } from "../copy-with.ts";
 import type { HeldDay } from "../snapshots/held-days.ts";
 import { queryScreened, type ScreenedItems } from "../snapshots/screened-papers.ts";
 import { DayUnavailableError } from "../snapshots/snapshot-cache.ts";
@@ -20,7 +19,6 @@ export const PAGE_MAX = 25;
 export const CURSOR_MAX_LENGTH = 512;
 const FILTERS = ["days", "axis", "min_score", "min_reg_fit"] as const;
 
-// Not per request: built once, at load.
 export const PapersInputSchema = z.strictObject({
   ...PapersQuerySchema.shape,
   limit: PapersQuerySchema.shape.limit
@@ -180,7 +178,7 @@ export function papersTool(
         if (!(error instanceof DayUnavailableError)) throw error;
         return refuse(`${error.message}; try again shortly`);
       }
-      return answer(papersAnswer(copyWith(page, { picks }), options));
+      return answer(papersAnswer({ ...page, picks }, options));
     },
   };
 }

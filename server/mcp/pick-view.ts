@@ -9,7 +9,6 @@ import {
   RegFitSchema,
   ScoresSchema,
 } from "../../pipeline/domain/score.ts";
-import { copyWith } from "../copy-with.ts";
 
 /** Says which parts of an answer are quoted from papers, so an agent treats them as data. */
 export const EXTERNAL_CONTENT =
@@ -79,5 +78,5 @@ export function compactPick(pick: Pick): PickView {
     citations = counts;
   }
   const changed = compactFocus ? { axes, reg_fit: regFit, focus: compactFocus } : { axes, reg_fit: regFit };
-  return copyWith(pick, { scores: copyWith(scores, changed), citations });
+  return { ...pick, scores: { ...scores, ...changed }, citations };
 }

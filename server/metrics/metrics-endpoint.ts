@@ -2,7 +2,6 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { bearerToken } from "../access/bearer-token.ts";
-import { withHeader } from "../http/answers.ts";
 import { METRICS_CONTENT_TYPE, scrapeText } from "./cluster-metrics.ts";
 
 /** A `/metrics` answer, written the same way by the main app and by the metrics listener. */
@@ -72,10 +71,10 @@ export async function listenMetrics(options: {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? "").split("?")[0];
     const send = (answer: MetricsAnswer) => {
-      res.writeHead(
-        answer.status,
-        withHeader(answer.headers, "content-length", String(Buffer.byteLength(answer.body))),
-      );
+      res.writeHead(answer.status, {
+        ...answer.headers,
+        "content-length": String(Buffer.byteLength(answer.body)),
+      });
       res.end(req.method === "HEAD" ? undefined : answer.body);
     };
     if (path !== "/metrics") {

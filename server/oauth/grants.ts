@@ -15,7 +15,6 @@ import {
   type TokenRecord,
 } from "../../pipeline/domain/oauth-grants.ts";
 import type { KeyRecord, KeyService } from "../access/key-service.ts";
-import { copyWith } from "../copy-with.ts";
 import type { Store } from "../store/types.ts";
 import { hashSecret, isSecretOf, newSecret, verifierMatches } from "./secrets.ts";
 
@@ -140,14 +139,18 @@ export function createGrants(options: { store: Store; keys: KeyService; now?: ()
     };
     await store.setItem(
       key.access(hashSecret(access)),
-      copyWith(base, { expires_at: now() + ACCESS_SECONDS * 1000 }),
+      { ...base, expires_at: now() + ACCESS_SECONDS * 1000 },
       { ttlSeconds: ACCESS_SECONDS },
     );
     // Never past the grant's end: a refresh token of an ended grant is simply unknown.
     const refreshEnds = refreshEndsAt(grant, now());
-    await store.setItem(key.refresh(hashSecret(refresh)), copyWith(base, { expires_at: refreshEnds }), {
-      ttlSeconds: Math.max(1, Math.ceil((refreshEnds - now()) / 1000)),
-    });
+    await store.setItem(
+      key.refresh(hashSecret(refresh)),
+      { ...base, expires_at: refreshEnds },
+      {
+        ttlSeconds: Math.max(1, Math.ceil((refreshEnds - now()) / 1000)),
+      },
+    );
     return {
       access_token: access,
       token_type: "Bearer",
@@ -174,7 +177,7 @@ export function createGrants(options: { store: Store; keys: KeyService; now?: ()
     },
     async issueCode(request) {
       const code = newSecret("code");
-      const record: CodeRecord = copyWith(request, { expires_at: now() + CODE_SECONDS * 1000 });
+      const record: CodeRecord = { ...request, expires_at: now() + CODE_SECONDS * 1000 };
       await store.setItem(key.code(hashSecret(code)), record, { ttlSeconds: CODE_SECONDS + 5 });
       return code;
     },

@@ -1,7 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { FastResponse } from "srvx";
 import type { AppContext } from "../context.ts";
-import { copyWith } from "../copy-with.ts";
 import { json } from "../http/answers.ts";
 
 // How the authorization server answers: its JSON errors, its pages, its CORS, and the one place that
@@ -17,7 +16,6 @@ export const OPEN_CORS = {
   "access-control-expose-headers": "www-authenticate",
 };
 
-// Not per request: joined once, at load.
 const ERROR_HEADERS: Record<string, string> = { ...NO_STORE, ...OPEN_CORS };
 
 /** An OAuth error in the RFCs' JSON form; `headers` adds to its own (a 429's Retry-After and RateLimit). */
@@ -30,7 +28,7 @@ export const oauthError = (
   json(
     status,
     { error, error_description: description },
-    headers ? copyWith(headers, ERROR_HEADERS) : ERROR_HEADERS,
+    headers ? { ...headers, ...ERROR_HEADERS } : ERROR_HEADERS,
   );
 
 /** This service's public origin: PUBLIC_BASE_URL, else the request's own. */
@@ -52,13 +50,15 @@ export function htmlPage(
   const formAction = ["'self'", ...(formTarget ? [formTarget] : [])].join(" ");
   return new FastResponse(body, {
     status,
-    headers: copyWith(copyWith(headers, NO_STORE), {
+    headers: {
+      ...headers,
+      ...NO_STORE,
       "content-type": "text/html; charset=utf-8",
       "x-content-type-options": "nosniff",
       "referrer-policy": "no-referrer",
       // form-action covers the redirect that follows the form (Chromium checks it): the client's URI.
       "content-security-policy": `default-src 'none'; style-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
-    }),
+    },
   });
 }
 
@@ -72,7 +72,7 @@ export function formTargetOf(redirectUri: string): string {
 export function redirectTo(redirectUri: string, params: Record<string, string | null>): Response {
   const url = new URL(redirectUri);
   for (const [name, value] of Object.entries(params)) if (value !== null) url.searchParams.set(name, value);
-  return new FastResponse(null, { status: 302, headers: copyWith(NO_STORE, { location: url.href }) });
+  return new FastResponse(null, { status: 302, headers: { ...NO_STORE, location: url.href } });
 }
 
 const CSRF_COOKIE = "picks_oauth_csrf";

@@ -12,7 +12,7 @@ import type { KeyRecord } from "../access/key-service.ts";
 import { authFailure, KEY_IN_QUERY, keyInQuery, spendOrRefuse } from "../access/keyed.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
-import { detail, methodNotAllowed, notFound, withHeader } from "../http/answers.ts";
+import { detail, methodNotAllowed, notFound } from "../http/answers.ts";
 import type { RouteMethods } from "../http/route-table.ts";
 import { acceptedForm, jsonRpcError, type SplitJsonBody } from "../mcp/hosted-mcp.ts";
 import { noteKey } from "../metrics/request-notes.ts";
@@ -295,7 +295,6 @@ async function answerAs(
     form,
   });
   const rateHeaders = mergedRateHeaders(...headers);
-  // Named, not spread: see withHeader in ../http/answers.ts.
   if (!(answer instanceof Response)) return { parts: answer.parts, headers: rateHeaders };
   for (const [name, value] of Object.entries(rateHeaders)) answer.headers.set(name, value);
   return answer;
@@ -310,7 +309,7 @@ export interface SplitMcpAnswer extends SplitJsonBody {
 export const partsResponse = ({ parts, headers }: SplitMcpAnswer): Response =>
   new FastResponse(Buffer.concat(parts), {
     status: 200,
-    headers: withHeader(headers, "content-type", JSON_TYPE),
+    headers: { ...headers, "content-type": JSON_TYPE },
   });
 
 /** The hosted MCP server: the tools of `picks mcp` over Streamable HTTP, keyed and counted. */

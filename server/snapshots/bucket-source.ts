@@ -66,7 +66,6 @@ export function createBucketSource(options: BucketSourceOptions): SnapshotSource
       for (const listener of listeners) await listener();
     } catch (error) {
       // Forget the tag, not the manifest: the next poll reads it again and the reload is retried.
-      // Not per request: after a failed reload.
       if (current) current = { ...current, etag: "" };
       setProblem(`loading the manifest's files failed: ${(error as Error).message}`);
     }

@@ -18,7 +18,6 @@ export function createFolderSource(publicDir: string): SnapshotSource {
       const files = new Map<string, SourceEntry>();
       for (const entry of await origin.list("")) {
         if (publishedHeaders(entry.key) === undefined) continue;
-        // Not per request: once per file at each look for new days.
         files.set(entry.key, { ...entry, version: `${entry.size}:${entry.modifiedMs}` });
       }
       return files;

@@ -112,7 +112,6 @@ export function createPapersAnswers(
 
   const screenedAnswer = async (made: Generation, tier: TierName, query: PapersQuery): Promise<Buffer> => {
     const page = await queryScreened(snapshots, made.index.days, query, capsOf(tier), screenedLists);
-    // Not per request: once per answer made, a repeated query is answered from the kept bytes.
     return answerBytes(encodedScreened, tier, page, { ...page.applied, scope: "screened" });
   };
 

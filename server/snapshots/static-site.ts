@@ -25,7 +25,6 @@ const PAGE_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-/** Not per request: the site's answers are prepared when it is loaded. */
 function withHeaders(prepared: PreparedResponse, extra: Record<string, string>): PreparedResponse {
   return { ...prepared, headers: { ...prepared.headers, ...extra } };
 }
@@ -33,7 +32,7 @@ function withHeaders(prepared: PreparedResponse, extra: Record<string, string>):
 /**
  * The prepared answers of the published site: `/` and `/index.html`, `/assets/**` (known types only,
  * at most four folders deep), every feed (`/feed.xml`, `/feed.json`, `/feed-governance.xml`, ...) and
- * `/v1/search-index.json`, each only when the file is published. Not per request: when the site loads.
+ * `/v1/search-index.json`, each only when the file is published. Prepared when the site loads.
  */
 export async function loadStaticSite(
   view: LoadView,

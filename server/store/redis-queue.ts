@@ -52,7 +52,6 @@ export function createRedisQueue(client: Redis, name: string, redisKey: (key: st
       const args = [claim.id, claim.token, assertEpochMs("notBefore", notBefore)];
       return (await runScript(client, QUEUE_DEFER, [inflight, tokens, delayed], args)) === 1;
     },
-    // Not per request: a worker's lease, renewed while a job runs.
     async extend(claim, leaseMs) {
       const args = [claim.id, claim.token, assertLease(leaseMs)];
       const leaseUntil = (await runScript(client, QUEUE_EXTEND, [inflight, tokens], args)) as number;

@@ -95,7 +95,6 @@ export function createSqliteQueue(
       assertEpochMs("notBefore", notBefore);
       return write(() => sql.defer.run(notBefore, name, claim.id, claim.token).changes === 1);
     },
-    // Not per request: a worker's lease, renewed while a job runs.
     async extend(claim, leaseMs): Promise<Claim | null> {
       assertLease(leaseMs);
       return write(() => {

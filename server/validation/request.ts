@@ -89,7 +89,6 @@ function validateParams<S extends $ZodObject>(
 }
 
 // A number plan without its maximum; the wrappers around it (default, optional, ...) are kept.
-// Not per request: lowered plans are kept per schema (loweredFields).
 function withoutMaximum(plan: Plan): Plan {
   switch (plan.kind) {
     case "number":
@@ -114,7 +113,6 @@ function loweredFields(schema: $ZodObject, lowered: readonly string[]): ParamFie
   }
   let fields = bySchema.get(lowered);
   if (!fields) {
-    // Not per request: once per schema and set of lowered fields.
     fields = paramFields(schema, "query").map((field) =>
       lowered.includes(field.key) ? { ...field, plan: withoutMaximum(field.plan) } : field,
     );

@@ -84,7 +84,6 @@ function groundFindings(
     if (quote === null || quote.length === 0) return base;
     for (const field of QUOTE_FIELDS) {
       const at = views.text(field).indexOf(quote);
-      // Named, not spread: a literal that starts with a spread is allocated in the old generation on Node 20.
       if (at >= 0) {
         return {
           kind: base.kind,

@@ -49,7 +49,6 @@ export async function verifyMessage(
   const semanticResult = await review;
   const local = localTime(now, request.options.timezone);
   const { verdict, risk, summary } = decide(checks, semanticResult);
-  // Named, not spread: see withHeader in ../http/answers.ts.
   return {
     verdict,
     risk,

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { withHeader } from "../../../server/http/answers.ts";
+import { withHeader } from "../../../server/http/node-answer.ts";
 
 describe("withHeader", () => {
   it("gives what the spread it stands for gives, key order included", () => {
