@@ -182,7 +182,7 @@ async function publishUnderLease(
     meta: Omit<Parameters<OriginDriver["write"]>[2], "fence">,
     condition?: WriteCondition,
   ) => {
-    lease.assertHeld();
+    await lease.check();
     await to.write(key, body, { ...meta, fence: lease.token }, condition);
     options.progress?.(++done, total);
   };

@@ -72,8 +72,13 @@ export interface Lease {
   conditional: boolean;
   /** The fencing token, stored with each object written under this lease. */
   token: string;
-  /** Throws LeaseLostError once the lease is known lost or has run out unrenewed. Before each write. */
+  /** Throws LeaseLostError once the lease is known lost or has run out unrenewed. */
   assertHeld(): void;
+  /**
+   * Before each write: looks at the stored lease (at most once a second, a HEAD) and throws
+   * LeaseLostError when it is no longer the one this publisher wrote.
+   */
+  check(): Promise<void>;
   /** Renews the lease now; throws LeaseLostError when it is no longer this publisher's. Before each phase. */
   renew(): Promise<void>;
   /** Gives the lease back after a publish that completed. */
@@ -87,6 +92,9 @@ export interface LeaseOptions {
   breakLease?: boolean;
   leaseMs?: number;
 }
+
+/** How stale a publisher's last look at its lease may be when it writes. */
+const CHECK_MS = 1_000;
 
 const META = { contentType: "application/json", cacheControl: "no-store", sha256: "" };
 
@@ -160,6 +168,8 @@ export async function acquireLease(
     }
   }
   let renewedAt = now().getTime();
+  // A renewal that succeeded is also a look at the lease.
+  let checkedAt = 0;
   let lost: string | null = null;
   if (!conditional) {
     warn(`${origin.label} does not support conditional writes: two publishers at once are not detected`);
@@ -174,6 +184,7 @@ export async function acquireLease(
     try {
       mine = (await attempt(conditional ? { ifMatch: mine } : undefined)).etag;
       renewedAt = now().getTime();
+      checkedAt = renewedAt;
     } catch (error) {
       if (error instanceof ConditionFailedError) {
         lost = "its lease was taken over by another publisher";
@@ -206,6 +217,21 @@ export async function acquireLease(
       );
     }
   };
+  let checking: Promise<void> | null = null;
+  const check = async (): Promise<void> => {
+    assertHeld();
+    if (!conditional || now().getTime() - checkedAt < CHECK_MS) return;
+    checking ??= (async () => {
+      await renewing;
+      const stored = await origin.head(LEASE_KEY);
+      if (!lost && stored?.etag !== mine) lost = "its lease was taken over by another publisher";
+      checkedAt = now().getTime();
+    })().finally(() => {
+      checking = null;
+    });
+    await checking;
+    assertHeld();
+  };
   const stop = async () => {
     clearInterval(timer);
     await renewing;
@@ -216,6 +242,7 @@ export async function acquireLease(
     },
     token: String(token),
     assertHeld,
+    check,
     async renew() {
       await renew();
       assertHeld();
