@@ -15,7 +15,7 @@ import {
   loadHeldDays,
   parseDay,
 } from "./held-days.ts";
-import { type HeldFile, openLoadView } from "./load-view.ts";
+import { type HeldFile, type LoadView, openLoadView } from "./load-view.ts";
 import type { SnapshotSource } from "./snapshot-source.ts";
 import { loadStaticSite } from "./static-site.ts";
 
@@ -111,29 +111,27 @@ async function load(
   const { responses, names, view } = front;
   const { days, problems, versions } = await loadHeldDays(view, names, log, { previous, closed });
   for (const problem of problems) responses.delete(`/v1/daily/${problem.file.slice(0, 10)}`);
-  return generation(responses, view.held, days, problems, days[0]?.date ?? null, versions);
+  return generation(view, days, problems, days[0]?.date ?? null, versions, responses);
 }
 
 function generation(
-  responses: Map<string, PreparedResponse>,
-  held: ReadonlyMap<string, HeldFile>,
+  view: Readonly<Omit<LoadView, "hold" | "read" | "stream">>,
   days: HeldDay[],
   problems: DayProblem[],
   latest: string | null,
-  versions: ReadonlyMap<string, HeldDayVersion> = new Map(),
+  versions: ReadonlyMap<string, HeldDayVersion>,
+  responses: Map<string, PreparedResponse>,
 ) {
   return {
     responses,
-    held,
+    held: view.held as ReadonlyMap<string, HeldFile>,
+    /** The load's listing: the version of each file, for the older days kept across reloads. */
+    listing: view.listing,
     days,
     dates: new Set(days.map((day) => day.date)),
     problems,
     latest,
     // Per generation: a reload may have replaced any file.
-    older: new LRUCache<string, PreparedResponse>({
-      maxSize: OLDER_DAY_BYTES,
-      sizeCalculation: (prepared) => Math.max(1, heldBytes(prepared)),
-    }),
     parsed: new LRUCache<string, Promise<DailySnapshot>>({ max: PARSED_DAYS }),
     /** The days' list items by the version of their files, for the next load to keep. */
     versions,
@@ -169,7 +167,14 @@ export async function createSnapshotCache(options: {
     );
   const log = options.log ?? (() => {});
   const front = await loadFront(source, new Map(), log);
-  let state = generation(front.responses, front.view.held, [], [], front.names[0]?.slice(0, 10) ?? null);
+  let state = generation(
+    front.view,
+    [],
+    [],
+    front.names[0]?.slice(0, 10) ?? null,
+    new Map(),
+    front.responses,
+  );
   let closed = false;
   const loaded = load(front, log, new Map(), () => closed).then((full) => {
     state = full;
@@ -198,8 +203,23 @@ export async function createSnapshotCache(options: {
       )
     : () => {};
 
+  // Older days read from their files, kept across reloads while their file's version is the same: a
+  // reload costs no re-read, and a file changed in the bucket since keeps its last good copy.
+  const older = new LRUCache<string, { version: string; prepared: PreparedResponse }>({
+    maxSize: OLDER_DAY_BYTES,
+    sizeCalculation: (held) => Math.max(1, heldBytes(held.prepared)),
+  });
+  const versionOf = (pathname: string): string | undefined => {
+    const [, folder, date] = DAY_PATH.exec(pathname) ?? [];
+    return date === undefined ? undefined : state.listing.get(`v1/${folder}/${date}.json`)?.version;
+  };
+  const olderDay = (pathname: string): PreparedResponse | undefined => {
+    const held = older.get(pathname);
+    return held !== undefined && versionOf(pathname) === held.version ? held.prepared : undefined;
+  };
+
   const read = async (pathname: string): Promise<PreparedResponse | undefined> => {
-    const held = state.responses.get(pathname) ?? state.older.get(pathname);
+    const held = state.responses.get(pathname) ?? olderDay(pathname);
     if (held) return held;
     // The history (and any reload in progress) first; a failed load leaves the last good generation.
     await reloading.catch(() => {});
@@ -219,11 +239,14 @@ export async function createSnapshotCache(options: {
     }
     if (!body) return undefined;
     const prepared = prepare(body, CACHE_DATED);
+    const version = current.listing.get(`v1/${folder}/${date}.json`)?.version;
+    if (version === undefined) return prepared;
+    const entry = { version, prepared };
     // A compressed form, once made, is kept with the day and counted in the budget: it is the costly part.
     prepared.onEncoded = () => {
-      if (current.older.get(pathname) === prepared) current.older.set(pathname, prepared);
+      if (older.get(pathname) === entry) older.set(pathname, entry);
     };
-    current.older.set(pathname, prepared);
+    older.set(pathname, entry);
     return prepared;
   };
 
@@ -252,7 +275,7 @@ export async function createSnapshotCache(options: {
     if (known) return known;
     const parsing = (async () => {
       if (!current.dates.has(date)) return undefined;
-      const held = current.older.get(`/v1/screened/${date}`);
+      const held = olderDay(`/v1/screened/${date}`);
       let body: Buffer | undefined;
       try {
         body = held?.body ?? (await source.read(screenedKey(date)));
@@ -273,7 +296,7 @@ export async function createSnapshotCache(options: {
   };
 
   return {
-    lookup: (pathname) => state.responses.get(pathname) ?? state.older.get(pathname),
+    lookup: (pathname) => state.responses.get(pathname) ?? olderDay(pathname),
     read,
     days: () => state.days,
     async fullPicks(items) {
