@@ -299,14 +299,11 @@ export function registerServe(program: Command): void {
       }
       const stop = async () => {
         // The worker finishes the submissions in hand first; what is queued waits in the store.
-        await Promise.all([
-          announcer.stop(),
-          running.close(),
-          worker?.stop(),
-          deliveries?.stop(),
-          metricsListener?.close(),
-        ]);
+        await Promise.all([running.close(), worker?.stop(), deliveries?.stop(), metricsListener?.close()]);
+        // Then the snapshots, before the announcer: it waits for the history, which may still be loading
+        // (thousands of days from a bucket); closed, that load stops at once.
         snapshots.close();
+        await announcer.stop();
         await store.close();
       };
       process.once("SIGTERM", () => void stop());

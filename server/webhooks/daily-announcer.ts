@@ -123,7 +123,10 @@ export function watchPublishedDays(
         if (stopped) return;
         if ((await announceNewDays(deps, cache)).length > 0) deps.wake();
       })
-      .catch((error) => deps.log(`webhooks: announcing new days failed: ${(error as Error).message}`));
+      .catch((error) => {
+        // Stopped while the history still loaded: the load was abandoned, not failed.
+        if (!stopped) deps.log(`webhooks: announcing new days failed: ${(error as Error).message}`);
+      });
     return running;
   };
   const unsubscribe = cache.onReload?.(() => void pass()) ?? (() => {});
