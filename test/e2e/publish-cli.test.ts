@@ -496,6 +496,30 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
       }
     });
 
+    it("exits 2 on a URL holding credentials or a query, and never prints them", async () => {
+      const secret = "wJalrXUtnFEMI-K7MDENG";
+      proxy.reset();
+      const cases: Array<[string[], Record<string, string | undefined>]> = [
+        [["--to", `s3://AKIAEXAMPLE:${secret}@picks/x`], {}],
+        [["--to", `s3://picks/x?X-Amz-Signature=${secret}`], {}],
+        [[], { PUBLISH_URL: `s3://AKIAEXAMPLE:${secret}@picks/x` }],
+      ];
+      for (const [args, extra] of cases) {
+        const result = await runPicks(["publish", ...args, "--from", site], env(proxy.endpoint, extra));
+        expect(result.code, result.stderr).toBe(2);
+        expect(result.stderr).toContain("holds no user info, query or fragment");
+        expect(result.stdout + result.stderr).not.toContain(secret);
+        expect(result.stdout + result.stderr).not.toContain("AKIAEXAMPLE");
+      }
+      const served = await runPicks(
+        ["serve", "--port", "0", "--snapshots", `s3://AKIAEXAMPLE:${secret}@picks/x`],
+        env(proxy.endpoint),
+      );
+      expect(served.code, served.stderr).toBe(2);
+      expect(served.stdout + served.stderr).not.toContain(secret);
+      expect(proxy.counts()).toEqual({});
+    });
+
     it("exits 2 naming the variable when the secret key is missing", async () => {
       const bucket = await newBucket();
       proxy.reset();

@@ -5,6 +5,8 @@ import type { AddressInfo } from "node:net";
 // method, remembers the paths written, and can refuse a chosen PUT the way a store refuses one or
 // slow every PUT down the way a distant store does.
 
+export type PutListener = (path: string) => "hold" | number | undefined;
+
 export interface S3Proxy {
   /** `http://127.0.0.1:PORT`: give it as S3_ENDPOINT. */
   endpoint: string;
@@ -12,12 +14,23 @@ export interface S3Proxy {
   counts(): Record<string, number>;
   /** The path (without the query) of each PUT received since the last reset, in arrival order. */
   puts(): string[];
-  /** Clears the counts and the recorded paths, and disarms `failPut` and `delayPuts`. */
+  /** Clears the counts and the recorded paths, and disarms `failPut`, `delayPuts`, `refusePutsWith` and `onPut`. */
   reset(): void;
   /** Makes the `n`-th PUT from now (1 for the next) answer `status` with an S3 error, unforwarded. */
   failPut(n: number, status: number): void;
   /** Holds each PUT `ms` before forwarding it, as a slow store does: a publish then takes a while. */
   delayPuts(ms: number): void;
+  /**
+   * Answers `status` to every PUT carrying the request header `header` (`if-match`), unforwarded: a
+   * store that does not implement that condition.
+   */
+  refusePutsWith(header: string, status: number): void;
+  /**
+   * Calls `listener` with the path of each PUT as it arrives, before it is forwarded. A listener that
+   * answers "hold" keeps that PUT unanswered and unforwarded until the proxy closes (a request in
+   * flight when its client is killed); one that answers a status refuses that PUT with it.
+   */
+  onPut(listener: PutListener | null): void;
   close(): Promise<void>;
 }
 
@@ -50,6 +63,9 @@ export async function startS3Proxy(upstream: string): Promise<S3Proxy> {
   let putsSinceArm = 0;
   let armed: { n: number; status: number } | null = null;
   let putDelayMs = 0;
+  let refusedHeader: { name: string; status: number } | null = null;
+  let putListener: PutListener | null = null;
+  const heldRequests = new Set<ServerResponse>();
 
   const refuse = (req: IncomingMessage, res: ServerResponse, status: number, path: string) => {
     // The body is read to its end first, as a store does, so the client sees an answer, not a reset.
@@ -71,7 +87,21 @@ export async function startS3Proxy(upstream: string): Promise<S3Proxy> {
     const path = decodeURIComponent(url.split("?")[0] ?? "/");
     counts[method] = (counts[method] ?? 0) + 1;
     if (method === "PUT") {
+      const verdict = putListener?.(path);
+      if (verdict === "hold") {
+        heldRequests.add(res);
+        req.resume();
+        return;
+      }
       puts.push(path);
+      if (typeof verdict === "number") {
+        refuse(req, res, verdict, path);
+        return;
+      }
+      if (refusedHeader && req.headers[refusedHeader.name] !== undefined) {
+        refuse(req, res, refusedHeader.status, path);
+        return;
+      }
       putsSinceArm += 1;
       if (armed && putsSinceArm === armed.n) {
         const { status } = armed;
@@ -113,6 +143,8 @@ export async function startS3Proxy(upstream: string): Promise<S3Proxy> {
       puts = [];
       armed = null;
       putDelayMs = 0;
+      refusedHeader = null;
+      putListener = null;
     },
     failPut(n, status) {
       if (!Number.isInteger(n) || n < 1) throw new Error(`Expected failPut's n to be 1 or more, got ${n}`);
@@ -122,7 +154,14 @@ export async function startS3Proxy(upstream: string): Promise<S3Proxy> {
     delayPuts(ms) {
       putDelayMs = ms;
     },
+    refusePutsWith(header, status) {
+      refusedHeader = { name: header.toLowerCase(), status };
+    },
+    onPut(listener) {
+      putListener = listener;
+    },
     close() {
+      for (const res of heldRequests) res.destroy();
       agent.destroy();
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));
