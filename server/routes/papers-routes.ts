@@ -19,7 +19,6 @@ import { pathParam, route } from "../http/route-table.ts";
 import { noteKey } from "../metrics/request-notes.ts";
 import type { PathDoc } from "../openapi/operation.ts";
 import { quotaText } from "../openapi/rate-limits.ts";
-import { papersIndex } from "../snapshots/papers-index.ts";
 import { findScreened } from "../snapshots/screened-papers.ts";
 import { DayUnavailableError } from "../snapshots/snapshot-cache.ts";
 import { validationErrorBody } from "../validation/errors.ts";
@@ -184,7 +183,7 @@ export function registerPapersRoutes(app: H3, context: AppContext): void {
     }
     await context.snapshots.ready();
     if (scoped?.value.scope === "screened") return screenedPaper(record, path.value.arxiv_id);
-    const index = papersIndex(context.snapshots.days());
+    const index = context.papers.index();
     const found = index.byId.get(baseArxivId(path.value.arxiv_id));
     const latest = context.snapshots.latestDate();
     if (!found || latest === null) return detail(404, `No pick with arXiv id ${path.value.arxiv_id}`);

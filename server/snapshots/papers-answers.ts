@@ -22,6 +22,8 @@ const COMMA = Buffer.from(",");
 const CLOSE = Buffer.from("]}");
 
 export interface PapersAnswers {
+  /** The index of the current generation: days newest first, and each paper's newest pick. */
+  index(): PapersIndex;
   /** The bytes of a list answer for this tier and validated query, once the history is loaded. */
   list(tier: TierName, query: PapersQuery): Buffer;
   /**
@@ -116,6 +118,7 @@ export function createPapersAnswers(
   };
 
   return {
+    index: () => generation().index,
     list(tier, query) {
       const made = generation();
       // The answer depends on the tier (its caps and its name in the body) and the query, nothing else.

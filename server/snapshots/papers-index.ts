@@ -9,12 +9,8 @@ export interface PapersIndex {
   byId: Map<string, PaperListItem>;
 }
 
-const cache = new WeakMap<readonly HeldDay[], PapersIndex>();
-
-/** The index of a snapshot generation, built once: the cache swaps its days array whole on reload. */
+/** The index of a snapshot generation (context.papers builds it once per generation). */
 export function papersIndex(days: readonly HeldDay[]): PapersIndex {
-  let index = cache.get(days);
-  if (index) return index;
   const byId = new Map<string, PaperListItem>();
   for (const day of days) {
     for (const pick of day.picks) {
@@ -22,7 +18,5 @@ export function papersIndex(days: readonly HeldDay[]): PapersIndex {
       if (!byId.has(id)) byId.set(id, pick);
     }
   }
-  index = { days, byId };
-  cache.set(days, index);
-  return index;
+  return { days, byId };
 }
