@@ -1,6 +1,5 @@
 // The page's entry point: loads the rubric and the archive, shows a day (the latest, or `?date=`) or
-// the filtered picks of a range of days (`?from=&to=&axis=&min=&total=&reg=&group=`), and wires the
-// date picker, the filters, the search box, the charts, the citation graph, the leaderboard and forms.
+// the filtered picks of a range of days (`?from=&to=...`), and wires the controls, charts and forms.
 
 import { describeProblem, getSnapshot, snapshotUrl } from "./api.js";
 import { el, formatDay, notice, replace } from "./dom.js";
@@ -164,6 +163,10 @@ async function showDay(date) {
     $("day-title").textContent = `of ${formatDay(day.date)}`;
     document.title = `Research-Picks: picks of ${formatDay(day.date)}`;
     $("day-meta").textContent = dayMeta(day);
+    const toggle = $("screened-toggle");
+    toggle.hidden = day.counts.screened <= day.picks.length;
+    toggle.textContent = `${day.counts.screened} screened · ${day.picks.length} picked: show the rest`;
+    toggle.dataset.date = day.date;
     showOrder(day.picks, day.selection);
     $("sample-banner").hidden = !day.sample;
     renderPicks(list, day, state.rubric);
@@ -386,6 +389,8 @@ async function start() {
     void route();
   });
   window.addEventListener("popstate", () => void route());
+  $("screened-toggle").onclick = async (event) =>
+    (await import("./screened.js")).toggleScreened(event.target, $("screened-body"));
   $("search-input").addEventListener(
     "focus",
     async (event) => {
