@@ -146,6 +146,13 @@ describe.skipIf(plan.skip)("the sample seeded on a fresh start", () => {
       expect(await page.textContent("#ranker-card .ranker-ece")).toContain(
         `Expected calibration error: ${calibration.ece.toFixed(3)}`,
       );
+      // How sure the picks are: one row a labelled day, then one a selection rule compared.
+      const nested = card.nested;
+      if (!nested) throw new Error("the shipped model carries its nested figures");
+      const tables = page.locator("#ranker-card .ranker-nested table");
+      expect(await tables.nth(0).locator("tbody tr").count()).toBe(nested.days.length);
+      expect(await tables.nth(1).locator("tbody tr").count()).toBe(nested.selection.length);
+      expect(await page.textContent("#ranker-card .ranker-nested")).toContain("no figure is in-sample");
       const replaced = (await page.textContent("#ranker-card .ranker-promotion")) ?? "";
       expect(replaced).toContain(`It replaced ${promotion.replaced}`);
       expect(await page.locator("#ranker-card .ranker-promotion tbody tr").count()).toBe(
