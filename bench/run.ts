@@ -1,7 +1,8 @@
 // `npm run bench`: every throughput figure is printed as a ratio to a bare node:http baseline
 // measured in the same run, because absolute numbers on these small shared machines drift.
 // BENCH_SECONDS sets the length of each load (default 6 s); BENCH_ONLY=cpu,snapshot,papers,... picks
-// sections (cpu: curate, ranker, scorer and checks in process; observability: /metrics and the request
+// sections (cpu: curate, ranker, scorer and checks in process; readers: the personal ranking in process
+// and GET /v1/me/picks against keyed /v1/papers; observability: /metrics and the request
 // log against both off; labelling: the labelling simulation, a few minutes; the tail section follows
 // the loads).
 import { execFile } from "node:child_process";
@@ -26,6 +27,7 @@ import { accessTokenFor } from "./oauth-token.ts";
 import { runObservabilityBench } from "./observability.ts";
 import { runOriginBench } from "./origin.ts";
 import { rankerLines, runRankerBench } from "./ranker.ts";
+import { readersLines, runReadersBench } from "./readers.ts";
 import { runScorerBench } from "./scorer.ts";
 import { runSourcesBench } from "./sources.ts";
 import { MCP_PAPERS_CALL, VERIFY_BODY } from "./targets.ts";
@@ -270,6 +272,48 @@ async function papersLoad(env: Record<string, string>, name: string, target: str
   }
 }
 
+/**
+ * GET /v1/me/picks against keyed GET /v1/papers on one server, the same enterprise key (its profile a
+ * 20-id library, so its list is personal), loads alternated A/B twice: the ratio of their req/s.
+ */
+async function personalPicksLoad(): Promise<void> {
+  const env = { STATE_DIR: join(root, "state-readers") };
+  const key = await enterpriseKey(env);
+  const server = await startTracedServer(publicDir, await servedWith(env));
+  pinServer(server.child.pid);
+  try {
+    const keyed = { headers: { "x-api-key": key } };
+    const day = (await (await fetch(`${server.url}/v1/me/picks?limit=100`, keyed)).json()) as {
+      items: Array<{ arxiv_id: string }>;
+    };
+    const library = await fetch(`${server.url}/v1/me/library`, {
+      method: "PUT",
+      headers: { ...keyed.headers, "content-type": "application/json" },
+      body: JSON.stringify(day.items.slice(-20).map((item) => item.arxiv_id)),
+    });
+    if (library.status !== 200) throw new Error(`PUT /v1/me/library answered ${library.status}`);
+    const picks = `${server.url}/v1/me/picks?limit=25`;
+    const papers = `${server.url}/v1/papers?days=7`;
+    await load(picks, { seconds: warmUpSeconds || 1, ...keyed });
+    const ratios: number[] = [];
+    for (let pair = 0; pair < 2; pair++) {
+      const a = await load(papers, { seconds, ...keyed, serverPid: server.child.pid });
+      const b = await load(picks, { seconds, ...keyed, serverPid: server.child.pid });
+      ratios.push(b.rps / a.rps);
+      console.log(
+        `GET /v1/me/picks?limit=25 (a personal list of ${day.items.length}+ screened papers): ${Math.round(b.rps)} req/s, ` +
+          `keyed GET /v1/papers?days=7: ${Math.round(a.rps)} req/s, ratio ${(b.rps / a.rps).toFixed(2)}, ` +
+          `non-2xx ${b.non2xx}  (target >= 0.5)`,
+      );
+    }
+    console.log(
+      `GET /v1/me/picks / keyed /v1/papers, median of the pairs: ${median(ratios).toFixed(2)}  (target >= 0.5)`,
+    );
+  } finally {
+    await server.stop();
+  }
+}
+
 /** The server's resident memory after a sustained mixed load over a year of published days. */
 async function memoryAfterLoad(): Promise<void> {
   const yearDir = join(root, "year");
@@ -321,6 +365,11 @@ try {
       `verify checks on the worst adversarial 10,000-character body: median ${verifyTimes.worstMedianMs.toFixed(2)} ms ` +
         `(${verifyTimes.worstBody})  (target < 5 ms)`,
     );
+  }
+
+  if (wanted("readers")) {
+    for (const line of readersLines(await runReadersBench())) console.log(line);
+    await personalPicksLoad();
   }
 
   if (wanted("labelling")) {

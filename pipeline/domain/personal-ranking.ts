@@ -103,7 +103,8 @@ export function rankForReader(input: RankInput): PersonalItem[] {
   const global = zScores(candidates.map((candidate) => candidate.on_topic ?? candidate.rank_score));
   const mine = personal ? zScores(personal) : null;
   const scored = candidates.map((candidate, index) => {
-    const author = candidate.authors.find((name) => authors.has(normal(name)));
+    // Names are normalised only when someone is followed: it was most of a list's time otherwise.
+    const author = authors.size > 0 ? candidate.authors.find((name) => authors.has(normal(name))) : undefined;
     const text = phrases.length > 0 ? normal(`${candidate.title} ${candidate.summary}`) : "";
     const phrase = author === undefined ? phrases.find((entry) => text.includes(entry.normal)) : undefined;
     const blend = (global[index] as number) + (mine ? weight * (mine[index] as number) : 0);

@@ -47,6 +47,12 @@ export const READER_MODEL_SETTINGS = {
   c: 4,
   background: 400,
   dislikeWeight: 3,
+  /**
+   * Where the fit stops: the largest gradient component below this. The objective sums c-weighted
+   * losses over hundreds of papers, so 0.1 is a relative precision near 1e-5 (as the relevance model's
+   * training argues); against 1e-3 it takes a fraction of the iterations.
+   */
+  tolerance: 0.1,
   /** Weights kept (largest first): the store holds a few kilobytes a reader, not the whole vocabulary. */
   maxTerms: 2_000,
   /** Papers kept to say which of them a ranked paper is nearest to, with their strongest terms. */
@@ -114,7 +120,11 @@ export function fitReaderModel(
   }
   if (!labels.includes(0)) return null;
   const size = input.features;
-  const fit = fitLogistic(rows, labels, size, { c: settings.c, balanced: true, tolerance: 1e-3 });
+  const fit = fitLogistic(rows, labels, size, {
+    c: settings.c,
+    balanced: true,
+    tolerance: settings.tolerance,
+  });
   const strongest: number[] = [];
   for (let j = 0; j < size; j++) if ((fit.weights[j] as number) !== 0) strongest.push(j);
   strongest.sort((a, b) => Math.abs(fit.weights[b] as number) - Math.abs(fit.weights[a] as number) || a - b);

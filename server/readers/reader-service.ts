@@ -61,6 +61,11 @@ export interface ReaderService {
   erase(keyId: string): Promise<number>;
   /** The day's list for the key; null when the day has no screened papers. */
   picks(record: KeyRecord, date: string, limit: number, capped: boolean): Promise<PersonalPicks | null>;
+  /**
+   * `picks` as JSON text, kept per key, profile version, day and limit: a list changes only when one of
+   * them does, so a repeated read costs the version's store read, not a ranking.
+   */
+  picksJson(record: KeyRecord, date: string, limit: number, capped: boolean): Promise<string | null>;
   /** A day's list for a profile already read (the daily delivery ranks many keys' lists this way). */
   rankDay(keyId: string, date: string, explain: number): Promise<RankedDay | null>;
 }
@@ -75,6 +80,8 @@ export interface RankedDay {
 // Compiled models are dense over the vocabulary (about 80 KB each): a bounded number are kept.
 const COMPILED_MODELS = 256;
 const DAY_ROWS = 64;
+/** Answers kept, by their bytes: a 25-paper list with its reasons is 15-20 KB. */
+const ANSWER_BYTES = 32 * 1024 * 1024;
 
 export function createReaderService(options: ReaderServiceOptions): ReaderService {
   const { store, screened, relevance } = options;
@@ -83,6 +90,10 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
     string,
     { version: number; model: CompiledReaderModel | null; follows: Follows }
   >({ max: COMPILED_MODELS });
+  const answers = new LRUCache<string, string>({
+    maxSize: ANSWER_BYTES,
+    sizeCalculation: (text, key) => text.length + key.length,
+  });
 
   const rows = (date: string, papers: readonly ScreenedPaper[]): SparseRow[] | undefined => {
     if (!relevance) return undefined;
@@ -205,7 +216,7 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
     return { papers, items, version, personal };
   };
 
-  return {
+  const service: ReaderService = {
     profile: (keyId) => readProfile(store, keyId),
     async writeLibrary(record, items, unreadable, replace) {
       const max = PROFILE_BOUNDS[record.tier].library;
@@ -292,6 +303,21 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
       compiled.delete(keyId);
       return erased;
     },
+    async picksJson(record, date, limit, capped) {
+      const version = await readVersion(store, record.id);
+      // The screened day's length keys a republished day apart from the one kept.
+      const papers = await screened.day(date);
+      if (!papers) return null;
+      const key = `${record.id}|${version}|${date}|${papers.length}|${record.tier}|${limit}|${capped}`;
+      const kept = answers.get(key);
+      if (kept !== undefined) return kept;
+      const answer = await service.picks(record, date, limit, capped);
+      if (!answer) return null;
+      const text = JSON.stringify(answer);
+      // Kept only under the version it was ranked with (a write between the two reads made a new one).
+      if (answer.profile_version === version) answers.set(key, text);
+      return text;
+    },
     async picks(record, date, limit, capped) {
       const ranked = await listOf(record.id, date, limit);
       if (!ranked) return null;
@@ -322,4 +348,5 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
     },
     rankDay: listOf,
   };
+  return service;
 }

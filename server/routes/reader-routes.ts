@@ -381,9 +381,9 @@ export function registerReaderRoutes(app: H3, context: AppContext): void {
       if (spent instanceof Response) return spent;
       const maxLimit = TIERS[record.tier].max_limit;
       const limit = Math.min(query.value.limit, maxLimit);
-      const answer = await readers.picks(record, date, limit, query.value.limit > maxLimit);
-      if (!answer) return detail(404, `No screened papers for ${date}`, spent.headers);
-      return json(200, answer, spent.headers);
+      const answer = await readers.picksJson(record, date, limit, query.value.limit > maxLimit);
+      if (answer === null) return detail(404, `No screened papers for ${date}`, spent.headers);
+      return jsonText({ status: 200, body: answer }, spent.headers);
     },
   });
 }
