@@ -1,7 +1,7 @@
 // `npm run bench`: every throughput figure is printed as a ratio to a bare node:http baseline
 // measured in the same run, because absolute numbers on these small shared machines drift.
 // BENCH_SECONDS sets the length of each load (default 6 s); BENCH_ONLY=cpu,snapshot,papers,... picks
-// sections (cpu: curate, ranker, scorer and checks in process; readers: the personal ranking in process
+// sections (cpu: curate, the screened file, ranker, scorer and checks in process; readers: the personal ranking in process
 // and GET /v1/me/picks against keyed /v1/papers; observability: /metrics and the request
 // log against both off; labelling: the labelling simulation, a few minutes; the tail section follows
 // the loads).
@@ -29,6 +29,7 @@ import { runOriginBench } from "./origin.ts";
 import { rankerLines, runRankerBench } from "./ranker.ts";
 import { readersLines, runReadersBench } from "./readers.ts";
 import { runScorerBench } from "./scorer.ts";
+import { runScreenedBench, screenedLines } from "./screened.ts";
 import { runSourcesBench } from "./sources.ts";
 import { MCP_PAPERS_CALL, VERIFY_BODY } from "./targets.ts";
 import {
@@ -355,6 +356,7 @@ try {
       `curate --source file: (250 candidates), best of 3, Node start included: ${(wall / 1000).toFixed(2)} s  (target < 1.5 s)`,
     );
     for (const line of rankerLines(await runRankerBench())) console.log(line);
+    for (const line of screenedLines(await runScreenedBench())) console.log(line);
     for (const figure of runScorerBench()) {
       console.log(
         `scoring ${figure.candidates} candidates: ${Math.round(figure.perSecond)} candidates/s  (target >= 20,000/s, linear)`,
