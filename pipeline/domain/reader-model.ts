@@ -35,6 +35,11 @@ export interface ReaderModelInput {
    * left out. The rows are the same for every reader, so the caller makes them once a day.
    */
   background: readonly { arxiv_id: string; row: SparseRow }[];
+  /**
+   * The model of the profile's previous version, when it read the same vocabulary: the fit starts from
+   * its weights, and a profile changed by a few papers converges in a few iterations.
+   */
+  previous?: ReaderModel | null;
 }
 
 /**
@@ -120,10 +125,12 @@ export function fitReaderModel(
   }
   if (!labels.includes(0)) return null;
   const size = input.features;
+  const previous = input.previous?.relevance_version === input.relevanceVersion ? input.previous : null;
   const fit = fitLogistic(rows, labels, size, {
     c: settings.c,
     balanced: true,
     tolerance: settings.tolerance,
+    ...(previous ? { start: { intercept: previous.intercept, weights: denseWeights(previous, size) } } : {}),
   });
   const strongest: number[] = [];
   for (let j = 0; j < size; j++) if ((fit.weights[j] as number) !== 0) strongest.push(j);
@@ -157,6 +164,14 @@ export function fitReaderModel(
   };
 }
 
+function denseWeights(model: ReaderModel, size: number): Float64Array {
+  const weights = new Float64Array(size);
+  model.columns.forEach((column, k) => {
+    if (column < size) weights[column] = model.weights[k] as number;
+  });
+  return weights;
+}
+
 /** A stored model made ready to score: its weights as a dense array over the vocabulary. */
 export interface CompiledReaderModel {
   model: ReaderModel;
@@ -164,11 +179,7 @@ export interface CompiledReaderModel {
 }
 
 export function compileReaderModel(model: ReaderModel, vocabularySize: number): CompiledReaderModel {
-  const weights = new Float64Array(vocabularySize);
-  model.columns.forEach((column, k) => {
-    if (column < vocabularySize) weights[column] = model.weights[k] as number;
-  });
-  return { model, weights };
+  return { model, weights: denseWeights(model, vocabularySize) };
 }
 
 /** The model's logit for a paper's row: above zero, more like what the reader keeps than the background. */

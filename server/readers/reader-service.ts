@@ -112,7 +112,7 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
       : "pending";
 
   /** The personal model of a profile: its library and liked papers against the newest screened days. */
-  const refit = async (profile: Profile): Promise<ReaderModel | null> => {
+  const refit = async (profile: Profile, previous: ReaderModel | null): Promise<ReaderModel | null> => {
     if (!relevance) return null;
     const { features } = relevance.model;
     const paperOf = async (item: {
@@ -168,6 +168,7 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
       liked,
       disliked,
       background,
+      previous,
     });
   };
 
@@ -179,7 +180,12 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
     const done = await withStoreLock<T | WriteRefusal>(store, `readerlock:${keyId}`, async () => {
       const result = await work(await readProfile(store, keyId), new Date(options.now()).toISOString());
       if ("refused" in result) return result;
-      await writeProfile(store, keyId, result.profile, await refit(result.profile));
+      await writeProfile(
+        store,
+        keyId,
+        result.profile,
+        await refit(result.profile, await readModel(store, keyId)),
+      );
       compiled.delete(keyId);
       return result.answer;
     });
