@@ -80,6 +80,7 @@ export interface RankedDay {
 // Compiled models are dense over the vocabulary (about 80 KB each): a bounded number are kept.
 const COMPILED_MODELS = 256;
 const DAY_ROWS = 64;
+const lockKey = (keyId: string) => `readerlock:${keyId}`;
 /** Answers kept, by their bytes: a 25-paper list with its reasons is 15-20 KB. */
 const ANSWER_BYTES = 32 * 1024 * 1024;
 
@@ -177,7 +178,7 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
     keyId: string,
     work: (profile: Profile, at: string) => Promise<{ profile: Profile; answer: T } | WriteRefusal>,
   ): Promise<T | WriteRefusal> => {
-    const done = await withStoreLock<T | WriteRefusal>(store, `readerlock:${keyId}`, async () => {
+    const done = await withStoreLock<T | WriteRefusal>(store, lockKey(keyId), async () => {
       const result = await work(await readProfile(store, keyId), new Date(options.now()).toISOString());
       if ("refused" in result) return result;
       await writeProfile(
@@ -305,7 +306,11 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
       };
     },
     async erase(keyId) {
-      const erased = await eraseReader(store, keyId);
+      // Under the profile's lock, so that a write in flight cannot write its profile back after the
+      // erasure; erased all the same when the lock is not had in time (erasure must not wait on a write).
+      const erased =
+        (await withStoreLock(store, lockKey(keyId), () => eraseReader(store, keyId))) ??
+        (await eraseReader(store, keyId));
       compiled.delete(keyId);
       return erased;
     },
