@@ -265,6 +265,8 @@ export function registerServe(program: Command): void {
         throw error;
       }
       const semantic = createSemanticChecker(semanticConfigFromEnv(process.env));
+      // A server without a model file does not start; the file itself is read at the readers' first call.
+      const modelPath = await newestModelPath();
       const context = await createContext({
         version: VERSION,
         snapshots,
@@ -275,7 +277,11 @@ export function registerServe(program: Command): void {
         submissions,
         webhooks,
         // Readers' personal models read papers with the shipped model's vocabulary: every server the same.
-        relevance: await loadRelevanceModel(await newestModelPath()),
+        relevance: () =>
+          loadRelevanceModel(modelPath).catch((error: unknown) => {
+            log(`readers: ${(error as Error).message}; lists are in the global order`);
+            return null;
+          }),
       });
       // One submission worker per server, not per cluster worker: the configured concurrency holds.
       const worker =

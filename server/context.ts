@@ -8,6 +8,7 @@ import { createHostedMcp, type HostedMcp } from "./mcp/hosted-mcp.ts";
 import { createHostedSnapshots } from "./mcp/hosted-snapshots.ts";
 import { type ClientMetadataFetcher, createClientMetadataFetcher } from "./oauth/client-metadata.ts";
 import { createGrants, type Grants } from "./oauth/grants.ts";
+import { deferredReaderService } from "./readers/deferred-reader-service.ts";
 import { createReaderService, type ReaderService } from "./readers/reader-service.ts";
 import { publishedScreenedSource } from "./readers/screened-source.ts";
 import { createPapersAnswers, type PapersAnswers } from "./snapshots/papers-answers.ts";
@@ -85,9 +86,10 @@ export async function createContext(options: {
   webhooks?: WebhookServiceOptions;
   /**
    * The shipped relevance model: personal models read papers with its vocabulary. Without one, a
-   * reader's list is the global order with their follows pinned.
+   * reader's list is the global order with their follows pinned. A function is called at the readers'
+   * first call, for a server that should not read the model before it answers.
    */
-  relevance?: CompiledRelevance | null;
+  relevance?: CompiledRelevance | null | (() => Promise<CompiledRelevance | null>);
 }): Promise<AppContext> {
   const { submissions, webhooks: webhookOptions, relevance = null, ...rest } = options;
   const now = options.now ?? Date.now;
@@ -109,12 +111,18 @@ export async function createContext(options: {
       now,
     }),
     bench: createBenchStore(options.store, keys),
-    readers: createReaderService({
-      store: options.store,
-      now,
-      screened: publishedScreenedSource(options.snapshots),
-      relevance,
-    }),
+    readers:
+      typeof relevance === "function"
+        ? deferredReaderService(
+            { store: options.store, now, screened: publishedScreenedSource(options.snapshots) },
+            relevance,
+          )
+        : createReaderService({
+            store: options.store,
+            now,
+            screened: publishedScreenedSource(options.snapshots),
+            relevance,
+          }),
     ipSecret: await storedSecret(options.store, "config:ip-secret"),
     csrfSecret: await storedSecret(options.store, "config:csrf-secret"),
     semantic: options.semantic ?? createSemanticChecker(undefined),

@@ -1,7 +1,9 @@
 // BibTeX at the edge: @retorquere/bibtex-parser (the parser behind Zotero's Better BibTeX) turns a file
 // into entries with LaTeX made text; the domain reads each entry's fields into a library item.
+// The parser (with its tokenizer and LaTeX tables) is imported on the first BibTeX body, not at start:
+// it costs a server's start about a tenth of a second and most servers never read one.
 
-import { type Creator, parse } from "@retorquere/bibtex-parser";
+import type { Creator } from "@retorquere/bibtex-parser";
 import type { BibFields } from "../../pipeline/domain/library-items.ts";
 
 export type BibReading =
@@ -19,7 +21,8 @@ function nameOf(creator: Creator): string {
  * Every entry of a BibTeX file, or every error found in it, each naming its entry and line: a file
  * with an error is refused whole, so nothing of it is half-imported.
  */
-export function readBibtex(input: string): BibReading {
+export async function readBibtex(input: string): Promise<BibReading> {
+  const { parse } = await import("@retorquere/bibtex-parser");
   let library: ReturnType<typeof parse>;
   try {
     // Titles as written (no sentence-casing) and unknown commands dropped rather than thrown on.

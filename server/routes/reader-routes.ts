@@ -261,7 +261,7 @@ async function libraryItems(event: H3Event): Promise<ItemReading[] | Response> {
     } catch {
       return detail(400, "A BibTeX body must be UTF-8 text");
     }
-    const bib = readBibtex(text);
+    const bib = await readBibtex(text);
     if (!bib.ok) {
       const issues = bib.errors.map((error) =>
         makeIssue(

@@ -13,7 +13,7 @@ export async function testContext(
     store?: Store;
     config?: Partial<ServerConfig>;
     now?: () => number;
-    relevance?: CompiledRelevance | null;
+    relevance?: CompiledRelevance | null | (() => Promise<CompiledRelevance | null>);
   } = {},
 ): Promise<AppContext> {
   return createContext({
