@@ -317,7 +317,7 @@ export function orderNote(picks, selection) {
     ? "each day's picks cleared that day's selection (its line below the list)."
     : hasFloor(selection)
       ? `every pick clears the rubric's floor${spared ? ` unless the model put it among the day's first ${spared}` : ""}.`
-      : "neither turns a pick away: the picks are the day's best-ranked.";
+      : "neither turns a pick away.";
   if (kinds.size === 1 && kinds.has(0)) {
     return [`${lead}the rubric total, then REG FIT: no learned model ranked them, and ${floor}`];
   }
