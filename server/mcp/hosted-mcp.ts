@@ -13,6 +13,7 @@ import { LRUCache } from "lru-cache";
 import { FastResponse } from "srvx";
 import type { z } from "zod";
 import { countToolCall } from "../metrics/service-metrics.ts";
+import { FOR_ME_TOOL, ForMeInputSchema, forMeTool, type ReaderPicks } from "./for-me-tool.ts";
 import type { McpSnapshots } from "./fresh-snapshots.ts";
 import { type AnyReadOnlyTool, createMcpServer, readOnlyTools } from "./mcp-server.ts";
 import { checkToolCall, type ReadOnlyTool, runToolCall } from "./read-only-tool.ts";
@@ -163,6 +164,9 @@ function plainToolCall(
  */
 export const ANSWER_CACHE_BYTES = 8 * 1024 * 1024;
 
+/** The reader of the server made only to answer tools/list once per tier: it runs no tool. */
+const LISTING_ONLY: ReaderPicks = () => Promise.reject(new Error("the tools/list server runs no tool"));
+
 /** A tool's result in the JSON-RPC envelope the SDK writes, up to the id. */
 const answerHead = (result: object): Buffer =>
   Buffer.from(`{"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":`);
@@ -190,7 +194,7 @@ export interface HostedMcp {
   answer(
     request: Request,
     body: unknown,
-    caller: { access: ToolAccess; form: AnswerForm },
+    caller: { access: ToolAccess; form: AnswerForm; reader: ReaderPicks },
   ): Promise<Response | SplitJsonBody>;
 }
 
@@ -227,8 +231,12 @@ export function createHostedMcp(options: {
     return tools;
   };
   // Every tier has the same tools with the same arguments; only what they may answer differs.
+  // labs_for_me is made for each call, bound to the caller's key, and is never kept in `toolsFor`.
   const takes = argumentCheck(
-    new Map([...toolsFor(OWNER_ACCESS).values()].map((tool) => [tool.name, tool.input])),
+    new Map<string, z.ZodObject>([
+      ...[...toolsFor(OWNER_ACCESS).values()].map((tool) => [tool.name, tool.input] as const),
+      [FOR_ME_TOOL, ForMeInputSchema],
+    ]),
   );
   // The answers' bytes up to the id, ready to send, for the generation of days they were made from:
   // a reload starts an empty cache, and a call still running on the old days writes to the old one.
@@ -249,7 +257,7 @@ export function createHostedMcp(options: {
   // to JSON Schema on each call (about 2.6 ms), which a batch of 100 made 260 ms of CPU for one free
   // request.
   const listThroughSdk = async (access: ToolAccess) => {
-    const server = createMcpServer({ ...options, access });
+    const server = createMcpServer({ ...options, access, reader: LISTING_ONLY });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -284,6 +292,17 @@ export function createHostedMcp(options: {
     parts: [head, Buffer.from(`${JSON.stringify(id)}}`)],
   });
 
+  // The caller's own list: never kept here, where answers are shared by a tier (the reader service
+  // keeps each key's list by its profile version).
+  const forMeAnswer = async (
+    call: NonNullable<ReturnType<typeof plainToolCall>>,
+    access: ToolAccess,
+    reader: ReaderPicks,
+  ) => {
+    const tool = forMeTool(snapshots, access, reader);
+    return withId(answerHead(await runToolCall(tool, checkToolCall(tool, call.args), log)), call.id);
+  };
+
   const fastAnswer = async (call: NonNullable<ReturnType<typeof plainToolCall>>, access: ToolAccess) => {
     const tool = toolsFor(access).get(call.name) as ReadOnlyTool<z.ZodObject, z.ZodObject> | undefined;
     if (!tool) return undefined;
@@ -313,6 +332,7 @@ export function createHostedMcp(options: {
         isJsonContentType(request.headers.get("content-type")) &&
         (version === null || SUPPORTED_PROTOCOL_VERSIONS.includes(version));
       const call = plain ? plainToolCall(body) : undefined;
+      if (call?.name === FOR_ME_TOOL) return forMeAnswer(call, caller.access, caller.reader);
       if (call) {
         const fast = await fastAnswer(call, caller.access);
         if (fast) return fast;
@@ -325,6 +345,7 @@ export function createHostedMcp(options: {
         version: options.version,
         log: options.log,
         access: caller.access,
+        reader: caller.reader,
         toolsList: listed.list,
       });
       const transport = new WebStandardStreamableHTTPServerTransport({

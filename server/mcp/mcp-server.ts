@@ -2,6 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ListToolsRequestSchema, type ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import { axesTool } from "./axes-tool.ts";
+import { forMeTool, type ReaderPicks } from "./for-me-tool.ts";
 import type { McpSnapshots } from "./fresh-snapshots.ts";
 import { paperTool } from "./paper-tool.ts";
 import { papersTool } from "./papers-tool.ts";
@@ -25,6 +26,13 @@ export function readOnlyTools(snapshots: McpSnapshots, access: ToolAccess = OWNE
   ];
 }
 
+/** The tools of a caller with a key: the read-only ones and, with the key's list, labs_for_me. */
+function toolsOf(snapshots: McpSnapshots, access: ToolAccess | undefined, reader: ReaderPicks | undefined) {
+  const tools: ReadOnlyTool<z.ZodObject, z.ZodObject>[] = readOnlyTools(snapshots, access) as never;
+  if (reader && access) tools.push(forMeTool(snapshots, access, reader) as never);
+  return tools;
+}
+
 export type AnyReadOnlyTool = ReturnType<typeof readOnlyTools>[number];
 
 /** Builds the MCP server over the snapshots without connecting it: the caller picks the transport. */
@@ -34,6 +42,8 @@ export function createMcpServer(context: {
   log: (message: string) => void;
   /** The caller's tier limits; none for the owner of local files. */
   access?: ToolAccess;
+  /** The caller's personal list (hosted, with a key): adds labs_for_me. */
+  reader?: ReaderPicks;
   /** This server's tools/list answer made before (it is the same for every server of a tier). */
   toolsList?: ListToolsResult;
 }): McpServer {
@@ -41,8 +51,8 @@ export function createMcpServer(context: {
     { name: "research-picks", title: "Research-Picks", version: context.version },
     { instructions: INSTRUCTIONS },
   );
-  for (const tool of readOnlyTools(context.snapshots, context.access)) {
-    registerReadOnlyTool(server, tool as ReadOnlyTool<z.ZodObject, z.ZodObject>, context.log);
+  for (const tool of toolsOf(context.snapshots, context.access, context.reader)) {
+    registerReadOnlyTool(server, tool, context.log);
   }
   const { toolsList } = context;
   if (toolsList) server.server.setRequestHandler(ListToolsRequestSchema, () => toolsList);

@@ -8,7 +8,7 @@ import { VERDICTS, type Verdict } from "../../pipeline/domain/verify-request.ts"
 export const registry = new Registry();
 
 /** The hosted MCP's tools; a name outside this list is counted as "unknown". */
-export const KNOWN_TOOLS = ["labs_papers", "labs_paper", "labs_axes", "labs_stats"] as const;
+export const KNOWN_TOOLS = ["labs_papers", "labs_paper", "labs_axes", "labs_stats", "labs_for_me"] as const;
 export const TOOL_OUTCOMES = ["ok", "refused", "error"] as const;
 export type ToolOutcome = (typeof TOOL_OUTCOMES)[number];
 export const DELIVERY_OUTCOMES = ["delivered", "retry", "failed"] as const;

@@ -68,7 +68,8 @@ export function consentPage(input: {
   return page(
     "Connect an agent",
     `<p><strong>${html(input.clientName)}</strong> (${html(origin)}) asks to use the Research-Picks tools (labs_papers, labs_paper,
-labs_axes, labs_stats) as your API key: each tool call spends that key's quota, with its tier's history.
+labs_axes, labs_stats, and labs_for_me, the list the key's reader profile ranks) as your API key: each tool call
+spends that key's quota, with its tier's history.
 It will not see the key itself.</p>
 <p>You will be sent back to <strong>${html(returnTo)}</strong>.</p>
 ${input.problem ? `<p class="oauth-problem" role="alert">${html(input.problem)}</p>` : ""}

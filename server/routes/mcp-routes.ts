@@ -63,7 +63,7 @@ export const mcpPaths: readonly PathDoc[] = [
         "The Model Context Protocol server of `picks mcp` over the Streamable HTTP transport (protocol " +
         "versions 2025-06-18 and 2025-03-26), stateless: no session, any instance answers any request. " +
         "Tools labs_papers, labs_paper, labs_axes and labs_stats, with the tier's history and page size " +
-        "applied as for GET /v1/papers. The answer is JSON, or an event stream (text/event-stream) for " +
+        "applied as for GET /v1/papers, and labs_for_me, the key's own list of GET /v1/me/picks. The answer is JSON, or an event stream (text/event-stream) for " +
         "a client that accepts only that. GET and DELETE answer 405: there is no stream or session to " +
         "open or end. A browser origin not in MCP_ALLOWED_ORIGINS is refused; an allowed one's preflight " +
         "(OPTIONS) passes, and its answers expose WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version, " +
@@ -293,6 +293,8 @@ async function answerAs(
   const answer = await hosted.answer(request, body, {
     access: { tier: record.tier, historyDays: limits.history_days, maxLimit: limits.max_limit },
     form,
+    // labs_for_me: this key's list, and no other's.
+    reader: (date, limit, capped) => context.readers.picksJson(record, date, limit, capped),
   });
   const rateHeaders = mergedRateHeaders(...headers);
   if (!(answer instanceof Response)) return { parts: answer.parts, headers: rateHeaders };

@@ -191,6 +191,30 @@ describe("the MCP SDK's client, with OAuth", () => {
     const result = await client.callTool({ name: "labs_papers", arguments: { days: 7 } });
     expect(result.isError).toBeFalsy();
     expect(await usedCalls(key)).toBe(before + 1);
+
+    // labs_for_me with the token is the list of the key it stands for, charged as labs_papers.
+    expect(tools.tools.map((tool) => tool.name)).toContain("labs_for_me");
+    const cold = (await client.callTool({ name: "labs_for_me", arguments: {} })).structuredContent as {
+      personal: boolean;
+      items: { arxiv_id: string; authors: string[] }[];
+    };
+    expect(cold.personal).toBe(false);
+    expect(await usedCalls(key)).toBe(before + 2);
+    const author = cold.items.at(-1)?.authors[0] as string;
+    const follows = await fetch(`${base()}/v1/me/follows`, {
+      method: "PUT",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ authors: [author], phrases: [] }),
+    });
+    expect(follows.status).toBe(200);
+    const mine = await client.callTool({ name: "labs_for_me", arguments: {} });
+    expect(mine.isError).toBeFalsy();
+    const list = mine.structuredContent as typeof cold;
+    expect(list.personal).toBe(true);
+    expect(list.items[0]?.authors).toContain(author);
+    const rest = await fetch(`${base()}/v1/me/picks`, { headers: { "x-api-key": key } });
+    expect(mine.structuredContent).toEqual(await rest.json());
+    expect(await usedCalls(key)).toBe(before + 4);
     await client.close();
   }, 60_000);
 });
