@@ -84,6 +84,35 @@ describe("a bucket source", () => {
     expect(served.origin().problem).toBeNull();
   });
 
+  it("logs a poll failure once when polls start failing, and once when they work again", async () => {
+    const folder = createFolderOrigin({ dir: bucketDir });
+    let down = false;
+    const flaky: OriginDriver = {
+      ...folder,
+      async readIfChanged(key, etag, maxBytes) {
+        if (down) throw new Error("cannot reach the endpoint: ECONNREFUSED");
+        return folder.readIfChanged(key, etag, maxBytes);
+      },
+    };
+    const logged: string[] = [];
+    const source = createBucketSource({
+      origin: flaky,
+      url: "s3://test/site",
+      pollSeconds: 3600,
+      log: (line) => logged.push(line),
+    });
+    cache = await createSnapshotCache({ source, watch: true });
+    down = true;
+    for (let poll = 0; poll < 5; poll++) await source.poll();
+    expect(cache.origin().problem).toMatch(/ECONNREFUSED/);
+    down = false;
+    for (let poll = 0; poll < 3; poll++) await source.poll();
+    expect(logged).toEqual([
+      "snapshots: cannot reach the endpoint: ECONNREFUSED; serving the last good set",
+      "snapshots: s3://test/site is read again",
+    ]);
+  });
+
   /** The object a published key is read from, by the manifest's hash. */
   async function objectOf(key: string): Promise<string> {
     const manifest = JSON.parse(await readFile(join(bucketDir, "v1", "manifest.json"), "utf8"));
