@@ -113,9 +113,10 @@ export function createBucketSource(options: BucketSourceOptions): SnapshotSource
       if (lastGoodMs === null) throw error;
       return;
     }
-    await readLease();
-    // A refused file is tried again at each poll until it matches (or the manifest moves on).
+    // A refused file is tried again at each poll until it matches (or the manifest moves on). The
+    // lease is read after the reload: a new day is not kept waiting for it.
     if (taken || refused.size > 0) await changed();
+    await readLease();
   };
   const poll = (): Promise<void> => {
     // One poll at a time: a hint during a poll joins it, and its change is loaded once.
