@@ -262,116 +262,127 @@ function noteAnswer(event: H3Event, note: BenchNote): Response {
   return json(200, note);
 }
 
-export function registerBenchRoutes(app: H3, context: AppContext): void {
+/** GET /v1/bench/watchlist. */
+async function getWatchlist(context: AppContext, event: H3Event): Promise<Response> {
+  const firm = await firmOf(event, context);
+  return typeof firm === "string" ? json(200, await context.bench.watchlist(firm)) : firm;
+}
+
+/** PUT /v1/bench/watchlist: the firm's watched papers, canonical. */
+async function putWatchlist(context: AppContext, event: H3Event): Promise<Response> {
+  const firm = await firmOf(event, context);
+  if (typeof firm !== "string") return firm;
+  const request = await validateRequest(
+    event.req,
+    { body: WatchlistRequestSchema },
+    { url: event.url, maxBytes: BENCH_BODY_MAX_BYTES },
+  );
+  if (!request.ok) return jsonText(request);
+  const result = canonicalWatchlist(request.value.body, new Date(context.now()).toISOString());
+  if (!result.ok) return refused(result.problems);
+  await context.bench.setWatchlist(firm, result.value);
+  return json(200, result.value);
+}
+
+/** GET /v1/bench/rubric: the firm's rubric versions, newest first, a page at a time. */
+async function getRubrics(context: AppContext, event: H3Event): Promise<Response> {
+  const firm = await firmOf(event, context);
+  if (typeof firm !== "string") return firm;
+  const query = validateQuery(BenchRubricQuerySchema, event.url.searchParams);
+  if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
+  const { cursor } = query.value;
+  const before = cursor === undefined ? undefined : Number(cursor);
+  return json(200, await context.bench.rubrics(firm, { before, limit: FIRM_RUBRIC_PAGE }));
+}
+
+/** PUT /v1/bench/rubric: a new rubric version, under its own rate. */
+async function putRubric(context: AppContext, event: H3Event): Promise<Response> {
+  const firm = await benchKey(event, context);
+  if (firm instanceof Response) return firm;
+  const request = await validateRequest(
+    event.req,
+    { body: FirmRubricRequestSchema },
+    { url: event.url, maxBytes: BENCH_BODY_MAX_BYTES },
+  );
+  if (!request.ok) return jsonText(request);
+  const at = new Date(context.now()).toISOString();
+  // Checked before a version number is taken, so a refused body leaves no gap and no trace.
+  const check = resolveFirmRubric(request.value.body, 1, at);
+  if (!check.ok) return refused(check.problems);
+  const rate = context.config.benchRubricRate;
+  const limited = await limitByKey(context, rate, firm.key, 1);
+  if (!limited.allowed) return rateRefusal(limited, "rubric versions", rate);
+  const stored = await context.bench.addRubric(firm.firm, (version) => ({ ...check.value, version }));
+  return json(200, stored, limited.headers);
+}
+
+/** GET /v1/bench/picks: the firm's stored days, newest first. */
+async function getPicks(context: AppContext, event: H3Event): Promise<Response> {
+  const firm = await firmOf(event, context);
+  if (typeof firm !== "string") return firm;
+  const query = validateQuery(BenchPicksQuerySchema, event.url.searchParams);
+  if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
+  const to = latestDay(context);
+  const from = addDays(to, 1 - query.value.days);
+  const days = (await context.bench.days(firm, from, to)).reverse();
+  return json(200, { firm, from, to, days });
+}
+
+/** GET /v1/bench/tracking: the watched papers' citation days and their changes. */
+async function getTracking(context: AppContext, event: H3Event): Promise<Response> {
+  const firm = await firmOf(event, context);
+  if (typeof firm !== "string") return firm;
+  const query = validateQuery(BenchTrackingQuerySchema, event.url.searchParams);
+  if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
+  const to = latestDay(context);
+  const from = addDays(to, 1 - query.value.days);
   const { bench } = context;
+  const [days, watchlist] = await Promise.all([bench.tracking(firm, from, to), bench.watchlist(firm)]);
+  const changes = citationChanges(watchlist.papers, days, from, to);
+  return json(200, { firm, from, to, changes, days: days.reverse() });
+}
+
+/** GET /v1/bench/notes: the firm's built notes, a line each. */
+async function listNotes(context: AppContext, event: H3Event): Promise<Response> {
+  const firm = await firmOf(event, context);
+  if (typeof firm !== "string") return firm;
+  const notes = (await context.bench.notes(firm)).map((note) => ({
+    week: note.week,
+    built_at: note.built_at,
+    picks: note.picks.length,
+  }));
+  return json(200, { firm, notes });
+}
+
+/** GET /v1/bench/notes/{week}: the stored note, or one composed for a week under way. */
+async function getNote(context: AppContext, event: H3Event): Promise<Response> {
+  const firm = await firmOf(event, context);
+  if (typeof firm !== "string") return firm;
+  const path = validatePath(BenchWeekPathSchema, { week: pathParam(event, "week") });
+  if (!path.ok) return jsonText({ status: 422, body: validationErrorBody(path.issues) });
+  const { week } = path.value;
+  const stored = await context.bench.note(firm, week);
+  if (stored) return noteAnswer(event, stored);
+  const days = weekDays(week);
+  const today = dayOf(new Date(context.now()));
+  if (!days || (days[0] as string) > today) return detail(404, `No note for week ${week}`);
+  // A week under way (or past but never built) is composed on request and not stored: the
+  // stored notes are the ones built when their week was over.
+  const note = await composeNote(context.bench, firm, week, new Date(context.now()));
+  return note ? noteAnswer(event, note) : detail(404, `No note for week ${week}`);
+}
+
+export function registerBenchRoutes(app: H3, context: AppContext): void {
   route(app, "/v1/bench/watchlist", {
-    GET: async (event) => {
-      const firm = await firmOf(event, context);
-      return typeof firm === "string" ? json(200, await bench.watchlist(firm)) : firm;
-    },
-    PUT: async (event) => {
-      const firm = await firmOf(event, context);
-      if (typeof firm !== "string") return firm;
-      const request = await validateRequest(
-        event.req,
-        { body: WatchlistRequestSchema },
-        { url: event.url, maxBytes: BENCH_BODY_MAX_BYTES },
-      );
-      if (!request.ok) return jsonText(request);
-      const result = canonicalWatchlist(request.value.body, new Date(context.now()).toISOString());
-      if (!result.ok) return refused(result.problems);
-      await bench.setWatchlist(firm, result.value);
-      return json(200, result.value);
-    },
+    GET: (event) => getWatchlist(context, event),
+    PUT: (event) => putWatchlist(context, event),
   });
-
   route(app, "/v1/bench/rubric", {
-    GET: async (event) => {
-      const firm = await firmOf(event, context);
-      if (typeof firm !== "string") return firm;
-      const query = validateQuery(BenchRubricQuerySchema, event.url.searchParams);
-      if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
-      const { cursor } = query.value;
-      const before = cursor === undefined ? undefined : Number(cursor);
-      return json(200, await bench.rubrics(firm, { before, limit: FIRM_RUBRIC_PAGE }));
-    },
-    PUT: async (event) => {
-      const firm = await benchKey(event, context);
-      if (firm instanceof Response) return firm;
-      const request = await validateRequest(
-        event.req,
-        { body: FirmRubricRequestSchema },
-        { url: event.url, maxBytes: BENCH_BODY_MAX_BYTES },
-      );
-      if (!request.ok) return jsonText(request);
-      const at = new Date(context.now()).toISOString();
-      // Checked before a version number is taken, so a refused body leaves no gap and no trace.
-      const check = resolveFirmRubric(request.value.body, 1, at);
-      if (!check.ok) return refused(check.problems);
-      const rate = context.config.benchRubricRate;
-      const limited = await limitByKey(context, rate, firm.key, 1);
-      if (!limited.allowed) return rateRefusal(limited, "rubric versions", rate);
-      const stored = await bench.addRubric(firm.firm, (version) => ({ ...check.value, version }));
-      return json(200, stored, limited.headers);
-    },
+    GET: (event) => getRubrics(context, event),
+    PUT: (event) => putRubric(context, event),
   });
-
-  route(app, "/v1/bench/picks", {
-    GET: async (event) => {
-      const firm = await firmOf(event, context);
-      if (typeof firm !== "string") return firm;
-      const query = validateQuery(BenchPicksQuerySchema, event.url.searchParams);
-      if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
-      const to = latestDay(context);
-      const from = addDays(to, 1 - query.value.days);
-      const days = (await bench.days(firm, from, to)).reverse();
-      return json(200, { firm, from, to, days });
-    },
-  });
-
-  route(app, "/v1/bench/tracking", {
-    GET: async (event) => {
-      const firm = await firmOf(event, context);
-      if (typeof firm !== "string") return firm;
-      const query = validateQuery(BenchTrackingQuerySchema, event.url.searchParams);
-      if (!query.ok) return jsonText({ status: 422, body: validationErrorBody(query.issues) });
-      const to = latestDay(context);
-      const from = addDays(to, 1 - query.value.days);
-      const [days, watchlist] = await Promise.all([bench.tracking(firm, from, to), bench.watchlist(firm)]);
-      const changes = citationChanges(watchlist.papers, days, from, to);
-      return json(200, { firm, from, to, changes, days: days.reverse() });
-    },
-  });
-
-  route(app, "/v1/bench/notes", {
-    GET: async (event) => {
-      const firm = await firmOf(event, context);
-      if (typeof firm !== "string") return firm;
-      const notes = (await bench.notes(firm)).map((note) => ({
-        week: note.week,
-        built_at: note.built_at,
-        picks: note.picks.length,
-      }));
-      return json(200, { firm, notes });
-    },
-  });
-
-  route(app, "/v1/bench/notes/:week", {
-    GET: async (event) => {
-      const firm = await firmOf(event, context);
-      if (typeof firm !== "string") return firm;
-      const path = validatePath(BenchWeekPathSchema, { week: pathParam(event, "week") });
-      if (!path.ok) return jsonText({ status: 422, body: validationErrorBody(path.issues) });
-      const { week } = path.value;
-      const stored = await bench.note(firm, week);
-      if (stored) return noteAnswer(event, stored);
-      const days = weekDays(week);
-      const today = dayOf(new Date(context.now()));
-      if (!days || (days[0] as string) > today) return detail(404, `No note for week ${week}`);
-      // A week under way (or past but never built) is composed on request and not stored: the
-      // stored notes are the ones built when their week was over.
-      const note = await composeNote(bench, firm, week, new Date(context.now()));
-      return note ? noteAnswer(event, note) : detail(404, `No note for week ${week}`);
-    },
-  });
+  route(app, "/v1/bench/picks", { GET: (event) => getPicks(context, event) });
+  route(app, "/v1/bench/tracking", { GET: (event) => getTracking(context, event) });
+  route(app, "/v1/bench/notes", { GET: (event) => listNotes(context, event) });
+  route(app, "/v1/bench/notes/:week", { GET: (event) => getNote(context, event) });
 }

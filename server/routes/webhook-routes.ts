@@ -216,132 +216,145 @@ function webhookId(event: H3Event): { id: string } {
   return { id: pathParam(event, "webhook_id") };
 }
 
+/** POST /v1/webhooks: registers an endpoint and shows its signing secret, once. */
+async function createWebhook(context: AppContext, event: H3Event): Promise<Response> {
+  // The key first: a client without one learns nothing of the body's checks (413, 422).
+  const key = await paidKey(event, context);
+  if ("refused" in key) return key.refused;
+  const request = await validateRequest(
+    event.req,
+    { body: WebhookCreateSchema },
+    { url: event.url, maxBytes: WEBHOOK_BODY_MAX_BYTES },
+  );
+  if (!request.ok) return jsonText(request);
+  const body = request.value.body;
+  const created = await context.webhooks.create(key.record.id, body);
+  if (!created.ok) {
+    if (created.why.startsWith("limit:")) {
+      return detail(409, `This key already has ${MAX_WEBHOOKS_PER_KEY} webhooks; delete one first.`);
+    }
+    if (created.why.startsWith("busy:")) {
+      return detail(503, "Other webhooks of this key are being created; try again in a moment.", {
+        "retry-after": "1",
+      });
+    }
+    const issue = valueError(["body", "url"], body.url, created.why);
+    return jsonText({ status: 422, body: validationErrorBody([issue]) });
+  }
+  return json(
+    201,
+    { ...created.view, secret: created.secret },
+    { location: `/v1/webhooks/${created.view.id}`, "cache-control": "no-store" },
+  );
+}
+
+/** GET /v1/webhooks: the key's endpoints. */
+async function listWebhooks(context: AppContext, event: H3Event): Promise<Response> {
+  const key = await paidKey(event, context);
+  if ("refused" in key) return key.refused;
+  return json(200, { webhooks: await context.webhooks.list(key.record.id) }, { "cache-control": "no-store" });
+}
+
+/** GET /v1/webhooks/{webhook_id}. */
+async function getWebhook(context: AppContext, event: H3Event): Promise<Response> {
+  const path = webhookId(event);
+  const key = await paidKey(event, context);
+  if ("refused" in key) return key.refused;
+  const view = await context.webhooks.get(key.record.id, path.id);
+  return view ? json(200, view, { "cache-control": "no-store" }) : noSuchWebhook(path.id);
+}
+
+/** DELETE /v1/webhooks/{webhook_id}. */
+async function deleteWebhook(context: AppContext, event: H3Event): Promise<Response> {
+  const path = webhookId(event);
+  const key = await paidKey(event, context);
+  if ("refused" in key) return key.refused;
+  if (!(await context.webhooks.remove(key.record.id, path.id))) return noSuchWebhook(path.id);
+  return new Response(null, { status: 204 });
+}
+
+/** POST /v1/webhooks/{webhook_id}/rotate-secret. */
+async function rotateSecret(context: AppContext, event: H3Event): Promise<Response> {
+  const path = webhookId(event);
+  const key = await paidKey(event, context);
+  if ("refused" in key) return key.refused;
+  const rotated = await context.webhooks.rotate(key.record.id, path.id);
+  if (!rotated) return noSuchWebhook(path.id);
+  return json(200, { ...rotated.view, secret: rotated.secret }, { "cache-control": "no-store" });
+}
+
+/** POST /v1/webhooks/{webhook_id}/test: queues a webhook.test event, under the action rates. */
+async function testWebhook(context: AppContext, event: H3Event): Promise<Response> {
+  const path = webhookId(event);
+  const key = await paidKey(event, context);
+  if ("refused" in key) return key.refused;
+  const { webhooks } = context;
+  if (!(await webhooks.get(key.record.id, path.id))) return noSuchWebhook(path.id);
+  const limited = await limitAction(context, key.record.id, path.id);
+  if (limited instanceof Response) return limited;
+  const sent = await webhooks.sendTest(key.record.id, path.id);
+  if (!sent) return noSuchWebhook(path.id);
+  return json(
+    202,
+    {
+      delivery_id: sent.deliveryId,
+      event_id: sent.eventId,
+      event_type: "webhook.test",
+      note: "Queued; its attempts appear in the deliveries list.",
+    },
+    limited,
+  );
+}
+
+/** GET /v1/webhooks/{webhook_id}/deliveries. */
+async function listDeliveries(context: AppContext, event: H3Event): Promise<Response> {
+  const path = webhookId(event);
+  const key = await paidKey(event, context);
+  if ("refused" in key) return key.refused;
+  const attempts = await context.webhooks.attempts(key.record.id, path.id);
+  if (!attempts) return noSuchWebhook(path.id);
+  return json(200, { webhook_id: path.id, attempts }, { "cache-control": "no-store" });
+}
+
+/** POST /v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry, under the action rates. */
+async function retryDelivery(context: AppContext, event: H3Event): Promise<Response> {
+  const webhook_id = pathParam(event, "webhook_id");
+  const delivery_id = pathParam(event, "delivery_id");
+  const key = await paidKey(event, context);
+  if ("refused" in key) return key.refused;
+  const { webhooks } = context;
+  const noSuchDelivery = () => detail(404, `No delivery ${delivery_id} of webhook ${webhook_id}`);
+  if (!(await webhooks.get(key.record.id, webhook_id))) return noSuchDelivery();
+  const limited = await limitAction(context, key.record.id, webhook_id);
+  if (limited instanceof Response) return limited;
+  const queued = await webhooks.retry(key.record.id, webhook_id, delivery_id);
+  if (!queued) return noSuchDelivery();
+  return json(
+    202,
+    {
+      delivery_id,
+      event_id: queued.event_id,
+      event_type: queued.event_type,
+      note: "Queued again; its attempts appear in the deliveries list.",
+    },
+    limited,
+  );
+}
+
 /** Webhook endpoints of paid keys: registered here, delivered by the webhook worker. */
 export function registerWebhookRoutes(app: H3, context: AppContext): void {
-  const { webhooks } = context;
-
   route(app, "/v1/webhooks", {
-    POST: async (event) => {
-      // The key first: a client without one learns nothing of the body's checks (413, 422).
-      const key = await paidKey(event, context);
-      if ("refused" in key) return key.refused;
-      const request = await validateRequest(
-        event.req,
-        { body: WebhookCreateSchema },
-        { url: event.url, maxBytes: WEBHOOK_BODY_MAX_BYTES },
-      );
-      if (!request.ok) return jsonText(request);
-      const body = request.value.body;
-      const created = await webhooks.create(key.record.id, body);
-      if (!created.ok) {
-        if (created.why.startsWith("limit:")) {
-          return detail(409, `This key already has ${MAX_WEBHOOKS_PER_KEY} webhooks; delete one first.`);
-        }
-        if (created.why.startsWith("busy:")) {
-          return detail(503, "Other webhooks of this key are being created; try again in a moment.", {
-            "retry-after": "1",
-          });
-        }
-        const issue = valueError(["body", "url"], body.url, created.why);
-        return jsonText({ status: 422, body: validationErrorBody([issue]) });
-      }
-      return json(
-        201,
-        { ...created.view, secret: created.secret },
-        { location: `/v1/webhooks/${created.view.id}`, "cache-control": "no-store" },
-      );
-    },
-    GET: async (event) => {
-      const key = await paidKey(event, context);
-      if ("refused" in key) return key.refused;
-      return json(200, { webhooks: await webhooks.list(key.record.id) }, { "cache-control": "no-store" });
-    },
+    POST: (event) => createWebhook(context, event),
+    GET: (event) => listWebhooks(context, event),
   });
-
   route(app, "/v1/webhooks/:webhook_id", {
-    GET: async (event) => {
-      const path = webhookId(event);
-      const key = await paidKey(event, context);
-      if ("refused" in key) return key.refused;
-      const view = await webhooks.get(key.record.id, path.id);
-      return view ? json(200, view, { "cache-control": "no-store" }) : noSuchWebhook(path.id);
-    },
-    DELETE: async (event) => {
-      const path = webhookId(event);
-      const key = await paidKey(event, context);
-      if ("refused" in key) return key.refused;
-      if (!(await webhooks.remove(key.record.id, path.id))) return noSuchWebhook(path.id);
-      return new Response(null, { status: 204 });
-    },
+    GET: (event) => getWebhook(context, event),
+    DELETE: (event) => deleteWebhook(context, event),
   });
-
-  route(app, "/v1/webhooks/:webhook_id/rotate-secret", {
-    POST: async (event) => {
-      const path = webhookId(event);
-      const key = await paidKey(event, context);
-      if ("refused" in key) return key.refused;
-      const rotated = await webhooks.rotate(key.record.id, path.id);
-      if (!rotated) return noSuchWebhook(path.id);
-      return json(200, { ...rotated.view, secret: rotated.secret }, { "cache-control": "no-store" });
-    },
-  });
-
-  route(app, "/v1/webhooks/:webhook_id/test", {
-    POST: async (event) => {
-      const path = webhookId(event);
-      const key = await paidKey(event, context);
-      if ("refused" in key) return key.refused;
-      if (!(await webhooks.get(key.record.id, path.id))) return noSuchWebhook(path.id);
-      const limited = await limitAction(context, key.record.id, path.id);
-      if (limited instanceof Response) return limited;
-      const sent = await webhooks.sendTest(key.record.id, path.id);
-      if (!sent) return noSuchWebhook(path.id);
-      return json(
-        202,
-        {
-          delivery_id: sent.deliveryId,
-          event_id: sent.eventId,
-          event_type: "webhook.test",
-          note: "Queued; its attempts appear in the deliveries list.",
-        },
-        limited,
-      );
-    },
-  });
-
-  route(app, "/v1/webhooks/:webhook_id/deliveries", {
-    GET: async (event) => {
-      const path = webhookId(event);
-      const key = await paidKey(event, context);
-      if ("refused" in key) return key.refused;
-      const attempts = await webhooks.attempts(key.record.id, path.id);
-      if (!attempts) return noSuchWebhook(path.id);
-      return json(200, { webhook_id: path.id, attempts }, { "cache-control": "no-store" });
-    },
-  });
-
+  route(app, "/v1/webhooks/:webhook_id/rotate-secret", { POST: (event) => rotateSecret(context, event) });
+  route(app, "/v1/webhooks/:webhook_id/test", { POST: (event) => testWebhook(context, event) });
+  route(app, "/v1/webhooks/:webhook_id/deliveries", { GET: (event) => listDeliveries(context, event) });
   route(app, "/v1/webhooks/:webhook_id/deliveries/:delivery_id/retry", {
-    POST: async (event) => {
-      const webhook_id = pathParam(event, "webhook_id");
-      const delivery_id = pathParam(event, "delivery_id");
-      const key = await paidKey(event, context);
-      if ("refused" in key) return key.refused;
-      const noSuchDelivery = () => detail(404, `No delivery ${delivery_id} of webhook ${webhook_id}`);
-      if (!(await webhooks.get(key.record.id, webhook_id))) return noSuchDelivery();
-      const limited = await limitAction(context, key.record.id, webhook_id);
-      if (limited instanceof Response) return limited;
-      const queued = await webhooks.retry(key.record.id, webhook_id, delivery_id);
-      if (!queued) return noSuchDelivery();
-      return json(
-        202,
-        {
-          delivery_id,
-          event_id: queued.event_id,
-          event_type: queued.event_type,
-          note: "Queued again; its attempts appear in the deliveries list.",
-        },
-        limited,
-      );
-    },
+    POST: (event) => retryDelivery(context, event),
   });
 }
