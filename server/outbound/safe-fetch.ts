@@ -159,89 +159,123 @@ async function fetchHops(
   }
   for (let redirects = 0; ; redirects++) {
     at.url = url;
-    const refused = checkUrl(url);
-    if (refused) return { ok: false, failure: refused };
-    const resolved = await racedWith(
-      resolveChecked(url, options.lookup, options.allowLoopback, redirects > 0),
-      signal,
-    );
-    if (!resolved.ok) return resolved;
-    const agent = new Agent({
-      connect: {
-        lookup: pinnedLookup(resolved.address, resolved.family),
-        timeout: options.timeoutMs,
-        ...(options.ca ? { ca: options.ca } : {}),
-      },
-      connections: 1,
-    });
-    try {
-      const response = await request(url, {
-        dispatcher: agent,
-        method: "GET",
-        signal,
-        headers: {
-          "user-agent": options.userAgent,
-          accept:
-            options.readTypes?.join(", ") ??
-            "text/html, application/xhtml+xml, text/plain;q=0.9, text/markdown;q=0.9, */*;q=0.1",
-          "accept-encoding": "identity",
-        },
-      });
-      const header = (name: string): string | null => {
-        const value = response.headers[name];
-        return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
-      };
-      const location = header("location");
-      if (REDIRECTS.has(response.statusCode) && location) {
-        discard(response.body);
-        if (redirects >= options.maxRedirects) {
-          return fail(
-            "too_many_redirects",
-            `The url redirects more than ${options.maxRedirects} times; submit the page's final url.`,
-          );
-        }
-        try {
-          url = new URL(location, url);
-        } catch {
-          return fail(
-            "unreachable",
-            "The page redirects to a location that is not a valid url; submit the page's final url.",
-            `redirect from ${url.href} to ${location.slice(0, 200)}`,
-          );
-        }
-        continue;
-      }
-      if (response.statusCode < 200 || response.statusCode > 299) {
-        discard(response.body);
-        return fail(
-          "http_status",
-          `The page answered HTTP ${response.statusCode}; submit a url that answers 200 without a login.`,
-        );
-      }
-      const page = {
-        finalUrl: url.href,
-        redirects,
-        status: response.statusCode,
-        contentType: header("content-type"),
-      };
-      const type = parseContentType(page.contentType);
-      if (options.readTypes ? !(type && options.readTypes.includes(type.mime)) : !isTextType(type)) {
-        discard(response.body);
-        return { ok: true, page: { ...page, body: null, bytes: 0 } };
-      }
-      const tooLarge = fail(
-        "too_large",
-        `The page is larger than ${sizeText(options.maxBytes)}; ` +
-          "submit a smaller page, such as the runtime's README or overview.",
-      );
-      if (Number(header("content-length") ?? 0) > options.maxBytes) {
-        discard(response.body);
-        return tooLarge;
-      }
-      const body = await readCapped(response.body, options.maxBytes);
-      return body ? { ok: true, page: { ...page, body, bytes: body.length } } : tooLarge;
-    } finally {
-      void agent.destroy().catch(() => {});
-    }
+    const hop = await fetchHop(url, redirects, options, signal);
+    if (!("next" in hop)) return hop;
+    url = hop.next;
   }
+}
+
+type Header = (name: string) => string | null;
+
+/**
+ * One hop: the url checked, its host resolved to an allowed address and the connection pinned to it;
+ * the url to fetch next when the answer is a redirect.
+ */
+async function fetchHop(
+  url: URL,
+  redirects: number,
+  options: SafeFetchOptions,
+  signal: AbortSignal,
+): Promise<SafeFetchResult | { next: URL }> {
+  const refused = checkUrl(url);
+  if (refused) return { ok: false, failure: refused };
+  const resolved = await racedWith(
+    resolveChecked(url, options.lookup, options.allowLoopback, redirects > 0),
+    signal,
+  );
+  if (!resolved.ok) return resolved;
+  const agent = new Agent({
+    connect: {
+      lookup: pinnedLookup(resolved.address, resolved.family),
+      timeout: options.timeoutMs,
+      ...(options.ca ? { ca: options.ca } : {}),
+    },
+    connections: 1,
+  });
+  try {
+    const response = await request(url, {
+      dispatcher: agent,
+      method: "GET",
+      signal,
+      headers: {
+        "user-agent": options.userAgent,
+        accept:
+          options.readTypes?.join(", ") ??
+          "text/html, application/xhtml+xml, text/plain;q=0.9, text/markdown;q=0.9, */*;q=0.1",
+        "accept-encoding": "identity",
+      },
+    });
+    const header: Header = (name) => {
+      const value = response.headers[name];
+      return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
+    };
+    const location = header("location");
+    if (REDIRECTS.has(response.statusCode) && location) {
+      discard(response.body);
+      return redirectTarget(url, location, redirects, options.maxRedirects);
+    }
+    if (response.statusCode < 200 || response.statusCode > 299) {
+      discard(response.body);
+      return fail(
+        "http_status",
+        `The page answered HTTP ${response.statusCode}; submit a url that answers 200 without a login.`,
+      );
+    }
+    // Read before the agent is destroyed below.
+    return await readPage(response.body, response.statusCode, header, url, redirects, options);
+  } finally {
+    void agent.destroy().catch(() => {});
+  }
+}
+
+/** Where a redirect leads, or why it is not followed. */
+function redirectTarget(
+  url: URL,
+  location: string,
+  redirects: number,
+  maxRedirects: number,
+): SafeFetchResult | { next: URL } {
+  if (redirects >= maxRedirects) {
+    return fail(
+      "too_many_redirects",
+      `The url redirects more than ${maxRedirects} times; submit the page's final url.`,
+    );
+  }
+  try {
+    return { next: new URL(location, url) };
+  } catch {
+    return fail(
+      "unreachable",
+      "The page redirects to a location that is not a valid url; submit the page's final url.",
+      `redirect from ${url.href} to ${location.slice(0, 200)}`,
+    );
+  }
+}
+
+/** A 2xx answer's page: its body when its type is one to read and it is within the size cap. */
+async function readPage(
+  body: Readable,
+  status: number,
+  header: Header,
+  url: URL,
+  redirects: number,
+  options: SafeFetchOptions,
+): Promise<SafeFetchResult> {
+  const page = { finalUrl: url.href, redirects, status, contentType: header("content-type") };
+  const type = parseContentType(page.contentType);
+  if (options.readTypes ? !(type && options.readTypes.includes(type.mime)) : !isTextType(type)) {
+    discard(body);
+    return { ok: true, page: { ...page, body: null, bytes: 0 } };
+  }
+  const tooLarge = fail(
+    "too_large",
+    `The page is larger than ${sizeText(options.maxBytes)}; ` +
+      "submit a smaller page, such as the runtime's README or overview.",
+  );
+  if (Number(header("content-length") ?? 0) > options.maxBytes) {
+    discard(body);
+    return tooLarge;
+  }
+  const read = await readCapped(body, options.maxBytes);
+  return read ? { ok: true, page: { ...page, body: read, bytes: read.length } } : tooLarge;
 }
