@@ -92,7 +92,7 @@ describe("messages that spend no quota have a per-key rate", () => {
     ).toBe(429);
     const single = await post(toolsList(1), key);
     expect(single.status).toBe(200);
-    expect(((await single.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(4);
+    expect(((await single.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(5);
     const ping = await post({ jsonrpc: "2.0", id: 2, method: "ping" }, key);
     expect(ping.status).toBe(200);
     // Refused tool calls spend no quota, so they count here: 18 left, 19 refused whole.
