@@ -4,7 +4,7 @@ import { countDelivery } from "../metrics/service-metrics.ts";
 import type { HostLookup } from "../outbound/checked-address.ts";
 import type { Store } from "../store/types.ts";
 import { postChecked } from "./deliver.ts";
-import { signatureFor } from "./signing.ts";
+import { createSigner, type Signer } from "./signing.ts";
 import {
   type DeliveryRecord,
   deliveryKey,
@@ -27,15 +27,29 @@ export interface DeliveryDeps {
   /** In [0, 1): the jitter of retry waits. */
   random: () => number;
   log: (message: string) => void;
+  /** The service's own caches (deliveryCaches()): nothing of one app's deliveries is kept for another's. */
+  caches: DeliveryCaches;
 }
+
+export interface DeliveryCaches {
+  /** Events by id: they never change once recorded, and a fan-out sends one event to every endpoint. */
+  events: LRUCache<string, EventRecord>;
+  signer: Signer;
+}
+
+export const deliveryCaches = (): DeliveryCaches => ({
+  events: new LRUCache<string, EventRecord>({ max: 64 }),
+  signer: createSigner(),
+});
 
 /** The most attempts a delivery keeps for the deliveries list. */
 const KEPT_ATTEMPTS = 20;
 
-// Events never change once recorded, and a fan-out sends one event to every endpoint: read it once.
-const events = new LRUCache<string, EventRecord>({ max: 64 });
-
-async function eventOf(store: Store, id: string): Promise<EventRecord | null> {
+async function eventOf(
+  store: Store,
+  events: DeliveryCaches["events"],
+  id: string,
+): Promise<EventRecord | null> {
   const cached = events.get(id);
   if (cached) return cached;
   const record = await store.getItem<EventRecord>(eventKey(id));
@@ -60,7 +74,7 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
   if (delivery?.state !== "pending") return DONE;
   const [endpoint, event, health] = await Promise.all([
     store.getItem<EndpointRecord>(endpointKey(delivery.endpoint_id)),
-    eventOf(store, delivery.event_id),
+    eventOf(store, deps.caches.events, delivery.event_id),
     store.getItem<EndpointHealth>(healthKey(delivery.endpoint_id)),
   ]);
   const disabled = health?.disabled_reason && delivery.event_type !== "webhook.test";
@@ -75,7 +89,13 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
     {
       "webhook-id": event.id,
       "webhook-timestamp": String(timestamp),
-      "webhook-signature": signatureFor(endpoint, event.id, timestamp, event.body, started),
+      "webhook-signature": deps.caches.signer.signatureFor(
+        endpoint,
+        event.id,
+        timestamp,
+        event.body,
+        started,
+      ),
     },
     event.body,
     {

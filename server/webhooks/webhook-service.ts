@@ -8,7 +8,7 @@ import {
 import { type HostLookup, resolveChecked, systemLookup } from "../outbound/checked-address.ts";
 import { withStoreLock } from "../store/store-lock.ts";
 import type { Store } from "../store/types.ts";
-import type { DeliveryDeps } from "./attempt-delivery.ts";
+import { type DeliveryDeps, deliveryCaches } from "./attempt-delivery.ts";
 import { type NewEvent, publishEvent } from "./publish-event.ts";
 import { newSecret } from "./signing.ts";
 import {
@@ -73,6 +73,7 @@ export function createWebhookService(
     settings: { ...DEFAULT_WEBHOOK_SETTINGS, ...options.settings },
     lookup: options.lookup ?? systemLookup,
     random: options.random ?? Math.random,
+    caches: deliveryCaches(),
   };
   const { store, now } = deps;
   const listeners = new Set<() => void>();

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BenchNote } from "../../../pipeline/domain/bench-note.ts";
 import { benchNoteEventId } from "../../../pipeline/domain/webhook.ts";
@@ -10,7 +11,7 @@ import { createMemoryStore } from "../../../server/store/memory-store.ts";
 import { attemptDelivery } from "../../../server/webhooks/attempt-delivery.ts";
 import { fanOut, recipientsOf } from "../../../server/webhooks/fan-out.ts";
 import { announceNote } from "../../../server/webhooks/note-event.ts";
-import { type EventRecord, eventKey } from "../../../server/webhooks/webhook-records.ts";
+import { deliveryIdOf, type EventRecord, eventKey } from "../../../server/webhooks/webhook-records.ts";
 import { publishSampleDays } from "../../helpers/published.ts";
 import { publishedRules } from "../../helpers/rubric.ts";
 import { type Receiver, startReceiver } from "./receiver.ts";
@@ -210,5 +211,39 @@ describe("bench.note.ready", () => {
     });
     const recipients = await recipientsOf(context.store, event as EventRecord);
     expect(recipients.map((endpoint) => endpoint.owner)).toEqual([owners[0]]);
+  });
+});
+
+describe("two apps in one process", () => {
+  it("deliver each its own event under an id both use, signed with its own endpoint's secret", async () => {
+    const apps = [await contextWith(true), await contextWith(true)];
+    const id = "evt_daily_2026-12-02";
+    for (const [index, context] of apps.entries()) {
+      const path = `/two-apps-${index}`;
+      const { owner } = await paidKey(context);
+      const made = await context.webhooks.create(owner, {
+        url: `${receiver.base}${path}`,
+        events: ["daily.published"],
+        description: "",
+      });
+      if (!made.ok) throw new Error(made.why);
+      receiver.secrets.set(path, made.secret);
+      // An event goes to the endpoints registered before it.
+      clock += 1_000;
+      await context.webhooks.publish({ id, type: "daily.published", data: { app: index } });
+      expect(await fanOut(context.store, id)).toBe(1);
+      // One after the other: the second app's delivery comes after the first's has read its event.
+      expect(await attemptDelivery(context.webhooks.deps, deliveryIdOf(made.view.id, id))).toEqual({
+        done: true,
+      });
+      const [got] = receiver.received.filter((request) => request.path === path);
+      // By hand, as Standard Webhooks signs: the receiver's own check refuses the test clock's timestamps.
+      const headers = got?.headers ?? {};
+      const expected = createHmac("sha256", Buffer.from(made.secret.slice("whsec_".length), "base64"))
+        .update(`${headers["webhook-id"]}.${headers["webhook-timestamp"]}.${got?.body}`)
+        .digest("base64");
+      expect(headers["webhook-signature"]).toBe(`v1,${expected}`);
+      expect(JSON.parse(got?.body ?? "{}").data).toEqual({ app: index });
+    }
   });
 });
