@@ -90,18 +90,20 @@ describe("picks curate with live sources, against fake upstreams", () => {
     expect(record.source).toBe("arxiv:cs.AI");
     expect(record.source_notes[0]).toContain("7 entries (5 cross, 2 new)");
     expect(record.http.by_upstream.arxiv).toEqual({ requests: 2, retries: 0, failures: 0 });
-    // With no total threshold, the four listed papers with REG FIT 2 are kept.
-    // Which four, not their order: the ranking belongs to the rubric, and the selection tests cover it.
+    // With no rubric floor, the day's six best-ranked of its seven papers are kept.
+    // Which six, not their order: the ranking belongs to the model, and the selection tests cover it.
     expect(summary.picks.map((pick: { arxiv_id: string }) => pick.arxiv_id).sort()).toEqual([
       "2508.13426",
       "2508.13428",
       "2508.13429",
-      "2508.13434",
+      "2508.13435",
+      "2508.14001",
+      "2508.14002",
     ]);
     expect(record.citations).toMatchObject({
       status: "done",
-      papers: 4,
-      found_semantic_scholar: 4,
+      papers: 6,
+      found_semantic_scholar: 6,
       missing: 0,
     });
     expect(summary.picks[0].citations).toMatchObject({
