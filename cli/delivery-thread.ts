@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import { countDelivery, isDeliveryOutcome } from "../server/metrics/service-metrics.ts";
+import { type DeliveryOutcome, isDeliveryOutcome } from "../server/metrics/service-metrics.ts";
 import type { WorkQueue } from "../server/store/types.ts";
 import { PROJECT_ROOT } from "./paths.ts";
 
@@ -24,7 +24,10 @@ export const THREAD_STOP = "stop";
  * store writes per attempt) took two thirds of keyed throughput while it was delivered; on a thread
  * of its own, at a lower scheduling priority, it takes what the serving thread leaves.
  */
-export function startDeliveryThread(onExit: () => void = () => {}): Promise<DeliveryThread> {
+export function startDeliveryThread(
+  countDelivery: (outcome: DeliveryOutcome) => void,
+  onExit: () => void = () => {},
+): Promise<DeliveryThread> {
   const worker = new Worker(join(PROJECT_ROOT, "bin", "picks.js"), {
     argv: ["worker", "--deliveries-thread"],
     stdout: false,
@@ -43,7 +46,7 @@ export function startDeliveryThread(onExit: () => void = () => {}): Promise<Deli
       worker.on("error", (error) =>
         process.stderr.write(`[webhooks] delivery thread: ${error.stack ?? error}\n`),
       );
-      // The thread's attempts, counted in this thread's registry, the one /metrics reads.
+      // The thread's attempts, counted in this server's registry, the one /metrics reads.
       worker.on("message", (message: { delivery?: unknown } | null) => {
         if (isDeliveryOutcome(message?.delivery)) countDelivery(message.delivery);
       });
@@ -84,6 +87,7 @@ export function deliverOnDemand(options: {
   pollIntervalMs: number;
   onQueued: (listener: () => void) => () => void;
   log: (message: string) => void;
+  countDelivery: (outcome: DeliveryOutcome) => void;
   idleStopMs?: number;
 }): DeliveryThread {
   const idleStopMs = options.idleStopMs ?? IDLE_STOP_MS;
@@ -93,7 +97,7 @@ export function deliverOnDemand(options: {
   const running = (): Promise<DeliveryThread | undefined> => {
     if (thread) return thread;
     // A thread that ends on its own (a crash) is started again by the next wake or look.
-    const started: Promise<DeliveryThread | undefined> = startDeliveryThread(() => {
+    const started: Promise<DeliveryThread | undefined> = startDeliveryThread(options.countDelivery, () => {
       if (thread === started) thread = undefined;
     }).catch((error: unknown) => {
       options.log(`[webhooks] the delivery thread did not start: ${(error as Error).stack ?? error}`);

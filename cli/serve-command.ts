@@ -10,13 +10,18 @@ import { loadRubric } from "../pipeline/rubric-file.ts";
 import { configFromEnv } from "../server/config.ts";
 import { type AppContext, createContext } from "../server/context.ts";
 import { listen } from "../server/http/listen.ts";
-import { clusterMetricsText, shareMetricsWithPrimary } from "../server/metrics/cluster-metrics.ts";
+import {
+  clusterMetricsText,
+  scrapeText,
+  shareMetricsWithPrimary,
+} from "../server/metrics/cluster-metrics.ts";
 import { listenMetrics, type MetricsListener } from "../server/metrics/metrics-endpoint.ts";
 import {
   type MetricsSettings,
   metricsOn,
   metricsSettingsFromEnv,
 } from "../server/metrics/metrics-settings.ts";
+import { createServiceMetrics } from "../server/metrics/service-metrics.ts";
 import { createBucketSource } from "../server/snapshots/bucket-source.ts";
 import { createFolderSource } from "../server/snapshots/folder-source.ts";
 import { createSnapshotCache, type SnapshotCache } from "../server/snapshots/snapshot-cache.ts";
@@ -115,6 +120,7 @@ async function startDeliveries(
     pollIntervalMs: settings.pollIntervalMs,
     onQueued: context.webhooks.onQueued,
     log,
+    countDelivery: context.metrics.countDelivery,
   });
 }
 
@@ -155,7 +161,7 @@ function metricsSettingsOrRefuse(env: NodeJS.ProcessEnv, port: number): MetricsS
 /** METRICS_PORT's listener, opened before anything else starts so a taken port stops the server at once. */
 async function openMetricsListener(
   settings: MetricsSettings,
-  scrape: (() => Promise<string>) | undefined,
+  scrape: () => Promise<string>,
 ): Promise<MetricsListener | undefined> {
   if (settings.port === null) return undefined;
   try {
@@ -163,7 +169,7 @@ async function openMetricsListener(
       host: settings.host,
       port: settings.port,
       token: settings.token,
-      ...(scrape ? { scrape } : {}),
+      scrape,
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -212,10 +218,14 @@ export function registerServe(program: Command): void {
       const config = { ...configFromEnv(process.env), metrics };
       const clustered = flags.workers > 1 && !isClusterWorker();
       // The primary of a cluster serves the merged metrics; its workers share theirs with it.
-      if (isClusterWorker() && metricsOn(metrics)) shareMetricsWithPrimary();
+      const serviceMetrics = createServiceMetrics();
+      if (isClusterWorker() && metricsOn(metrics)) shareMetricsWithPrimary(serviceMetrics.registry);
       const metricsListener = isClusterWorker()
         ? undefined
-        : await openMetricsListener(metrics, clustered ? clusterMetricsText : undefined);
+        : await openMetricsListener(
+            metrics,
+            clustered ? clusterMetricsText : () => scrapeText(serviceMetrics.registry),
+          );
       // Settings are checked before the store is opened, so a wrong one leaves no state behind.
       const withWorker = inServerWorker(flags.worker, process.env);
       const rubric = await loadRubric();
@@ -276,6 +286,7 @@ export function registerServe(program: Command): void {
         semantic,
         submissions,
         webhooks,
+        metrics: serviceMetrics,
         // Readers' personal models read papers with the shipped model's vocabulary: every server the same.
         relevance: () =>
           loadRelevanceModel(modelPath).catch((error: unknown) => {

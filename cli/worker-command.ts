@@ -12,7 +12,6 @@ import { createLlmJudge } from "../pipeline/judge/llm-judge.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
 import type { ScoringContext } from "../pipeline/screen.ts";
 import { withScoredEvent } from "../server/context.ts";
-import { forwardDeliveries } from "../server/metrics/service-metrics.ts";
 import { createStoreFromEnv } from "../server/store/from-env.ts";
 import type { SubmissionScorer } from "../server/submissions/submission-records.ts";
 import { createSubmissionService, rulesScorer } from "../server/submissions/submission-service.ts";
@@ -114,11 +113,10 @@ async function runDeliveryThread(): Promise<void> {
   }
   const store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT });
   const webhooks = createWebhookService(
-    { store, now: Date.now, log },
+    // Counted by the serving thread, whose metrics are scraped.
+    { store, now: Date.now, log, countDelivery: (outcome) => port.postMessage({ delivery: outcome }) },
     { settings: webhookSettingsFromEnv(process.env) },
   );
-  // Counted by the serving thread, whose metrics are scraped.
-  forwardDeliveries((outcome) => port.postMessage({ delivery: outcome }));
   const deliveries = await startDeliveryWorker(webhooks);
   port.on("message", (message) => {
     if (message === THREAD_WAKE) deliveries.wake();

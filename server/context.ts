@@ -6,6 +6,7 @@ import { type BenchStore, createBenchStore } from "./bench/bench-store.ts";
 import type { ServerConfig } from "./config.ts";
 import { createHostedMcp, type HostedMcp } from "./mcp/hosted-mcp.ts";
 import { createHostedSnapshots } from "./mcp/hosted-snapshots.ts";
+import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.ts";
 import { type ClientMetadataFetcher, createClientMetadataFetcher } from "./oauth/client-metadata.ts";
 import { createGrants, type Grants } from "./oauth/grants.ts";
 import { deferredReaderService } from "./readers/deferred-reader-service.ts";
@@ -61,6 +62,8 @@ export interface AppContext {
   windowEnds: LRUCache<string, number>;
   /** Readers' profiles per key and their personal lists. */
   readers: ReaderService;
+  /** This app's Prometheus registry and counters: another app in the process has its own. */
+  metrics: ServiceMetrics;
 }
 
 /**
@@ -90,17 +93,24 @@ export async function createContext(options: {
    * first call, for a server that should not read the model before it answers.
    */
   relevance?: CompiledRelevance | null | (() => Promise<CompiledRelevance | null>);
+  /** The app's metrics, when the caller serves them before the context exists (METRICS_PORT). */
+  metrics?: ServiceMetrics;
 }): Promise<AppContext> {
   const { submissions, webhooks: webhookOptions, relevance = null, ...rest } = options;
   const now = options.now ?? Date.now;
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
-  const webhooks = createWebhookService({ store: options.store, now, log }, webhookOptions);
+  const metrics = options.metrics ?? createServiceMetrics();
+  const webhooks = createWebhookService(
+    { store: options.store, now, log, countDelivery: metrics.countDelivery },
+    webhookOptions,
+  );
   const scored = withScoredEvent(webhooks, submissions.onScored);
   const keys = createKeyService({ store: options.store, prefix: options.config.keyPrefix, now });
   return {
     ...rest,
     now,
     log,
+    metrics,
     webhooks,
     submissions: createSubmissionService({ store: options.store, now, log }, { ...submissions, ...scored }),
     keys,
@@ -132,6 +142,7 @@ export async function createContext(options: {
       snapshots: createHostedSnapshots(options.snapshots),
       version: options.version,
       log,
+      countToolCall: metrics.countToolCall,
     }),
   };
 }

@@ -3,7 +3,6 @@ import { TIERS } from "../../pipeline/domain/tiers.ts";
 import type { AppContext } from "../context.ts";
 import { detail } from "../http/answers.ts";
 import { noteKey } from "../metrics/request-notes.ts";
-import { countQuotaRefusal } from "../metrics/service-metrics.ts";
 import type { AuthFailure, KeyRecord, Usage } from "./key-service.ts";
 import { rateLimitHeaders } from "./rate-limit-headers.ts";
 
@@ -98,7 +97,7 @@ export async function spendOrRefuse(
   const { allowed, usage } = await context.keys.spend(record, calls);
   const headers = quotaHeaders(record, usage);
   if (allowed) return { headers };
-  countQuotaRefusal(record.tier);
+  context.metrics.countQuotaRefusal(record.tier);
   const exhausted = usage.remaining === 0;
   return detail(
     429,

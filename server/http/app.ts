@@ -43,7 +43,7 @@ export function createApp(context: AppContext): H3 {
   registerBenchRoutes(app, context);
   registerDocsRoutes(app);
   registerSiteRoutes(app, context);
-  registerMetricsRoute(app, context.config.metrics);
+  registerMetricsRoute(app, context);
   app.all("/**", () => notFound());
   return app;
 }

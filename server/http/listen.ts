@@ -6,7 +6,6 @@ import { metricsOn } from "../metrics/metrics-settings.ts";
 import { createRequestLog } from "../metrics/request-log.ts";
 import { createRequestWatch } from "../metrics/request-watch.ts";
 import { snapshotRoute, UNMATCHED } from "../metrics/route-label.ts";
-import { collectProcessMetrics, watchState } from "../metrics/service-metrics.ts";
 import { stateSources } from "../metrics/state-sources.ts";
 import { createApp } from "./app.ts";
 import { serveSnapshotFast } from "./fast-path.ts";
@@ -58,13 +57,17 @@ function watchRequests(context: AppContext) {
   const { metrics } = context.config;
   const counting = metricsOn(metrics);
   if (counting) {
-    collectProcessMetrics();
-    watchState(stateSources(context));
+    context.metrics.collectProcessMetrics();
+    context.metrics.watchState(stateSources(context));
   }
   const log = metrics.logRequests ? createRequestLog() : null;
   return {
     log,
-    watch: createRequestWatch({ metrics: counting, log, trustProxy: context.config.trustProxy }),
+    watch: createRequestWatch({
+      histogram: counting ? context.metrics.requestDuration : null,
+      log,
+      trustProxy: context.config.trustProxy,
+    }),
   };
 }
 

@@ -12,7 +12,7 @@ import {
 import { LRUCache } from "lru-cache";
 import { FastResponse } from "srvx";
 import type { z } from "zod";
-import { countToolCall } from "../metrics/service-metrics.ts";
+import type { CountToolCall } from "../metrics/service-metrics.ts";
 import { FOR_ME_TOOL, ForMeInputSchema, forMeTool, type ReaderPicks } from "./for-me-tool.ts";
 import type { McpSnapshots } from "./fresh-snapshots.ts";
 import { type AnyReadOnlyTool, createMcpServer, readOnlyTools } from "./mcp-server.ts";
@@ -218,8 +218,9 @@ export function createHostedMcp(options: {
   snapshots: McpSnapshots;
   version: string;
   log: (message: string) => void;
+  countToolCall?: CountToolCall;
 }): HostedMcp {
-  const { snapshots, log } = options;
+  const { snapshots, log, countToolCall = () => {} } = options;
   const toolsByTier = new Map<string, Map<string, AnyReadOnlyTool>>();
   const toolsFor = (access: ToolAccess) => {
     const name = access.tier ?? "";
@@ -300,7 +301,10 @@ export function createHostedMcp(options: {
     reader: ReaderPicks,
   ) => {
     const tool = forMeTool(snapshots, access, reader);
-    return withId(answerHead(await runToolCall(tool, checkToolCall(tool, call.args), log)), call.id);
+    return withId(
+      answerHead(await runToolCall(tool, checkToolCall(tool, call.args), log, countToolCall)),
+      call.id,
+    );
   };
 
   const fastAnswer = async (call: NonNullable<ReturnType<typeof plainToolCall>>, access: ToolAccess) => {
@@ -309,14 +313,14 @@ export function createHostedMcp(options: {
     await snapshots.refresh();
     const checked = checkToolCall(tool, call.args);
     // A refusal is neither kept nor looked up: only checked arguments are a key, by their parsed value.
-    if (!checked.ok) return withId(answerHead(await runToolCall(tool, checked, log)), call.id);
+    if (!checked.ok) return withId(answerHead(await runToolCall(tool, checked, log, countToolCall)), call.id);
     const cache = answersOf(snapshots.days());
     const key = `${access.tier}\u0000${call.name}\u0000${[...checked.given].sort().join(",")}\u0000${JSON.stringify(checked.value)}`;
     let head = cache.get(key);
     // A kept answer is a successful call answered again; one made now is counted by runToolCall.
     if (head !== undefined) countToolCall(call.name, "ok");
     else {
-      const answer = await runToolCall(tool, checked, log);
+      const answer = await runToolCall(tool, checked, log, countToolCall);
       head = answerHead(answer);
       if (!answer.failed && !answer.isError) cache.set(key, head);
     }
@@ -344,6 +348,7 @@ export function createHostedMcp(options: {
         snapshots: options.snapshots,
         version: options.version,
         log: options.log,
+        countToolCall,
         access: caller.access,
         reader: caller.reader,
         toolsList: listed.list,

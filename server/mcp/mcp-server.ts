@@ -1,6 +1,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ListToolsRequestSchema, type ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
+import type { CountToolCall } from "../metrics/service-metrics.ts";
 import { axesTool } from "./axes-tool.ts";
 import { forMeTool, type ReaderPicks } from "./for-me-tool.ts";
 import type { McpSnapshots } from "./fresh-snapshots.ts";
@@ -40,6 +41,8 @@ export function createMcpServer(context: {
   snapshots: McpSnapshots;
   version: string;
   log: (message: string) => void;
+  /** Counts each tool call in the hosted server's metrics. */
+  countToolCall?: CountToolCall;
   /** The caller's tier limits; none for the owner of local files. */
   access?: ToolAccess;
   /** The caller's personal list (hosted, with a key): adds labs_for_me. */
@@ -52,7 +55,7 @@ export function createMcpServer(context: {
     { instructions: INSTRUCTIONS },
   );
   for (const tool of toolsOf(context.snapshots, context.access, context.reader)) {
-    registerReadOnlyTool(server, tool, context.log);
+    registerReadOnlyTool(server, tool, context.log, context.countToolCall);
   }
   const { toolsList } = context;
   if (toolsList) server.server.setRequestHandler(ListToolsRequestSchema, () => toolsList);

@@ -1,7 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
-import { countToolCall } from "../metrics/service-metrics.ts";
+import type { CountToolCall } from "../metrics/service-metrics.ts";
 import { type ArgumentHints, advertisedInput, parseToolArguments } from "./tool-input.ts";
 
 /** A tool's answer before it goes on the wire: a value matching its output schema, or advice. */
@@ -67,6 +67,7 @@ export async function runToolCall<I extends z.ZodObject, O extends z.ZodObject>(
   tool: ReadOnlyTool<I, O>,
   checked: CheckedCall<z.output<I>>,
   log: (message: string) => void,
+  countToolCall: CountToolCall = () => {},
 ): Promise<CallToolResult & { failed?: true }> {
   if (!checked.ok) {
     countToolCall(tool.name, "refused");
@@ -90,13 +91,15 @@ export const callReadOnlyTool = <I extends z.ZodObject, O extends z.ZodObject>(
   tool: ReadOnlyTool<I, O>,
   raw: Record<string, unknown> | undefined,
   log: (message: string) => void,
-): Promise<CallToolResult & { failed?: true }> => runToolCall(tool, checkToolCall(tool, raw), log);
+  count?: CountToolCall,
+): Promise<CallToolResult & { failed?: true }> => runToolCall(tool, checkToolCall(tool, raw), log, count);
 
 /** Registers a tool whose bad arguments and failures come back as `isError` results, never as throws. */
 export function registerReadOnlyTool<I extends z.ZodObject, O extends z.ZodObject>(
   server: McpServer,
   tool: ReadOnlyTool<I, O>,
   log: (message: string) => void,
+  count?: CountToolCall,
 ): void {
   server.registerTool(
     tool.name,
@@ -107,6 +110,6 @@ export function registerReadOnlyTool<I extends z.ZodObject, O extends z.ZodObjec
       outputSchema: tool.output,
       annotations: READ_ONLY,
     },
-    (raw: Record<string, unknown>) => callReadOnlyTool(tool, raw, log),
+    (raw: Record<string, unknown>) => callReadOnlyTool(tool, raw, log, count),
   );
 }

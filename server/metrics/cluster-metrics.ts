@@ -1,6 +1,5 @@
 import cluster, { type Worker } from "node:cluster";
-import { AggregatorRegistry, type PrometheusContentType } from "prom-client";
-import { registry } from "./service-metrics.ts";
+import { AggregatorRegistry, type PrometheusContentType, type Registry } from "prom-client";
 
 // With `picks serve --workers N` each process counts its own requests; a scrape must see them all.
 // prom-client's AggregatorRegistry does it over node:cluster: the primary asks every worker for its
@@ -14,8 +13,8 @@ const ASK_TIMEOUT_MS = 5_000;
 
 let aggregator: AggregatorRegistry<PrometheusContentType> | undefined;
 
-/** In a cluster worker: answer the primary's requests for this process's metrics. */
-export function shareMetricsWithPrimary(): void {
+/** In a cluster worker: answer the primary's requests for this process's metrics, `registry`'s. */
+export function shareMetricsWithPrimary(registry: Registry): void {
   if (!cluster.isWorker || aggregator) return;
   // The constructor installs the worker's listener for the primary's requests.
   aggregator = new AggregatorRegistry();
@@ -85,9 +84,7 @@ function askPrimary(): Promise<string> {
   });
 }
 
-/** What a scrape answers in this process: its own metrics, or a cluster worker's whole cluster. */
-export function scrapeText(): Promise<string> {
+/** What a scrape answers in this process: its own metrics (`registry`'s), or a cluster worker's whole cluster. */
+export function scrapeText(registry: Registry): Promise<string> {
   return cluster.isWorker ? askPrimary() : registry.metrics();
 }
-
-export const METRICS_CONTENT_TYPE = registry.contentType;

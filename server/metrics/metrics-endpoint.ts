@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Registry } from "prom-client";
 import { bearerToken } from "../access/bearer-token.ts";
-import { METRICS_CONTENT_TYPE, scrapeText } from "./cluster-metrics.ts";
 
 /** A `/metrics` answer, written the same way by the main app and by the metrics listener. */
 export interface MetricsAnswer {
@@ -23,12 +23,12 @@ const detailOf = (message: string) => JSON.stringify({ detail: message });
 
 /**
  * GET /metrics: the scrape, or 401 without the token when one is set. `scrape` gives the text: this
- * process's, or the whole cluster's.
+ * server's, or the whole cluster's.
  */
 export async function answerMetrics(
   authorization: string | null | undefined,
   token: string | null,
-  scrape: () => Promise<string> = scrapeText,
+  scrape: () => Promise<string>,
 ): Promise<MetricsAnswer> {
   if (token !== null && !hasBearer(authorization, token)) {
     return {
@@ -41,7 +41,7 @@ export async function answerMetrics(
     return {
       status: 200,
       body: await scrape(),
-      headers: { "content-type": METRICS_CONTENT_TYPE, "cache-control": "no-store" },
+      headers: { "content-type": Registry.PROMETHEUS_CONTENT_TYPE, "cache-control": "no-store" },
     };
   } catch (error) {
     return {
@@ -66,7 +66,7 @@ export async function listenMetrics(options: {
   host: string;
   port: number;
   token: string | null;
-  scrape?: () => Promise<string>;
+  scrape: () => Promise<string>;
 }): Promise<MetricsListener> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? "").split("?")[0];

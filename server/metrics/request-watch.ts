@@ -11,7 +11,7 @@ import {
   statusClassName,
   statusIndex,
 } from "./route-label.ts";
-import { requestDuration } from "./service-metrics.ts";
+import type { ServiceMetrics } from "./service-metrics.ts";
 
 /** What listen.ts calls around each request when metrics or the request log are on. */
 export interface RequestWatch {
@@ -28,14 +28,15 @@ export interface RequestWatch {
   ): void;
 }
 
-type Series = ReturnType<typeof requestDuration.labels>;
+type Histogram = ServiceMetrics["requestDuration"];
+type Series = ReturnType<Histogram["labels"]>;
 
 /**
  * The histogram's children, made once per route, method and status class (prom-client's `labels()`
  * checks the labels and binds a child on each call), in a table as large as the route table at
  * most: routes are templates.
  */
-function routeTimers(): (route: string, method: number, status: number) => Series {
+function routeTimers(requestDuration: Histogram): (route: string, method: number, status: number) => Series {
   const rows = new Map<string, Array<Series | undefined>>();
   return (route, method, status) => {
     let row = rows.get(route);
@@ -55,19 +56,20 @@ function routeTimers(): (route: string, method: number, status: number) => Serie
 
 /** The watch of a server, or null when neither metrics nor the request log are on (nothing is timed). */
 export function createRequestWatch(options: {
-  metrics: boolean;
+  /** The histogram to observe, or null when metrics are off. */
+  histogram: Histogram | null;
   log: RequestLog | null;
   trustProxy: TrustProxy;
 }): RequestWatch | null {
-  const { metrics, log, trustProxy } = options;
-  if (!metrics && log === null) return null;
-  const timerOf = routeTimers();
+  const { histogram, log, trustProxy } = options;
+  if (histogram === null && log === null) return null;
+  const timerOf = histogram && routeTimers(histogram);
   return {
     logging: log !== null,
     done(req, res, startedAt, route, key, sentBefore) {
       const ms = performance.now() - startedAt;
       const status = res.statusCode;
-      if (metrics) timerOf(route, methodIndex(req.method), statusIndex(status)).observe(ms / 1000);
+      if (timerOf) timerOf(route, methodIndex(req.method), statusIndex(status)).observe(ms / 1000);
       if (log === null) return;
       const socket = req.socket;
       log.write({

@@ -10,7 +10,6 @@ import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { jsonText } from "../http/answers.ts";
 import { route } from "../http/route-table.ts";
-import { countVerdict } from "../metrics/service-metrics.ts";
 import { payloadTooLarge } from "../openapi/common-responses.ts";
 import type { PathDoc } from "../openapi/operation.ts";
 import { perAddressText } from "../openapi/rate-limits.ts";
@@ -111,7 +110,7 @@ async function answerValidRequest(
     semantic: context.semantic,
     log: context.log,
   });
-  countVerdict(result.verdict);
+  context.metrics.countVerdict(result.verdict);
   return { status: 200, body: verifyResultJson(result), headers: limit.headers };
 }
 

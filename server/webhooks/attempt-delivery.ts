@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
 import { type DeliveryAttempt, retryDelayMs, shouldDisable } from "../../pipeline/domain/webhook.ts";
-import { countDelivery } from "../metrics/service-metrics.ts";
+import type { DeliveryOutcome } from "../metrics/service-metrics.ts";
 import type { HostLookup } from "../outbound/checked-address.ts";
 import type { Store } from "../store/types.ts";
 import { postChecked } from "./deliver.ts";
@@ -27,6 +27,8 @@ export interface DeliveryDeps {
   /** In [0, 1): the jitter of retry waits. */
   random: () => number;
   log: (message: string) => void;
+  /** Counts an attempt in the server's metrics (or sends it to the thread that counts it). */
+  countDelivery?: (outcome: DeliveryOutcome) => void;
   /** The service's own caches (deliveryCaches()): nothing of one app's deliveries is kept for another's. */
   caches: DeliveryCaches;
 }
@@ -147,7 +149,7 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
     next_retry_at: next === null ? null : new Date(now + next).toISOString(),
   };
   const state = outcome.delivered ? "delivered" : next === null ? "failed" : "pending";
-  countDelivery(state === "pending" ? "retry" : state);
+  deps.countDelivery?.(state === "pending" ? "retry" : state);
   const attempts = [...delivery.attempts, attempt].slice(-KEPT_ATTEMPTS);
   await store.setItem(deliveryKey(deliveryId), { ...delivery, state, attempts, attempt_count: number }, ttl);
   return next === null ? DONE : { done: false, retryAt: now + next };

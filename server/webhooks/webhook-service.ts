@@ -65,7 +65,10 @@ export interface WebhookServiceOptions {
 const MAX_ATTEMPTS_LISTED = 50;
 
 export function createWebhookService(
-  base: { store: Store; now: () => number; log: (message: string) => void },
+  base: { store: Store; now: () => number; log: (message: string) => void } & Pick<
+    DeliveryDeps,
+    "countDelivery"
+  >,
   options: WebhookServiceOptions = {},
 ): WebhookService {
   const deps: DeliveryDeps = {

@@ -1,10 +1,11 @@
 // Two apps in one process share nothing: each one's state (answer caches, the hosted MCP server, the
-// limits' windows) lives on its own context, so what one answered never reaches the other, as h3's own
+// limits' windows, the metrics registry and its gauges' sources) lives on its own context, so what one answered never reaches the other, as h3's own
 // tests build many apps side by side.
 
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { AppContext } from "../../../server/context.ts";
 import { createApp } from "../../../server/http/app.ts";
+import { listen } from "../../../server/http/listen.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { testContext } from "../../helpers/context.ts";
 import { publishFixtureDays, publishSampleDays } from "../../helpers/published.ts";
@@ -69,4 +70,53 @@ it("names each app's own origin in its challenge, whichever app answered first",
   expect(await challenge(contexts[1] as AppContext, "https://two.example/mcp")).toContain(
     'resource_metadata="https://two.example/.well-known/oauth-protected-resource/mcp"',
   );
+});
+
+it("counts each app's requests, refusals and gauges in its own registry", async () => {
+  const token = "two-apps-metrics-token-0123456";
+  const metrics = { port: null, host: "127.0.0.1", token, logRequests: false };
+  const [a, b] = [
+    await testContext(sample, { config: { metrics } }),
+    await testContext(fixture, { config: { metrics } }),
+  ];
+  const servers = [
+    await listen(a, { port: 0, host: "127.0.0.1" }),
+    await listen(b, { port: 0, host: "127.0.0.1" }),
+  ];
+  try {
+    const scrape = async (index: number) =>
+      (
+        await fetch(`${servers[index]?.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })
+      ).text();
+    const series = (text: string, name: string) =>
+      Number(
+        text
+          .split("\n")
+          .find((line) => line.startsWith(`${name} `))
+          ?.slice(name.length + 1) ?? 0,
+      );
+    const verify = () =>
+      fetch(`${servers[0]?.url}/v1/verify`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          subject: "Notes",
+          body: "The notes from Tuesday.",
+          recipient: "kim@example.org",
+        }),
+      });
+    const verdict = (await (await verify()).json()) as { verdict: string };
+    await verify();
+    const count = `picks_verify_answers_total{verdict="${verdict.verdict}"}`;
+    const [first, second] = [await scrape(0), await scrape(1)];
+    expect(series(first, count)).toBe(2);
+    expect(series(second, count)).toBe(0);
+    // Each one's gauges read its own snapshots.
+    expect(series(first, "picks_snapshots_held")).toBe(a.snapshots.days().length);
+    expect(series(second, "picks_snapshots_held")).toBe(b.snapshots.days().length);
+    expect(a.snapshots.days().length).not.toBe(b.snapshots.days().length);
+    expect(a.metrics.registry).not.toBe(b.metrics.registry);
+  } finally {
+    await Promise.all(servers.map((server) => server.close()));
+  }
 });
