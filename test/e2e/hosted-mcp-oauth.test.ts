@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REFRESH_RETRY_SECONDS } from "../../pipeline/domain/oauth-grants.ts";
 import { runPicks } from "../helpers/processes.ts";
 import { publishSampleDays } from "../helpers/published.ts";
+import { callWithPythonSdk, mcpPython } from "../helpers/python-mcp.ts";
 import { waitFor } from "../server/submissions/helpers.ts";
 import { type PicksChild, serveArgs, startPicks } from "../server/submissions/picks-process.ts";
 import { issuePaidKey } from "../server/webhooks/receiver.ts";
@@ -218,6 +219,30 @@ describe("the MCP SDK's client, with OAuth", () => {
     await client.close();
   }, 60_000);
 });
+
+const python = mcpPython();
+describe.skipIf(python === undefined)(
+  "the MCP Python SDK (skipped where no Python has it; .ci/run installs it)",
+  () => {
+    it("lists labs_for_me and calls it with a key and with an OAuth token, as the key's own list", async () => {
+      const tokens = (await (await exchange(await codeFor(key))).json()) as { access_token: string };
+      const rest = await (
+        await fetch(`${base()}/v1/me/picks?limit=3`, { headers: { "x-api-key": key } })
+      ).json();
+      for (const header of [
+        ["X-API-Key", key],
+        ["Authorization", `Bearer ${tokens.access_token}`],
+      ] as [string, string][]) {
+        const call = await callWithPythonSdk(python as string, `${base()}/mcp`, header, "labs_for_me", {
+          limit: 3,
+        });
+        expect(call.tools).toContain("labs_for_me");
+        expect(call.is_error).toBe(false);
+        expect(call.structured).toEqual(rest);
+      }
+    }, 60_000);
+  },
+);
 
 describe("a client described by its metadata document", () => {
   it("is fetched at its https client_id, and connects without registering", async () => {
