@@ -22,9 +22,9 @@ export interface FeedSite {
   regFitNames?: Readonly<Record<number, string>>;
 }
 
-/** One pick as both feeds carry it. */
-export interface FeedItem {
-  /** Stable across reruns and base URLs: the paper's arXiv page plus the day it was picked. */
+/** One entry as both formats carry it: what the builders read, whatever list the feed is of. */
+export interface FeedEntry {
+  /** Stable across reruns and base URLs: the paper's arXiv page plus the day and the list it is in. */
   id: string;
   title: string;
   url: string;
@@ -38,8 +38,12 @@ export interface FeedItem {
   abstract: string;
   authors: string[];
   tags: string[];
-  pick: Pick;
   sample: boolean;
+}
+
+/** One pick as both feeds carry it. */
+export interface FeedItem extends FeedEntry {
+  pick: Pick;
 }
 
 /** `https://arxiv.org/abs/2401.12345#pick-2026-11-20`: a paper picked on two days gets two entries. */
@@ -122,7 +126,7 @@ const element = (name: string, text: string, attributes = ""): string =>
 const link = (rel: string, type: string, href: string): string =>
   `<link rel="${rel}" type="${type}" href="${xmlEscape(href)}"/>`;
 
-function atomEntry(item: FeedItem): string {
+function atomEntry(item: FeedEntry): string {
   return [
     "  <entry>",
     `    ${element("id", item.id)}`,
@@ -154,7 +158,7 @@ const descriptionOf = (channel: FeedChannel): string =>
  * which an empty feed cannot tell from its items.
  */
 export function buildAtomFeed(
-  items: readonly FeedItem[],
+  items: readonly FeedEntry[],
   site: FeedSite,
   updated: string,
   channel: FeedChannel = MAIN_FEED,
@@ -180,8 +184,8 @@ export function buildAtomFeed(
 
 const IsoTime = z.iso.datetime({ offset: true });
 
-/** JSON Feed 1.1 (https://jsonfeed.org/version/1.1), as far as these feeds use it. */
-export const JsonFeedItemSchema = z.object({
+/** An entry of JSON Feed 1.1 (https://jsonfeed.org/version/1.1), as far as these feeds use it. */
+export const JsonFeedEntrySchema = z.object({
   id: z.string().min(1),
   url: z.url(),
   title: z.string(),
@@ -192,6 +196,10 @@ export const JsonFeedItemSchema = z.object({
   authors: z.array(z.object({ name: z.string() })),
   tags: z.array(z.string()),
   attachments: z.array(z.object({ url: z.url(), mime_type: z.string().min(1), title: z.string() })),
+});
+
+/** An entry of the picks' feeds: `_research_picks` carries the scores for programs. */
+export const JsonFeedItemSchema = JsonFeedEntrySchema.extend({
   _research_picks: z.object({
     date: z.string(),
     rank: z.int().min(1),
@@ -205,7 +213,8 @@ export const JsonFeedItemSchema = z.object({
   }),
 });
 
-export const JsonFeedSchema = z.object({
+/** The document around the entries, the same for every feed. */
+export const JsonFeedHeadSchema = z.object({
   version: z.literal("https://jsonfeed.org/version/1.1"),
   title: z.string().min(1),
   home_page_url: z.url(),
@@ -213,17 +222,24 @@ export const JsonFeedSchema = z.object({
   description: z.string(),
   language: z.string(),
   authors: z.array(z.object({ name: z.string(), url: z.url() })).min(1),
-  items: z.array(JsonFeedItemSchema),
 });
+
+export const JsonFeedSchema = JsonFeedHeadSchema.extend({ items: z.array(JsonFeedItemSchema) });
 export type JsonFeed = z.infer<typeof JsonFeedSchema>;
 
-/** The JSON Feed 1.1 document of the items; `_research_picks` carries the scores for programs. */
-export function buildJsonFeed(
-  items: readonly FeedItem[],
+type JsonFeedEntry = z.infer<typeof JsonFeedEntrySchema>;
+
+/**
+ * The JSON Feed 1.1 document of any entries; `extension` adds each entry's own `_`-prefixed object (JSON
+ * Feed's rule for extensions), which is what tells one feed's entries from another's.
+ */
+export function buildJsonFeedOf<E extends FeedEntry, X extends object>(
+  items: readonly E[],
   site: FeedSite,
-  channel: FeedChannel = MAIN_FEED,
-  sample = items.some((item) => item.sample),
-): JsonFeed {
+  channel: FeedChannel,
+  sample: boolean,
+  extension: (item: E) => X,
+): z.infer<typeof JsonFeedHeadSchema> & { items: Array<JsonFeedEntry & X> } {
   return {
     version: "https://jsonfeed.org/version/1.1",
     title: feedTitle(channel, sample),
@@ -243,17 +259,29 @@ export function buildJsonFeed(
       authors: item.authors.map((name) => ({ name })),
       tags: item.tags,
       attachments: [{ url: item.pdfUrl, mime_type: "application/pdf", title: "PDF" }],
-      _research_picks: {
-        date: item.pick.date,
-        rank: item.pick.rank,
-        arxiv_id: item.pick.arxiv_id,
-        total: item.pick.scores.total,
-        ...(item.pick.relevance?.must_read === undefined ? {} : { must_read: item.pick.relevance.must_read }),
-        groups: item.pick.scores.groups,
-        reg_fit: item.pick.scores.reg_fit.score,
-        sample: item.sample,
-        day_url: item.dayUrl,
-      },
+      ...extension(item),
     })),
   };
+}
+
+/** The JSON Feed 1.1 document of the picks; `_research_picks` carries the scores for programs. */
+export function buildJsonFeed(
+  items: readonly FeedItem[],
+  site: FeedSite,
+  channel: FeedChannel = MAIN_FEED,
+  sample = items.some((item) => item.sample),
+): JsonFeed {
+  return buildJsonFeedOf(items, site, channel, sample, (item) => ({
+    _research_picks: {
+      date: item.pick.date,
+      rank: item.pick.rank,
+      arxiv_id: item.pick.arxiv_id,
+      total: item.pick.scores.total,
+      ...(item.pick.relevance?.must_read === undefined ? {} : { must_read: item.pick.relevance.must_read }),
+      groups: item.pick.scores.groups,
+      reg_fit: item.pick.scores.reg_fit.score,
+      sample: item.sample,
+      day_url: item.dayUrl,
+    },
+  }));
 }
