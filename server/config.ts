@@ -46,6 +46,11 @@ export interface ServerConfig {
   /** Writes to a reader's profile (library, ratings, follows, erasure) per key per minute: no quota spent. */
   profileWriteRate: Rate;
   /**
+   * Reads of a reader's personal feed (/v1/feeds/for-you/{token}) per key per hour: no quota spent, since
+   * a feed reader polls on its own schedule; this bounds what a stuck or shared reader costs.
+   */
+  feedReadRate: Rate;
+  /**
    * The service's public origin (PUBLIC_BASE_URL): the OAuth issuer and the resource `/mcp` tokens are
    * for. Null: each request's own origin, which is right only when clients reach the server directly.
    */
@@ -155,6 +160,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
       name: "profile-writes",
       limit: positiveInt(env, "PROFILE_WRITE_RATE_LIMIT", 30),
       windowSeconds: 60,
+    },
+    feedReadRate: {
+      name: "feed-reads",
+      limit: positiveInt(env, "FEED_READ_RATE_LIMIT", 60),
+      windowSeconds: 3600,
     },
     webhookActionKeyRate: {
       name: "webhook-actions",

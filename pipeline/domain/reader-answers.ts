@@ -2,6 +2,7 @@
 // and the OpenAPI document that describes them.
 
 import { z } from "zod";
+import { FeedTokenExportSchema } from "./personal-feed.ts";
 import { WhyForYouSchema } from "./personal-ranking.ts";
 import { FollowsSchema, RatingValueSchema } from "./reader-profile.ts";
 import { TierNameSchema } from "./tiers.ts";
@@ -70,6 +71,7 @@ export const ProfileExportSchema = z.object({
     .nullable()
     .describe("the personal model fitted on the profile, in brief; null when there is nothing to fit"),
   bounds: z.object({ library: z.int(), ratings: z.int() }),
+  feed_token: FeedTokenExportSchema,
 });
 export type ProfileExport = z.infer<typeof ProfileExportSchema>;
 

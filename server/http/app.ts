@@ -3,6 +3,7 @@ import { KEYED_ROUTES, keepPrivate } from "../access/keyed.ts";
 import type { AppContext } from "../context.ts";
 import { registerBenchRoutes } from "../routes/bench-routes.ts";
 import { registerDocsRoutes } from "../routes/docs-routes.ts";
+import { registerForYouRoutes } from "../routes/for-you-routes.ts";
 import { registerKeyRoutes } from "../routes/key-routes.ts";
 import { registerMcpRoutes } from "../routes/mcp-routes.ts";
 import { registerMetricsRoute } from "../routes/metrics-routes.ts";
@@ -34,6 +35,7 @@ export function createApp(context: AppContext): H3 {
   registerReadRoutes(app, context);
   registerKeyRoutes(app, context);
   registerReaderRoutes(app, context);
+  registerForYouRoutes(app, context);
   registerPapersRoutes(app, context);
   registerVerifyRoutes(app, context);
   registerSubmissionRoutes(app, context);

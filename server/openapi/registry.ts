@@ -1,4 +1,5 @@
 import { benchPaths } from "../routes/bench-routes.ts";
+import { forYouPaths } from "../routes/for-you-routes.ts";
 import { keyPaths } from "../routes/key-routes.ts";
 import { mcpPaths } from "../routes/mcp-routes.ts";
 import { papersPaths } from "../routes/papers-routes.ts";
@@ -19,6 +20,7 @@ export const API_PATHS: readonly PathDoc[] = [
   ...feedPaths,
   ...keyPaths,
   ...readerPaths,
+  ...forYouPaths,
   ...papersPaths,
   ...verifyPaths,
   ...submissionPaths,

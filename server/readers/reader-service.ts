@@ -30,7 +30,15 @@ import type { CompiledRelevance } from "../../pipeline/domain/relevance-model.ts
 import type { KeyRecord } from "../access/key-service.ts";
 import { withStoreLock } from "../store/store-lock.ts";
 import type { Store } from "../store/types.ts";
-import { eraseReader, readModel, readProfile, readVersion, writeProfile } from "./reader-store.ts";
+import { feedTokenIssued } from "./feed-tokens.ts";
+import {
+  eraseReader,
+  readerLockKey,
+  readModel,
+  readProfile,
+  readVersion,
+  writeProfile,
+} from "./reader-store.ts";
 import type { ScreenedPaper, ScreenedSource } from "./screened-source.ts";
 
 export interface ReaderServiceOptions {
@@ -80,7 +88,6 @@ export interface RankedDay {
 // Compiled models are dense over the vocabulary (about 80 KB each): a bounded number are kept.
 const COMPILED_MODELS = 256;
 const DAY_ROWS = 64;
-const lockKey = (keyId: string) => `readerlock:${keyId}`;
 /** Answers kept, by their bytes: a 25-paper list with its reasons is 15-20 KB. */
 const ANSWER_BYTES = 32 * 1024 * 1024;
 
@@ -178,7 +185,7 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
     keyId: string,
     work: (profile: Profile, at: string) => Promise<{ profile: Profile; answer: T } | WriteRefusal>,
   ): Promise<T | WriteRefusal> => {
-    const done = await withStoreLock<T | WriteRefusal>(store, lockKey(keyId), async () => {
+    const done = await withStoreLock<T | WriteRefusal>(store, readerLockKey(keyId), async () => {
       const result = await work(await readProfile(store, keyId), new Date(options.now()).toISOString());
       if ("refused" in result) return result;
       await writeProfile(
@@ -303,13 +310,14 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
           terms: model.columns.length,
         },
         bounds: PROFILE_BOUNDS[record.tier],
+        feed_token: await feedTokenIssued(store, record.id),
       };
     },
     async erase(keyId) {
       // Under the profile's lock, so that a write in flight cannot write its profile back after the
       // erasure; erased all the same when the lock is not had in time (erasure must not wait on a write).
       const erased =
-        (await withStoreLock(store, lockKey(keyId), () => eraseReader(store, keyId))) ??
+        (await withStoreLock(store, readerLockKey(keyId), () => eraseReader(store, keyId))) ??
         (await eraseReader(store, keyId));
       compiled.delete(keyId);
       return erased;

@@ -58,8 +58,10 @@ function routePattern(route: string): RegExp {
     .split("/")
     .map((segment) => {
       if (segment === "**") return ".*";
-      if (segment.startsWith(":")) return "[^/]+";
-      return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      // A parameter may be followed by a fixed suffix in its segment: `:token.xml`.
+      if (segment.startsWith(":")) return `[^/]+${escape(segment.replace(/^:\w+/, ""))}`;
+      return escape(segment);
     })
     .join("/");
   return new RegExp(`^${source}$`);

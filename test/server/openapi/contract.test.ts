@@ -6,8 +6,10 @@ import { FEED_CHANNELS } from "../../../pipeline/domain/feed-channels.ts";
 import { EMPTY_PROFILE, PROFILE_BOUNDS } from "../../../pipeline/domain/reader-profile.ts";
 import { WebhookCreateSchema } from "../../../pipeline/domain/webhook.ts";
 import { generateKey } from "../../../server/access/key-format.ts";
+import { limitByKey } from "../../../server/access/key-limit.ts";
 import { DEFAULT_CONFIG } from "../../../server/config.ts";
 import type { AppContext } from "../../../server/context.ts";
+import { issueFeedToken } from "../../../server/readers/feed-tokens.ts";
 import { writeProfile } from "../../../server/readers/reader-store.ts";
 import { openApiDocument } from "../../../server/routes/docs-routes.ts";
 import {
@@ -40,6 +42,9 @@ interface World {
   full: string;
   /** A free key whose profile holds all the ratings its tier allows. */
   rater: string;
+  /** The personal feed's token of a free key nothing else writes to, and one of a key that spent its feed reads. */
+  feedToken: string;
+  spentFeedToken: string;
   pickId: string;
   submissionId: number;
   webhookId: string;
@@ -82,6 +87,12 @@ const NOT_UTF8 = new Uint8Array([0x7b, 0xff, 0xfe, 0x7d, 0x20]);
 const BIBTEX = { "content-type": "application/x-bibtex" };
 /** Profile writes a key may make a minute here: the "full" key spends them all. */
 const PROFILE_WRITES = 40;
+const FEED_READS = 20;
+const NO_TOKEN = `rpf_${"0".repeat(43)}`;
+const feedPath =
+  (form: "xml" | "json", token: "feedToken" | "spentFeedToken" = "feedToken") =>
+  (world: World) =>
+    `/v1/feeds/for-you/${world[token]}.${form}`;
 
 // The hosted MCP server: one JSON-RPC message per request, from a client that takes either answer form.
 const MCP_ACCEPT = { accept: "application/json, text/event-stream" };
@@ -314,6 +325,18 @@ const CASES: Case[] = [
   { status: 422, path: "/v1/me/picks?date=2026-02-30&limit=0", key: "free" },
   { status: 429, path: "/v1/me/picks", key: "spent" },
   { status: 503, client: "down", path: "/v1/me/picks", key: "unknown" },
+  { status: 201, method: "POST", path: "/v1/me/feed-token", key: "enterprise" },
+  { status: 401, method: "POST", path: "/v1/me/feed-token" },
+  { status: 429, method: "POST", path: "/v1/me/feed-token", key: "full" },
+  { status: 503, client: "down", method: "POST", path: "/v1/me/feed-token", key: "unknown" },
+  ...(["xml", "json"] as const).flatMap((form): Case[] => [
+    { status: 200, path: feedPath(form) },
+    { status: 304, path: feedPath(form), conditional: true },
+    { status: 404, path: `/v1/feeds/for-you/${NO_TOKEN}.${form}` },
+    { status: 404, path: `/v1/feeds/for-you/not-a-token.${form}` },
+    { status: 429, path: feedPath(form, "spentFeedToken") },
+    { status: 503, client: "down", path: `/v1/feeds/for-you/${NO_TOKEN}.${form}` },
+  ]),
   { status: 200, path: "/v1/papers", key: "free" },
   { status: 200, path: "/v1/papers?axis=A6&min_score=2&days=30&limit=3", key: "enterprise" },
   { status: 401, path: `/v1/papers?api_key=${generateKey()}` },
@@ -480,6 +503,8 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
     shiftedFree: "",
     full: "",
     rater: "",
+    feedToken: "",
+    spentFeedToken: "",
     pickId: "",
     submissionId: 0,
     webhookId: "",
@@ -496,6 +521,7 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
       webhookActionEndpointRate: { ...DEFAULT_CONFIG.webhookActionEndpointRate, limit: 2 },
       oldDayRate: { ...DEFAULT_CONFIG.oldDayRate, limit: 2 },
       profileWriteRate: { ...DEFAULT_CONFIG.profileWriteRate, limit: PROFILE_WRITES },
+      feedReadRate: { ...DEFAULT_CONFIG.feedReadRate, limit: FEED_READS },
     };
     const main = await testContext(snapshots, { config });
     const issue = async (context: AppContext, tier: "free" | "enterprise") =>
@@ -550,6 +576,22 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
     setDown(true);
 
     const { call } = clients.get("main") as { call: Call };
+    const tokenOf = async (key: string) => {
+      const record = await main.keys.find(key);
+      if (!record) throw new Error("the feed's key is missing");
+      return {
+        record,
+        token: (await issueFeedToken(main.store, record, "2026-11-21T06:00:00Z"))?.token ?? "",
+      };
+    };
+    world.feedToken = (await tokenOf(await issue(main, "free"))).token;
+    const spentFeed = await tokenOf(await issue(main, "free"));
+    world.spentFeedToken = spentFeed.token;
+    await limitByKey(main, main.config.feedReadRate, spentFeed.record.id, FEED_READS);
+    for (const form of ["xml", "json"] as const) {
+      const path = feedPath(form)(world);
+      world.etags.set(path, (await call(path)).headers.get("etag") ?? "");
+    }
     for (const path of [...SNAPSHOT_PATHS, ...FEED_PATHS, "/v1/openapi.json", "/v1/docs"]) {
       world.etags.set(path, (await call(path)).headers.get("etag") ?? "");
     }

@@ -87,6 +87,9 @@ describe("the OpenAPI document", () => {
       "/v1/me/follows": "put",
       "/v1/me/profile": "delete,get,head",
       "/v1/me/picks": read,
+      "/v1/me/feed-token": "post",
+      "/v1/feeds/for-you/{token}.xml": read,
+      "/v1/feeds/for-you/{token}.json": read,
       "/v1/papers": read,
       "/v1/papers/{arxiv_id}": read,
       "/v1/verify": "post",
@@ -147,6 +150,7 @@ describe("the OpenAPI document", () => {
         ...["rotateWebhookSecret", "testWebhook"],
         ...["addToLibrary", "replaceLibrary", "ratePaper", "clearRating", "setFollows"],
         ...["exportProfile", "headExportProfile", "eraseProfile", "getPersonalPicks", "headGetPersonalPicks"],
+        "issueFeedToken",
         ...["getBenchNote", "getBenchPicks", "getBenchRubric", "getBenchTracking", "getBenchWatchlist"],
         ...["headGetBenchNote", "headGetBenchPicks", "headGetBenchRubric", "headGetBenchTracking"],
         ...[

@@ -1,0 +1,217 @@
+import { parseAtomFeed, parseJsonFeed } from "feedsmith";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PersonalJsonFeedSchema } from "../../../pipeline/domain/personal-feed.ts";
+import type { PersonalPicks, ProfileExport } from "../../../pipeline/domain/reader-answers.ts";
+import type { CompiledRelevance } from "../../../pipeline/domain/relevance-model.ts";
+import { loadRelevanceModel, newestModelPath } from "../../../pipeline/relevance-file.ts";
+import type { AppContext } from "../../../server/context.ts";
+import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
+import { type Call, clientFor, MODES } from "../../helpers/app-client.ts";
+import { testContext } from "../../helpers/context.ts";
+import { publishRankedSampleDays } from "../../helpers/published.ts";
+
+// The personal feed at its capability URL, over both ways of calling the app: issued and rotated with
+// the key, read with the token alone, checked by an independent feed parser (feedsmith, as the group
+// feeds are), and refused alike for every token that opens nothing.
+
+interface Issued {
+  token: string;
+  issued_at: string;
+  atom_url: string;
+  json_url: string;
+  replaced: boolean;
+}
+
+let snapshots: SnapshotCache;
+let relevance: CompiledRelevance;
+beforeAll(async () => {
+  snapshots = await createSnapshotCache({ publicDir: (await publishRankedSampleDays()).publicDir });
+  relevance = await loadRelevanceModel(await newestModelPath());
+});
+afterAll(() => snapshots.close());
+
+const FEED_READS = 8;
+
+describe.each(MODES)("the personal feed (%s)", (mode) => {
+  let context: AppContext;
+  let call: Call;
+  let close: () => Promise<void>;
+  const issueKey = async () =>
+    (await context.keys.issue({ tier: "free", email: "reader@example.org", label: "reader" })).key;
+  const send = (key: string, method: string, path: string, body?: unknown) =>
+    call(path, {
+      method,
+      headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  const issueToken = async (key: string): Promise<Issued> => {
+    const response = await send(key, "POST", "/v1/me/feed-token");
+    expect(response.status).toBe(201);
+    return (await response.json()) as Issued;
+  };
+  const feed = (token: string, form: "xml" | "json", headers: Record<string, string> = {}) =>
+    call(`/v1/feeds/for-you/${token}.${form}`, { headers });
+  const picks = async (key: string, limit: number) =>
+    (await (await send(key, "GET", `/v1/me/picks?limit=${limit}`)).json()) as PersonalPicks;
+
+  beforeAll(async () => {
+    context = await testContext(snapshots, {
+      relevance,
+      config: {
+        profileWriteRate: { name: "profile-writes", limit: 1000, windowSeconds: 60 },
+        feedReadRate: { name: "feed-reads", limit: FEED_READS, windowSeconds: 3600 },
+      },
+    });
+    ({ call, close } = await clientFor(mode, context));
+  });
+  afterAll(() => close());
+
+  it("serves the key's list as Atom and JSON Feed that feedsmith reads, in the order of GET /v1/me/picks", async () => {
+    const key = await issueKey();
+    const day = await picks(key, 25);
+    const author = day.items[7]?.authors[0] as string;
+    expect((await send(key, "PUT", "/v1/me/follows", { authors: [author], phrases: [] })).status).toBe(200);
+    const list = await picks(key, 10);
+    expect(list.items[0]?.why_for_you.placed_by).toBe("followed_author");
+
+    const issued = await issueToken(key);
+    expect(issued.token).toMatch(/^rpf_[A-Za-z0-9_-]{43}$/);
+    expect(issued.token).not.toBe(key);
+    expect(issued.replaced).toBe(false);
+    expect(new URL(issued.atom_url).pathname).toBe(`/v1/feeds/for-you/${issued.token}.xml`);
+    const ids = list.items.map((item) => `https://arxiv.org/abs/${item.arxiv_id}#for-you-${list.date}`);
+
+    const xml = await feed(issued.token, "xml");
+    expect(xml.status).toBe(200);
+    expect(xml.headers.get("content-type")).toBe("application/atom+xml; charset=utf-8");
+    expect(xml.headers.get("cache-control")).toBe("private, max-age=300");
+    const atom = parseAtomFeed(await xml.text());
+    expect((atom.entries ?? []).map((entry) => entry.id)).toEqual(ids);
+    expect(atom.title?.value).toMatch(/^Research-Picks: for you/);
+    expect(atom.entries?.[0]?.summary?.value).toContain(`By ${author}, whom you follow.`);
+    expect(atom.entries?.[0]?.summary?.value).toMatch(/^(Sample data\. )?For you #1 of /);
+
+    const jsonAnswer = await feed(issued.token, "json");
+    expect(jsonAnswer.headers.get("content-type")).toBe("application/feed+json; charset=utf-8");
+    const text = await jsonAnswer.text();
+    const parsed = parseJsonFeed(text);
+    expect((parsed.items ?? []).map((item) => item.id)).toEqual(ids);
+    expect(parsed.feed_url).toBe(issued.json_url);
+    const json = PersonalJsonFeedSchema.parse(JSON.parse(text));
+    expect(json.items.map((item) => item._for_you.why_for_you)).toEqual(
+      list.items.map((item) => item.why_for_you),
+    );
+    expect(json.items.map((item) => item._for_you.global_rank)).toEqual(
+      list.items.map((item) => item.global_rank),
+    );
+  });
+
+  it("spends no quota, answers 304 to its ETag until the profile changes, and rate-limits polling", async () => {
+    const key = await issueKey();
+    const { token } = await issueToken(key);
+    const first = await feed(token, "xml");
+    const etag = first.headers.get("etag") as string;
+    expect(etag).toMatch(/^"fy-\d{4}-\d{2}-\d{2}-v0-[0-9a-f]{16}"$/);
+    expect((await feed(token, "xml")).headers.get("etag")).toBe(etag);
+    const unchanged = await feed(token, "xml", { "if-none-match": etag });
+    expect(unchanged.status).toBe(304);
+    expect(await unchanged.text()).toBe("");
+    // Atom and JSON are two representations: two tags.
+    expect((await feed(token, "json")).headers.get("etag")).not.toBe(etag);
+
+    const author = (await picks(key, 25)).items[12]?.authors[0] as string;
+    expect((await send(key, "PUT", "/v1/me/follows", { authors: [author], phrases: [] })).status).toBe(200);
+    const changed = await feed(token, "xml", { "if-none-match": etag });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get("etag")).toMatch(/^"fy-\d{4}-\d{2}-\d{2}-v1-/);
+
+    const me = (await (await send(key, "GET", "/v1/me")).json()) as { usage: { used: number } };
+    // The one call of /v1/me/picks above; none of the feed's reads.
+    expect(me.usage.used).toBe(1);
+
+    // Five reads so far (the 304 among them); the rate allows FEED_READS an hour.
+    for (let i = 5; i < FEED_READS; i++) expect((await feed(token, "json")).status).toBe(200);
+    const refused = await feed(token, "json");
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(/feed reads: at most 8 per hour/);
+    expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
+  });
+
+  it("answers the same 404 for a rotated token, a revoked key's token and a rotated key's token", async () => {
+    const key = await issueKey();
+    const old = await issueToken(key);
+    const fresh = await issueToken(key);
+    expect(fresh.replaced).toBe(true);
+    expect(fresh.token).not.toBe(old.token);
+    const gone = await feed(old.token, "xml");
+    expect(gone.status).toBe(404);
+    const goneBody = await gone.text();
+    expect(JSON.parse(goneBody)).toEqual({ detail: expect.stringContaining("No feed at this address") });
+    expect((await feed(fresh.token, "xml")).status).toBe(200);
+    const unknown = await feed(`rpf_${"A".repeat(43)}`, "json");
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toBe(goneBody);
+
+    // Rotating the key keeps the profile but ends the feed: the old key could have issued the token.
+    const rotating = await issueKey();
+    const beforeRotation = await issueToken(rotating);
+    await send(rotating, "PUT", "/v1/me/follows", { authors: ["Grace Hopper"], phrases: [] });
+    const id = ((await (await send(rotating, "GET", "/v1/me/profile")).json()) as ProfileExport).key_id;
+    const rotated = await context.keys.rotate(id);
+    expect((await feed(beforeRotation.token, "xml")).status).toBe(404);
+    const kept = (await (
+      await send(rotated?.key as string, "GET", "/v1/me/profile")
+    ).json()) as ProfileExport;
+    expect(kept.follows.authors).toEqual(["Grace Hopper"]);
+    expect(kept.feed_token).toBeNull();
+
+    const revoking = await issueKey();
+    const revokedToken = await issueToken(revoking);
+    expect((await feed(revokedToken.token, "json")).status).toBe(200);
+    const revokedId = ((await (await send(revoking, "GET", "/v1/me/profile")).json()) as ProfileExport)
+      .key_id;
+    await context.keys.revoke(revokedId);
+    const afterRevoke = await feed(revokedToken.token, "json");
+    expect(afterRevoke.status).toBe(404);
+    expect(await afterRevoke.text()).toBe(goneBody);
+  });
+
+  it("tells the export that a token exists and when it was issued, never the token", async () => {
+    const key = await issueKey();
+    const none = (await (await send(key, "GET", "/v1/me/profile")).json()) as ProfileExport;
+    expect(none.feed_token).toBeNull();
+    const issued = await issueToken(key);
+    const text = await (await send(key, "GET", "/v1/me/profile")).text();
+    expect((JSON.parse(text) as ProfileExport).feed_token).toEqual({ issued_at: issued.issued_at });
+    expect(text).not.toContain(issued.token);
+    expect(text).not.toContain(issued.token.slice(4, 20));
+  });
+
+  it("answers 404 with a detail, never a 500, for paths that cannot be a token", async () => {
+    const key = await issueKey();
+    const { token } = await issueToken(key);
+    const paths = [
+      "/v1/feeds/for-you/abc.xml",
+      "/v1/feeds/for-you/.json",
+      `/v1/feeds/for-you/${token.slice(0, -1)}.xml`,
+      `/v1/feeds/for-you/${token}x.json`,
+      `/v1/feeds/for-you/${token.toUpperCase()}.xml`,
+      `/v1/feeds/for-you/${token}.xml.json`,
+      `/v1/feeds/for-you/%00${token}.xml`,
+      "/v1/feeds/for-you/%E0%A4%A.xml",
+      "/v1/feeds/for-you/..%2F..%2Fv1%2Fme.json",
+      `/v1/feeds/for-you/${"a".repeat(4000)}.xml`,
+      `/v1/feeds/for-you/${token}`,
+      `/v1/feeds/for-you/${token}.atom`,
+      "/v1/feeds/for-you/",
+    ];
+    for (const path of paths) {
+      const response = await call(path);
+      expect(response.status, path).toBe(404);
+      expect(((await response.json()) as { detail: unknown }).detail, path).toEqual(expect.any(String));
+    }
+    const post = await call(`/v1/feeds/for-you/${token}.xml`, { method: "POST" });
+    expect(post.status).toBe(405);
+    expect((await send("rp_labs_not-a-key", "POST", "/v1/me/feed-token")).status).toBe(401);
+  });
+});
