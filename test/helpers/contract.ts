@@ -58,10 +58,10 @@ function routePattern(route: string): RegExp {
     .split("/")
     .map((segment) => {
       if (segment === "**") return ".*";
-      const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
       // A parameter may be followed by a fixed suffix in its segment: `:token.xml`.
-      if (segment.startsWith(":")) return `[^/]+${escape(segment.replace(/^:\w+/, ""))}`;
-      return escape(segment);
+      if (segment.startsWith(":")) return `[^/]+${literal(segment.replace(/^:\w+/, ""))}`;
+      return literal(segment);
     })
     .join("/");
   return new RegExp(`^${source}$`);
