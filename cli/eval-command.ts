@@ -55,7 +55,7 @@ class BoundMissed extends Error {
 }
 
 export function registerEval(program: Command): void {
-  program
+  const command = program
     .command("eval")
     .description(
       "measure the scorer against expert-labelled days: screens each day as curate would, publishes nothing",
@@ -80,7 +80,15 @@ export function registerEval(program: Command): void {
       "with --cross-validate --compare-selections over days that include every day the model was trained on: write the nested figures into that model file, for its card",
     )
     .addOption(minTotalOption())
-    .addOption(maxPicksOption())
+    .addOption(maxPicksOption());
+  addBoundOptions(command);
+  addSimulationOptions(command);
+  command.option("--json", "print the report as JSON", false).action(runEval);
+}
+
+/** The `--min-*` bounds a day must meet, or the run exits 1. */
+function addBoundOptions(command: Command): void {
+  command
     .option(
       "--min-precision <x>",
       "exit 1 if a day's precision is below x (0-1)",
@@ -100,7 +108,12 @@ export function registerEval(program: Command): void {
       "--min-auc-on-topic <x>",
       "exit 1 if a day's AUC (label >= 1 vs 0) is below x (0-1)",
       parseFractionOption("--min-auc-on-topic"),
-    )
+    );
+}
+
+/** The simulations that run instead of the evaluation. */
+function addSimulationOptions(command: Command): void {
+  command
     .option(
       "--simulate-labelling",
       "instead: measure which papers of a day teach the model most when labelled (random, best-ranked, most-uncertain), as learning curves",
@@ -127,99 +140,101 @@ export function registerEval(program: Command): void {
       "--simulate-readers",
       "simulated readers (governance, substrate, regulated, cold): their personal lists against the global picks, each day held out",
       false,
-    )
-    .option("--json", "print the report as JSON", false)
-    .action(async (flags: EvalFlags) => {
-      const out = createOutput({ json: flags.json });
-      if (flags.simulateReaders) {
-        if (flags.simulateLabelling || flags.crossValidate || flags.compareSelections) {
-          throw new UsageError(
-            "`--simulate-readers` fits its own models: it takes no `--simulate-labelling`, `--cross-validate` or `--compare-selections`",
-          );
-        }
-        try {
-          await runReaderSimulation(flags, out);
-        } catch (error) {
-          if (error instanceof EvalInputError) throw new UsageError(error.message);
-          throw error;
-        }
-        return;
-      }
-      if (flags.simulateLabelling) {
-        if (flags.crossValidate || flags.compareSelections || flags.model !== undefined) {
-          throw new UsageError(
-            "`--simulate-labelling` trains its own models: it takes no `--cross-validate`, `--compare-selections` or `--model`",
-          );
-        }
-        try {
-          await runLabellingSimulation(flags, out);
-        } catch (error) {
-          if (error instanceof EvalInputError) throw new UsageError(error.message);
-          throw error;
-        }
-        return;
-      }
-      if (flags.crossValidate && (flags.ranker === "rules" || flags.model !== undefined)) {
-        throw new UsageError(
-          "`--cross-validate` trains its own models: it takes no `--ranker rules` or `--model`",
-        );
-      }
-      if (flags.compareSelections && !flags.crossValidate) {
-        throw new UsageError(
-          "`--compare-selections` compares rules over rankings by models that did not see each day: it needs `--cross-validate`",
-        );
-      }
-      if (flags.record !== undefined && !(flags.crossValidate && flags.compareSelections)) {
-        throw new UsageError(
-          "`--record` writes nested figures: it needs `--cross-validate` and `--compare-selections`",
-        );
-      }
-      // Read before the long run, so a file that cannot take the figures fails at once.
-      const recorded = flags.record === undefined ? undefined : await modelToRecord(flags.record);
-      const ranker = flags.crossValidate ? undefined : await rankerFrom(flags);
-      const live = createLiveSetup({
-        source: "file",
-        categories: [],
-        citations: false,
-        judge: flags.judge,
-        env: process.env,
-      });
-      try {
-        const report = await evaluateLabelledDays({
-          labels: flags.labels,
-          listings: flags.listing ?? [],
-          rubric: await loadRubric(),
-          selection: selectionFrom(flags),
-          ...(live.scorer ? { scorer: live.scorer } : {}),
-          ...(ranker ? { ranker } : {}),
-          ...(flags.crossValidate ? { crossValidate: DEFAULT_TRAIN_SETTINGS, train: trainOnThreads } : {}),
-          ...(flags.compareSelections ? { compareSelections: SELECTION_RULES } : {}),
-          bounds: {
-            ...(flags.minPrecision === undefined ? {} : { min_precision: flags.minPrecision }),
-            ...(flags.minAuc === undefined ? {} : { min_auc: flags.minAuc }),
-            ...(flags.minRecall10 === undefined ? {} : { min_recall10: flags.minRecall10 }),
-            ...(flags.minAucOnTopic === undefined ? {} : { min_auc_on_topic: flags.minAucOnTopic }),
-          },
-          progress: (detail) => out.progress(detail),
-        });
-        printEvalReport(out, report);
-        if (recorded && flags.record !== undefined) {
-          await recordNested(flags.record, recorded, report);
-          out.progress(`wrote the nested figures into ${flags.record}`);
-        }
-        if (!report.gate.passed) {
-          const lines = report.gate.misses.map((miss) => `  ${describeMiss(miss)}`);
-          const missed = lines.length === 1 ? "a bound was missed" : `${lines.length} bounds were missed`;
-          throw new BoundMissed(`eval: ${missed}:\n${lines.join("\n")}`);
-        }
-      } catch (error) {
-        // A labels file or listing that cannot be used is a wrong call (exit 2), not a failed run.
-        if (error instanceof EvalInputError) throw new UsageError(error.message);
-        throw error;
-      } finally {
-        await live.client?.close();
-      }
-    });
+    );
+}
+
+/** A labels file or listing that cannot be used is a wrong call (exit 2), not a failed run. */
+async function inputErrorsAsUsage<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof EvalInputError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** The flags that cannot go together, refused before anything is read. */
+function refuseFlagsThatClash(flags: EvalFlags): void {
+  if (flags.simulateReaders && (flags.simulateLabelling || flags.crossValidate || flags.compareSelections)) {
+    throw new UsageError(
+      "`--simulate-readers` fits its own models: it takes no `--simulate-labelling`, `--cross-validate` or `--compare-selections`",
+    );
+  }
+  if (flags.simulateReaders) return;
+  if (
+    flags.simulateLabelling &&
+    (flags.crossValidate || flags.compareSelections || flags.model !== undefined)
+  ) {
+    throw new UsageError(
+      "`--simulate-labelling` trains its own models: it takes no `--cross-validate`, `--compare-selections` or `--model`",
+    );
+  }
+  if (flags.simulateLabelling) return;
+  if (flags.crossValidate && (flags.ranker === "rules" || flags.model !== undefined)) {
+    throw new UsageError(
+      "`--cross-validate` trains its own models: it takes no `--ranker rules` or `--model`",
+    );
+  }
+  if (flags.compareSelections && !flags.crossValidate) {
+    throw new UsageError(
+      "`--compare-selections` compares rules over rankings by models that did not see each day: it needs `--cross-validate`",
+    );
+  }
+  if (flags.record !== undefined && !(flags.crossValidate && flags.compareSelections)) {
+    throw new UsageError(
+      "`--record` writes nested figures: it needs `--cross-validate` and `--compare-selections`",
+    );
+  }
+}
+
+async function runEval(flags: EvalFlags): Promise<void> {
+  const out = createOutput({ json: flags.json });
+  refuseFlagsThatClash(flags);
+  if (flags.simulateReaders) return inputErrorsAsUsage(() => runReaderSimulation(flags, out));
+  if (flags.simulateLabelling) return inputErrorsAsUsage(() => runLabellingSimulation(flags, out));
+  // Read before the long run, so a file that cannot take the figures fails at once.
+  const recorded = flags.record === undefined ? undefined : await modelToRecord(flags.record);
+  const ranker = flags.crossValidate ? undefined : await rankerFrom(flags);
+  const live = createLiveSetup({
+    source: "file",
+    categories: [],
+    citations: false,
+    judge: flags.judge,
+    env: process.env,
+  });
+  try {
+    const report = await inputErrorsAsUsage(async () =>
+      evaluateLabelledDays({
+        labels: flags.labels,
+        listings: flags.listing ?? [],
+        rubric: await loadRubric(),
+        selection: selectionFrom(flags),
+        ...(live.scorer ? { scorer: live.scorer } : {}),
+        ...(ranker ? { ranker } : {}),
+        ...(flags.crossValidate ? { crossValidate: DEFAULT_TRAIN_SETTINGS, train: trainOnThreads } : {}),
+        ...(flags.compareSelections ? { compareSelections: SELECTION_RULES } : {}),
+        bounds: {
+          ...(flags.minPrecision === undefined ? {} : { min_precision: flags.minPrecision }),
+          ...(flags.minAuc === undefined ? {} : { min_auc: flags.minAuc }),
+          ...(flags.minRecall10 === undefined ? {} : { min_recall10: flags.minRecall10 }),
+          ...(flags.minAucOnTopic === undefined ? {} : { min_auc_on_topic: flags.minAucOnTopic }),
+        },
+        progress: (detail) => out.progress(detail),
+      }),
+    );
+    printEvalReport(out, report);
+    if (recorded && flags.record !== undefined) {
+      await recordNested(flags.record, recorded, report);
+      out.progress(`wrote the nested figures into ${flags.record}`);
+    }
+    if (!report.gate.passed) {
+      const lines = report.gate.misses.map((miss) => `  ${describeMiss(miss)}`);
+      const missed = lines.length === 1 ? "a bound was missed" : `${lines.length} bounds were missed`;
+      throw new BoundMissed(`eval: ${missed}:\n${lines.join("\n")}`);
+    }
+  } finally {
+    await live.client?.close();
+  }
 }
 
 async function modelToRecord(path: string): Promise<RelevanceModel> {

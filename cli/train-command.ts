@@ -66,113 +66,139 @@ export function registerTrain(program: Command): void {
     .option("--promote-anyway", "promote the model even where it measures worse than the current one", false)
     .option("--out <file>", "write the model to this file instead, with no comparison and no promotion")
     .option("--json", "print the model's summary as JSON", false)
-    .action(async (flags: TrainFlags) => {
-      const out = createOutput({ json: flags.json });
-      if (flags.modelVersion !== undefined && !VERSION.test(flags.modelVersion)) {
-        throw new UsageError(
-          `Expected \`--model-version\` to be relevance-YYYY.MM.N, got \`${flags.modelVersion}\``,
-        );
-      }
-      const given = flags.labels.map((path) => resolve(path));
-      const operator = flags.operatorLabels ? await operatorLabelFiles() : [];
-      const files = [...given, ...operator.filter((path) => !given.includes(path))];
-      const started = performance.now();
-      let read: ReadLabelledDays;
-      try {
-        read = await readLabelledDays(files, flags.listing ?? []);
-      } catch (error) {
-        if (error instanceof EvalInputError) throw new UsageError(error.message);
-        throw error;
-      }
-      if (read.days.length < 2) {
-        throw new UsageError(
-          `training needs at least two labelled days, to leave one out; got ${read.days.length}`,
-        );
-      }
-      for (const { labels_file: file, ids } of read.missing) {
-        out.line(
-          `warning: ${basename(file)}: ${ids.length} labelled ids not in its listing, ignored: ${ids.slice(0, 5).join(", ")}`,
-        );
-      }
-      // The current model is read before training, so a broken one stops the run at once.
-      const currentPath =
-        flags.out === undefined ? await newestModelPath(flags.modelsDir).catch(() => null) : null;
-      const current = currentPath === null ? null : await readCurrent(currentPath, flags.promoteAnyway);
-      const currentModel = current?.model ?? null;
-      const version = flags.modelVersion ?? (await nextModelVersion(new Date(), flags.modelsDir));
-      // A promoted model must become the newest: an older version would be written and never used.
-      if (current && flags.modelVersion !== undefined && compareVersions(version, current.version) <= 0) {
-        throw new UsageError(
-          `\`--model-version ${version}\` is not newer than the current model ${current.version}; a promoted model must be the newest`,
-        );
-      }
-      out.progress(
-        `training on ${read.days.length} days, ${read.days.reduce((n, day) => n + day.papers.length, 0)} papers`,
-      );
-      const trained = await trainOnThreads(read.days, { version, ...DEFAULT_TRAIN_SETTINGS });
-      const trainSeconds = (performance.now() - started) / 1000;
-      let model: RelevanceModel = trained.model;
+    .action(runTrain);
+}
 
-      if (flags.out === undefined) {
-        if (currentModel) out.progress(`measuring against ${currentModel.version} on the same days`);
-        model = { ...model, promotion: await promotionOf(current, trained, read.days, flags.promoteAnyway) };
-      }
+/** The labelled days to learn from: the files given and the operator's, at least two. */
+async function readTrainingDays(flags: TrainFlags, out: Output): Promise<ReadLabelledDays> {
+  const given = flags.labels.map((path) => resolve(path));
+  const operator = flags.operatorLabels ? await operatorLabelFiles() : [];
+  const files = [...given, ...operator.filter((path) => !given.includes(path))];
+  let read: ReadLabelledDays;
+  try {
+    read = await readLabelledDays(files, flags.listing ?? []);
+  } catch (error) {
+    if (error instanceof EvalInputError) throw new UsageError(error.message);
+    throw error;
+  }
+  if (read.days.length < 2) {
+    throw new UsageError(
+      `training needs at least two labelled days, to leave one out; got ${read.days.length}`,
+    );
+  }
+  for (const { labels_file: file, ids } of read.missing) {
+    out.line(
+      `warning: ${basename(file)}: ${ids.length} labelled ids not in its listing, ignored: ${ids.slice(0, 5).join(", ")}`,
+    );
+  }
+  return read;
+}
 
-      const written = flags.out ?? candidatePath(flags.modelsDir, version);
-      const content = `${JSON.stringify(model)}\n`;
-      const bytes = Buffer.byteLength(content);
-      await writeFileAtomic(written, content);
-      const decision = model.promotion?.decision;
-      const promoted =
-        decision !== undefined && decision !== "not promoted"
-          ? await promoteCandidate(written, flags.modelsDir)
-          : null;
-      const seconds = (performance.now() - started) / 1000;
+/** The current model (none with `--out`) and the new one's version, which must be newer. */
+async function currentAndVersion(flags: TrainFlags): Promise<{ current: Current | null; version: string }> {
+  // The current model is read before training, so a broken one stops the run at once.
+  const currentPath =
+    flags.out === undefined ? await newestModelPath(flags.modelsDir).catch(() => null) : null;
+  const current = currentPath === null ? null : await readCurrent(currentPath, flags.promoteAnyway);
+  const version = flags.modelVersion ?? (await nextModelVersion(new Date(), flags.modelsDir));
+  // A promoted model must become the newest: an older version would be written and never used.
+  if (current && flags.modelVersion !== undefined && compareVersions(version, current.version) <= 0) {
+    throw new UsageError(
+      `\`--model-version ${version}\` is not newer than the current model ${current.version}; a promoted model must be the newest`,
+    );
+  }
+  return { current, version };
+}
 
-      out.line(
-        `${model.version}: ${model.training.papers} papers from ${model.training.days.length} days, ${model.vocabulary.length} terms, c on-topic ${model.heads.on_topic.c}, c top ${model.heads.top.c}`,
-      );
-      out.line(
-        `wrote ${written} (${bytes} bytes); trained in ${trainSeconds.toFixed(1)} s, ${seconds.toFixed(1)} s in all`,
-      );
-      out.line("leave one day out (trained on the other days, measured on this one):");
-      for (const day of model.cross_validation) {
-        out.line(
-          `  ${day.date}  ${day.papers} papers, ${day.top_labels} top: recall@10 ${share(day.recall_top10)}, AUC ${share(day.auc, 3)}, AUC on-topic ${share(day.auc_on_topic, 3)}`,
-        );
-      }
-      out.line(
-        `must-read likelihood: ${model.calibration.rule}; expected calibration error ${model.calibration.ece}`,
-      );
-      if (currentModel && model.promotion)
-        printGate(out, model.version, currentModel.version, model.promotion);
-      if (decision === "first model") out.line("no current model: promoted as the first");
-      if (current?.problem)
-        out.line(`the current model could not be read (${current.problem}): replaced anyway`);
-      if (promoted) out.line(`promoted: ${promoted} is now the newest model`);
-      out.json({
-        version: model.version,
-        path: written,
-        promoted,
-        promotion: model.promotion ?? null,
-        bytes,
-        seconds,
-        train_seconds: trainSeconds,
-        training: model.training,
-        c: { on_topic: model.heads.on_topic.c, top: model.heads.top.c },
-        terms: model.vocabulary.length,
-        calibration: model.calibration,
-        cross_validation: model.cross_validation,
-        missing_labels: read.missing,
-      });
-      if (decision === "not promoted") {
-        throw new NotPromoted(
-          `${model.version} measured worse than ${current?.version} and was not promoted:\n` +
-            `${model.promotion?.worse.map((line) => `  ${line}`).join("\n")}\n` +
-            `  it is kept at ${written}; \`--promote-anyway\` promotes it`,
-        );
-      }
-    });
+async function runTrain(flags: TrainFlags): Promise<void> {
+  const out = createOutput({ json: flags.json });
+  if (flags.modelVersion !== undefined && !VERSION.test(flags.modelVersion)) {
+    throw new UsageError(
+      `Expected \`--model-version\` to be relevance-YYYY.MM.N, got \`${flags.modelVersion}\``,
+    );
+  }
+  const started = performance.now();
+  const read = await readTrainingDays(flags, out);
+  const { current, version } = await currentAndVersion(flags);
+  out.progress(
+    `training on ${read.days.length} days, ${read.days.reduce((n, day) => n + day.papers.length, 0)} papers`,
+  );
+  const trained = await trainOnThreads(read.days, { version, ...DEFAULT_TRAIN_SETTINGS });
+  const trainSeconds = (performance.now() - started) / 1000;
+  let model: RelevanceModel = trained.model;
+  if (flags.out === undefined) {
+    if (current?.model) out.progress(`measuring against ${current.model.version} on the same days`);
+    model = { ...model, promotion: await promotionOf(current, trained, read.days, flags.promoteAnyway) };
+  }
+  const written = flags.out ?? candidatePath(flags.modelsDir, version);
+  const content = `${JSON.stringify(model)}\n`;
+  const bytes = Buffer.byteLength(content);
+  await writeFileAtomic(written, content);
+  const decision = model.promotion?.decision;
+  const promoted =
+    decision !== undefined && decision !== "not promoted"
+      ? await promoteCandidate(written, flags.modelsDir)
+      : null;
+  const seconds = (performance.now() - started) / 1000;
+  printTrained(out, { model, current, written, bytes, trainSeconds, seconds, promoted });
+  out.json({
+    version: model.version,
+    path: written,
+    promoted,
+    promotion: model.promotion ?? null,
+    bytes,
+    seconds,
+    train_seconds: trainSeconds,
+    training: model.training,
+    c: { on_topic: model.heads.on_topic.c, top: model.heads.top.c },
+    terms: model.vocabulary.length,
+    calibration: model.calibration,
+    cross_validation: model.cross_validation,
+    missing_labels: read.missing,
+  });
+  if (decision === "not promoted") {
+    throw new NotPromoted(
+      `${model.version} measured worse than ${current?.version} and was not promoted:\n` +
+        `${model.promotion?.worse.map((line) => `  ${line}`).join("\n")}\n` +
+        `  it is kept at ${written}; \`--promote-anyway\` promotes it`,
+    );
+  }
+}
+
+/** The trained model's summary for a person: its folds, its calibration and what the gate decided. */
+function printTrained(
+  out: Output,
+  run: {
+    model: RelevanceModel;
+    current: Current | null;
+    written: string;
+    bytes: number;
+    trainSeconds: number;
+    seconds: number;
+    promoted: string | null;
+  },
+): void {
+  const { model, current } = run;
+  out.line(
+    `${model.version}: ${model.training.papers} papers from ${model.training.days.length} days, ${model.vocabulary.length} terms, c on-topic ${model.heads.on_topic.c}, c top ${model.heads.top.c}`,
+  );
+  out.line(
+    `wrote ${run.written} (${run.bytes} bytes); trained in ${run.trainSeconds.toFixed(1)} s, ${run.seconds.toFixed(1)} s in all`,
+  );
+  out.line("leave one day out (trained on the other days, measured on this one):");
+  for (const day of model.cross_validation) {
+    out.line(
+      `  ${day.date}  ${day.papers} papers, ${day.top_labels} top: recall@10 ${share(day.recall_top10)}, AUC ${share(day.auc, 3)}, AUC on-topic ${share(day.auc_on_topic, 3)}`,
+    );
+  }
+  out.line(
+    `must-read likelihood: ${model.calibration.rule}; expected calibration error ${model.calibration.ece}`,
+  );
+  if (current?.model && model.promotion)
+    printGate(out, model.version, current.model.version, model.promotion);
+  if (model.promotion?.decision === "first model") out.line("no current model: promoted as the first");
+  if (current?.problem) out.line(`the current model could not be read (${current.problem}): replaced anyway`);
+  if (run.promoted) out.line(`promoted: ${run.promoted} is now the newest model`);
 }
 
 /** What the gate decides: the first model, no worse, promoted anyway, or not promoted, with the comparison. */
