@@ -34,6 +34,9 @@ export function createFolderOrigin(options: { dir: string }): OriginDriver {
       if (isMissing(error)) return [];
       throw error;
     });
+    // A folder's files are looked at side by side: ten years of days are 3,650 stats, which one
+    // after the other took about 150 ms of a server's start, most of it waiting.
+    const files: Array<Promise<OriginEntry | undefined>> = [];
     for (const entry of entries) {
       // Dot files and a killed writer's temporary files are never part of the published tree.
       if (entry.name.startsWith(".") || entry.name.endsWith(".tmp")) continue;
@@ -41,10 +44,15 @@ export function createFolderOrigin(options: { dir: string }): OriginDriver {
       if (entry.isDirectory() && depth < MAX_DEPTH) {
         await walk(join(dir, entry.name), `${key}/`, depth + 1, found);
       } else if (entry.isFile()) {
-        const info = await stat(join(dir, entry.name)).catch(() => undefined);
-        if (info) found.push({ key, size: info.size, modifiedMs: info.mtimeMs });
+        files.push(
+          stat(join(dir, entry.name)).then(
+            (info) => ({ key, size: info.size, modifiedMs: info.mtimeMs }),
+            () => undefined,
+          ),
+        );
       }
     }
+    for (const file of await Promise.all(files)) if (file) found.push(file);
   };
 
   const read = async (key: string, maxBytes?: number): Promise<Buffer | undefined> => {

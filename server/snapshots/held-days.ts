@@ -106,26 +106,36 @@ export interface HeldDayVersion {
 /** Full reads of days in flight at once: a history of absent days costs seconds, not minutes. */
 const DAY_READS = 16;
 
+/** A day file a load reads in full: one the picks index does not describe and the last load did not hold. */
+interface DayRead {
+  name: string;
+  version: string;
+  /** The last load's list items of this day, kept should its new bytes not be the manifest's. */
+  known: HeldDayVersion | undefined;
+}
+
+/** What a load of the days finds without reading them, and the day files it must read in full. */
+export interface HeldDaysPlan {
+  names: readonly string[];
+  found: Map<string, HeldDayVersion>;
+  reads: DayRead[];
+}
+
 /**
- * Every published day, newest first, as list items. Days the picks index describes (same size, not
- * modified after the index was written) come from it; days the last load held at the same version
- * are kept as they were; the rest (a day written by hand, an older curate, no index at all) are read
- * and checked in full, a few at a time. A day that cannot be read or is not a snapshot is left out and
- * named in `problems`; a day whose bytes are not the manifest's keeps its last good list items, if the
- * last load had any. The others are served.
+ * Reads the picks index and plans a load of every published day, newest first. Days the index
+ * describes (same size, not modified after the index was written) come from it; days the last load
+ * held at the same version are kept as they were; the rest (a day written by hand, an older curate,
+ * no index at all) are left to `readHeldDays`.
  */
-export async function loadHeldDays(
+export async function planHeldDays(
   view: LoadView,
   names: readonly string[],
   log: (message: string) => void,
-  options: { previous?: ReadonlyMap<string, HeldDayVersion>; closed?: () => boolean } = {},
-): Promise<{ days: HeldDay[]; problems: DayProblem[]; versions: Map<string, HeldDayVersion> }> {
+  previous: ReadonlyMap<string, HeldDayVersion> = new Map(),
+): Promise<HeldDaysPlan> {
   const index = await readIndex(view, log);
-  const previous = options.previous ?? new Map<string, HeldDayVersion>();
   const found = new Map<string, HeldDayVersion>();
-  const problems = new Map<string, DayProblem>();
-  const limit = pLimit(DAY_READS);
-  const reads: Array<Promise<void>> = [];
+  const reads: DayRead[] = [];
   for (const name of names) {
     const date = name.slice(0, 10);
     const info = view.listing.get(`v1/daily/${name}`);
@@ -144,38 +154,57 @@ export async function loadHeldDays(
       found.set(date, known);
       continue;
     }
-    const version = info?.version ?? "";
-    reads.push(
-      limit(async () => {
-        // A server stopping mid-load stops reading: SIGTERM is honoured within seconds.
-        if (options.closed?.()) throw new Error("the snapshots were closed during the load");
-        let body: Buffer | undefined;
-        try {
-          body = await view.read(`v1/daily/${name}`);
-        } catch (error) {
-          if (error instanceof IntegrityError) {
-            // The last good copy, under its own version: the next load tries the file again.
-            if (known) found.set(date, known);
-            else problems.set(date, { file: name, reason: "does not match its hash in the manifest" });
-            return;
-          }
-          // A store out of reach fails the whole load (tried again later); a file the folder cannot
-          // give is this day's problem alone.
-          const code = (error as NodeJS.ErrnoException).code;
-          if (error instanceof OriginError || code === undefined) throw error;
-          problems.set(date, { file: name, reason: `unreadable (${code})` });
-          return;
-        }
-        if (!body) {
-          problems.set(date, { file: name, reason: "unreadable (gone)" });
-          return;
-        }
-        const day = parseDay(body);
-        if ("problem" in day) problems.set(date, { file: name, reason: day.problem });
-        else found.set(date, { version, picks: day.picks.map(listItem) });
-      }),
-    );
+    reads.push({ name, version: info?.version ?? "", known });
   }
+  return { names, found, reads };
+}
+
+/**
+ * Every published day of `plan`, newest first, as list items: the planned reads are made and checked
+ * in full, a few at a time. A day that cannot be read or is not a snapshot is left out and named in
+ * `problems`; a day whose bytes are not the manifest's keeps its last good list items, if the last
+ * load had any. The others are served.
+ */
+export async function readHeldDays(
+  view: LoadView,
+  plan: HeldDaysPlan,
+  log: (message: string) => void,
+  closed: () => boolean = () => false,
+): Promise<{ days: HeldDay[]; problems: DayProblem[]; versions: Map<string, HeldDayVersion> }> {
+  const found = new Map(plan.found);
+  const problems = new Map<string, DayProblem>();
+  const limit = pLimit(DAY_READS);
+  const reads = plan.reads.map(({ name, version, known }) =>
+    limit(async () => {
+      const date = name.slice(0, 10);
+      // A server stopping mid-load stops reading: SIGTERM is honoured within seconds.
+      if (closed()) throw new Error("the snapshots were closed during the load");
+      let body: Buffer | undefined;
+      try {
+        body = await view.read(`v1/daily/${name}`);
+      } catch (error) {
+        if (error instanceof IntegrityError) {
+          // The last good copy, under its own version: the next load tries the file again.
+          if (known) found.set(date, known);
+          else problems.set(date, { file: name, reason: "does not match its hash in the manifest" });
+          return;
+        }
+        // A store out of reach fails the whole load (tried again later); a file the folder cannot
+        // give is this day's problem alone.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (error instanceof OriginError || code === undefined) throw error;
+        problems.set(date, { file: name, reason: `unreadable (${code})` });
+        return;
+      }
+      if (!body) {
+        problems.set(date, { file: name, reason: "unreadable (gone)" });
+        return;
+      }
+      const day = parseDay(body);
+      if ("problem" in day) problems.set(date, { file: name, reason: day.problem });
+      else found.set(date, { version, picks: day.picks.map(listItem) });
+    }),
+  );
   try {
     await Promise.all(reads);
   } finally {
@@ -184,7 +213,7 @@ export async function loadHeldDays(
   const days: HeldDay[] = [];
   const versions = new Map<string, HeldDayVersion>();
   const listed: DayProblem[] = [];
-  for (const name of names) {
+  for (const name of plan.names) {
     const date = name.slice(0, 10);
     const held = found.get(date);
     const problem = problems.get(date);

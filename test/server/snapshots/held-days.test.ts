@@ -99,6 +99,26 @@ describe("a server starting from the picks index", () => {
       expect(log.some((line) => line.includes("not a valid picks index"))).toBe(broken !== null);
     }
   });
+
+  it("holds the whole history when a background load settles, if the index describes every day", async () => {
+    const { publicDir } = await publishFixtureDays();
+    const expected = (await open(publicDir)).days();
+    expect(expected.length).toBeGreaterThan(1);
+    const described = await createSnapshotCache({ publicDir, background: true });
+    opened.push(described);
+    expect(described.days()).toEqual(expected);
+
+    // A day changed after the index was written is read in full, behind: until then no history.
+    const date = expected[expected.length - 1]?.date as string;
+    const file = join(publicDir, "v1", "daily", `${date}.json`);
+    const later = new Date(Date.now() + 60_000);
+    await utimes(file, later, later);
+    const behind = await createSnapshotCache({ publicDir, background: true });
+    opened.push(behind);
+    expect(behind.days()).toEqual([]);
+    await behind.ready();
+    expect(behind.days()).toEqual(expected);
+  });
 });
 
 describe("a corrupt or unreadable day", () => {
