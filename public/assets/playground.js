@@ -5,6 +5,9 @@
 import { describeProblem, postJson } from "./api.js";
 import { el, notice, replace } from "./dom.js";
 import { excerpt, segments } from "./highlight.js";
+import { stylesheet } from "./stylesheet.js";
+
+await stylesheet("playground.css");
 
 const FIELDS = ["subject", "body", "recipient", "campaign"];
 const LABELS = {
