@@ -5,7 +5,7 @@
 
 let snapshotMode = null; // null until known, then "api" or "files"
 
-async function request(url, init) {
+export async function request(url, init) {
   let response;
   try {
     response = await fetch(url, init);

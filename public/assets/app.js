@@ -51,7 +51,10 @@ function whenNear(id, load) {
   );
   observer.observe(section);
   section.addEventListener("focusin", () => void start(), { once: true });
-  return start;
+  // In view already, or named by the address (a link to #playground, which the browser may not have
+  // scrolled to yet): drawn before the page says it is ready.
+  const box = section.getBoundingClientRect();
+  return (box.top < innerHeight + 200 && box.bottom > -200) || location.hash === `#${id}` ? start() : null;
 }
 
 let graphModule = null;
@@ -362,6 +365,13 @@ async function loadStats() {
   }
 }
 
+/** Whether reader-key.js keeps a key, by its name; storage may be refused (a sandboxed frame). */
+function keptKey() {
+  try {
+    return sessionStorage["picks-key"] ?? localStorage["picks-key"];
+  } catch {}
+}
+
 async function start() {
   // The playground and the key form are far down the page: their modules load when reached.
   const playground = lazyForm($("verify-form"), async () => {
@@ -370,7 +380,7 @@ async function start() {
   });
   const keyForm = lazyForm($("key-form"), async () => {
     const { setupKeyForm } = await import("./key-form.js");
-    setupKeyForm($("key-form"), $("key-result"));
+    await setupKeyForm($("key-form"), $("key-result"));
   });
   $("day-form").addEventListener("submit", (event) => event.preventDefault());
   $("day-select").addEventListener("change", (event) => navigate(event.target.value));
@@ -404,7 +414,7 @@ async function start() {
 
   await Promise.all([loadRubric(), loadArchive().then(loadStats)]);
   await route();
-  const sections = [
+  await Promise.all([
     whenNear("citations", async () => {
       graphModule = await import("./graph.js");
       drawGraph();
@@ -420,17 +430,9 @@ async function start() {
     whenNear("rubric", loadRanker),
     whenNear("playground", playground),
     whenNear("get-key", keyForm),
-  ];
-  // Sections already in view, or named by the address (a link to #playground, which the browser may
-  // not have scrolled to yet), are drawn before the page says it is ready.
-  await Promise.all(
-    sections.map((start, index) => {
-      const id = ["citations", "figures", "leaderboard", "rubric", "playground", "get-key"][index];
-      const box = $(id).getBoundingClientRect();
-      const inView = box.top < window.innerHeight + 200 && box.bottom > -200;
-      return inView || window.location.hash === `#${id}` ? start() : null;
-    }),
-  );
+    // A kept key brings the ratings and the For-you view; without one, none of their bytes.
+    keptKey() && import("./for-you.js").then((module) => module.startReader()),
+  ]);
   document.documentElement.dataset.ready = "true";
 }
 

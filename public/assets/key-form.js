@@ -1,8 +1,10 @@
-// Getting a free key (POST /v1/keys). The key is shown once, with a copy button and the server's
-// warning; refusals (422 field problems, 429 one key per address per day) are spelled out.
+// Getting a free key (POST /v1/keys). The key is shown once, with a copy button, the server's
+// warning and a button that uses it on this page (use-key.js, the form below this one); refusals
+// (422 field problems, 429 one key per address per day) are spelled out.
 
 import { describeProblem, postJson } from "./api.js";
 import { el, notice, replace } from "./dom.js";
+import { setupUseKey } from "./use-key.js";
 
 const LABELS = { email: "Email", label: "What it is for" };
 
@@ -37,6 +39,16 @@ function issued(answer) {
   const status = el("p", { className: "copy-status", attrs: { role: "status" } });
   const button = el("button", { attrs: { type: "button" }, text: "Copy key" });
   button.addEventListener("click", () => copy(input, status));
+  const use = el("button", {
+    className: "secondary",
+    attrs: { type: "button" },
+    text: "Use it on this page",
+  });
+  use.addEventListener("click", () => {
+    const form = document.getElementById("use-key-form");
+    form.elements.namedItem("key").value = answer.key;
+    form.requestSubmit();
+  });
   return el(
     "div",
     { className: "issued" },
@@ -53,12 +65,13 @@ function issued(answer) {
     }),
     el("div", { className: "key-row" }, input, button),
     status,
+    el("p", {}, use),
     el("p", { className: "muted", text: `Key id ${answer.key_id}. ${limitsText(answer.limits ?? {})}` }),
   );
 }
 
-/** Wires the key form to the service. */
-export function setupKeyForm(form, output) {
+/** Wires the key form to the service, and adds the form that uses a key on this page. */
+export async function setupKeyForm(form, output) {
   const button = form.querySelector("button[type=submit]");
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -100,4 +113,5 @@ export function setupKeyForm(form, output) {
       ),
     );
   });
+  await setupUseKey(output);
 }

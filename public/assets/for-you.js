@@ -1,0 +1,255 @@
+// With a reader's key: thumbs on every card, and a "For you" list beside the day's picks (GET
+// /v1/me/picks: the day's screened papers in this reader's order, each with why it is there). Loaded
+// only when a key is kept or entered (app.js, use-key.js), so the first view without one is unchanged.
+
+import { describeProblem } from "./api.js";
+import { el, externalLink, formatDay, notice, replace } from "./dom.js";
+import { likelihoodText } from "./picks.js";
+import { onRated, ratingControl, setRatings } from "./ratings.js";
+import { keyed } from "./reader-key.js";
+import { stylesheet } from "./stylesheet.js";
+
+const LIMIT = 20;
+/** A nearest paper below this cosine says little about why: it is not shown. */
+const NEAR_ENOUGH = 0.1;
+
+const $ = (id) => document.getElementById(id);
+const root = document.documentElement;
+
+let reader = null;
+
+// A rating changes the list: shown, it is loaded again; hidden, when it is next opened.
+onRated(() => {
+  if (!reader) return;
+  reader.stale = true;
+  if (reader.on) void loadList();
+});
+
+/** One line for the reader above the lists: what a rating did, or why something was refused. */
+function say(text, error = false) {
+  if (!reader) return;
+  replace(reader.message, text ? notice(error ? "error" : "info", text) : null);
+}
+
+/** The thumbs of a card, once; `titleId` names it. */
+function addThumbs(card, titleId, title) {
+  if (card.querySelector(".rating") || !card.dataset.arxivId) return;
+  const control = ratingControl({ arxivId: card.dataset.arxivId, title, titleId }, say);
+  const place = card.querySelector(".headline") ?? card.querySelector(".hit-meta");
+  if (place) place.after(control);
+  else card.append(control);
+}
+
+/** Thumbs on every card the page shows: the day's picks, a range of days, the screened papers. */
+function thumbAll() {
+  for (const card of $("pick-list").querySelectorAll("li.pick")) {
+    const heading = card.querySelector("h2[id]");
+    if (heading) addThumbs(card, heading.id, heading.textContent);
+  }
+  for (const card of document.querySelectorAll("#screened-list .screened-item")) {
+    const link = card.querySelector("a, span");
+    if (!link) continue;
+    link.id ||= `screened-title-${card.dataset.arxivId}`;
+    addThumbs(card, link.id, link.textContent);
+  }
+}
+
+/** Why a paper stands where it does in this reader's list, in one or two short sentences. */
+export function whyText(paper) {
+  const why = paper.why_for_you;
+  const parts = [];
+  if (why.followed_author) parts.push(`You follow ${why.followed_author}.`);
+  if (why.followed_phrase) parts.push(`It mentions “${why.followed_phrase}”, which you follow.`);
+  const near = why.nearest.filter(
+    (other) => other.similarity >= NEAR_ENOUGH && other.arxiv_id !== paper.arxiv_id,
+  );
+  if (near.length)
+    parts.push(`Near ${near.map((other) => `“${other.title}”`).join(" and ")} (your library or likes).`);
+  if (why.placed_by === "must_read")
+    parts.push("Kept in your first ten: the day's model is sure everyone should read it.");
+  else if (why.placed_by === "blend" && !near.length)
+    parts.push("Placed by your ratings and library, blended with the day's order.");
+  if (why.global_likelihood !== null)
+    parts.push(`Must-read likelihood ${likelihoodText(why.global_likelihood)}.`);
+  return parts.join(" ");
+}
+
+function item(paper) {
+  const titleId = `for-you-${paper.arxiv_id}`;
+  const why = whyText(paper);
+  const figures = [
+    `#${paper.rank} for you`,
+    `#${paper.global_rank} of the day`,
+    paper.picked ? "a pick" : null,
+    `score ${paper.for_you.toFixed(2)}`,
+  ].filter(Boolean);
+  const card = el(
+    "li",
+    { className: "for-you-item", data: { arxivId: paper.arxiv_id } },
+    el(
+      "article",
+      { attrs: { "aria-labelledby": titleId } },
+      el("h3", { attrs: { id: titleId } }, externalLink(paper.abs_url, paper.title)),
+      el("p", { className: "hit-meta", text: figures.join(" · ") }),
+      why ? el("p", { className: "why-for-you" }, el("strong", { text: "Why for you: " }), why) : null,
+    ),
+  );
+  card.firstChild.append(ratingControl({ arxivId: paper.arxiv_id, title: paper.title, titleId }, say));
+  return card;
+}
+
+function intro(answer) {
+  const day = formatDay(answer.date);
+  const order = answer.personal
+    ? `The ${answer.screened} papers screened on ${day}, in your order: your ratings and library ` +
+      "blended with the day's, the authors and phrases you follow first, and the day's sure must-reads " +
+      "never below tenth."
+    : `Your profile holds nothing to rank by yet, so this is the day's own order of the ` +
+      `${answer.screened} papers screened on ${day}. A thumbs up teaches the list what you want.`;
+  return `${order} The first ${answer.items.length} are shown; each load spends one call of your key.`;
+}
+
+/** Fills the For-you list for the day on screen (the latest when the page shows a range). */
+async function loadList() {
+  const { list, status, note } = reader;
+  const token = ++reader.loading;
+  const date = root.dataset.day;
+  reader.shownFor = `${date ?? ""}`;
+  reader.stale = false;
+  const query = new URLSearchParams({ limit: String(LIMIT) });
+  if (date) query.set("date", date);
+  list.setAttribute("aria-busy", "true");
+  status.textContent = date ? `Loading your list of ${formatDay(date)}…` : "Loading your list…";
+  const result = await keyed("GET", `v1/me/picks?${query}`);
+  if (token !== reader.loading) return;
+  list.removeAttribute("aria-busy");
+  if (!result.ok) {
+    status.textContent = "";
+    note.textContent = "";
+    reader.stale = true;
+    const lead = result.status === 401 ? "Your key was refused:" : "Your list could not be loaded:";
+    replace(list, el("li", {}, notice("error", `${lead} ${describeProblem(result).join(" ")}`)));
+    return;
+  }
+  const answer = result.body;
+  // A keyboard reader who just pressed a thumb here keeps their place: on the same paper's thumb.
+  const focused = document.activeElement?.closest?.("#for-you-list .rating");
+  const keep = focused && {
+    id: focused.dataset.arxivId,
+    rating: document.activeElement.dataset.rating,
+  };
+  note.textContent = intro(answer);
+  replace(list, answer.items.map(item));
+  list.dataset.version = String(answer.profile_version);
+  if (keep) {
+    list
+      .querySelector(`.rating[data-arxiv-id="${CSS.escape(keep.id)}"] [data-rating="${keep.rating}"]`)
+      ?.focus();
+  }
+  status.textContent = `Showing your first ${answer.items.length} of ${formatDay(answer.date)}.`;
+  root.dataset.forYou = `${answer.date}:${answer.profile_version}`;
+}
+
+/** Shows the For-you list (true) or the day's picks (false), and says so in the address. */
+function showForYou(on) {
+  if (!reader) return;
+  reader.on = on;
+  const section = $("picks");
+  if (on) section.dataset.list = "for-you";
+  else delete section.dataset.list;
+  reader.box.hidden = !on;
+  reader.dayButton.setAttribute("aria-pressed", String(!on));
+  reader.youButton.setAttribute("aria-pressed", String(on));
+  // The address says so (a reload opens the same list), leaving any other fragment alone.
+  if (on !== (window.location.hash === "#for-you")) {
+    const url = new URL(window.location.href);
+    url.hash = on ? "for-you" : "";
+    window.history.replaceState(window.history.state, "", url);
+  }
+  if (on && (reader.stale || reader.shownFor !== `${root.dataset.day ?? ""}`)) void loadList();
+}
+
+function viewSwitch() {
+  const button = (text) =>
+    el("button", { className: "secondary", attrs: { type: "button", "aria-pressed": "false" }, text });
+  const dayButton = button("The day's picks");
+  const youButton = button("For you");
+  dayButton.addEventListener("click", () => showForYou(false));
+  youButton.addEventListener("click", () => showForYou(true));
+  const group = el(
+    "div",
+    { className: "list-switch", attrs: { role: "group", "aria-label": "Which list" } },
+    dayButton,
+    youButton,
+  );
+  return { group, dayButton, youButton };
+}
+
+/**
+ * Starts the reader's part of the page with the kept key: its ratings from the profile export, the
+ * thumbs, and the switch to the For-you list (open at once when the address ends in #for-you).
+ * Resolves when the thumbs are shown, or the key's refusal is.
+ */
+export async function startReader() {
+  if (reader) return;
+  await stylesheet("reader.css");
+  const { group, dayButton, youButton } = viewSwitch();
+  const message = el("div", { attrs: { id: "reader-message", "aria-live": "polite" } });
+  const status = el("p", { className: "status", attrs: { role: "status", "aria-live": "polite" } });
+  const note = el("p", { className: "muted", attrs: { id: "for-you-note" } });
+  const list = el("ol", { className: "for-you-list", attrs: { id: "for-you-list" } });
+  const box = el(
+    "div",
+    { attrs: { id: "for-you", hidden: true } },
+    el("h2", { attrs: { id: "for-you-heading" }, text: "For you" }),
+    note,
+    status,
+    list,
+  );
+  reader = { message, status, note, list, box, dayButton, youButton, loading: 0, stale: true, on: false };
+  $("filter-form").before(group, message);
+  $("pick-list").after(box);
+
+  const profile = await keyed("GET", "v1/me/profile");
+  if (!profile.ok) {
+    // A revoked or mistyped key: said where the thumbs would be, with the way to another key.
+    group.hidden = true;
+    say(
+      `The key kept on this page was refused: ${describeProblem(profile).join(" ")} Enter another under “API key”.`,
+      true,
+    );
+    root.dataset.reader = "refused";
+    return;
+  }
+  setRatings(profile.body.ratings);
+  reader.profile = profile.body;
+  thumbAll();
+  reader.observer = new MutationObserver(thumbAll);
+  reader.observer.observe($("pick-list"), { childList: true });
+  reader.observer.observe($("screened-body"), { childList: true, subtree: true });
+  // Another day or a range on screen: the list follows the day, and a range shows the picks.
+  reader.dayObserver = new MutationObserver(() => {
+    if (root.dataset.view === "filtered") showForYou(false);
+    else if (reader.on && reader.shownFor !== `${root.dataset.day ?? ""}`) void loadList();
+  });
+  reader.dayObserver.observe(root, { attributeFilter: ["data-day", "data-view"] });
+  showForYou(window.location.hash === "#for-you" && root.dataset.view !== "filtered");
+  root.dataset.reader = "ready";
+}
+
+/** Takes the reader's part away again (the key was forgotten): the page as it is without a key. */
+export function stopReader() {
+  if (!reader) return;
+  showForYou(false);
+  reader.observer?.disconnect();
+  reader.dayObserver?.disconnect();
+  for (const node of document.querySelectorAll(".rating, .list-switch, #reader-message, #for-you"))
+    node.remove();
+  reader = null;
+  setRatings([]);
+  delete root.dataset.reader;
+  delete root.dataset.forYou;
+}
+
+/** The kept key's profile as the page loaded it (key id and tier), or null. */
+export const readerProfile = () => reader?.profile ?? null;
