@@ -208,122 +208,150 @@ export function registerServe(program: Command): void {
       parseIntOption("--workers", 1, 64),
       1,
     )
-    .action(async (flags: ServeFlags) => {
-      const out = createOutput({ json: false });
-      const bucket = snapshotsBucketFrom(flags, process.env);
-      const pollSeconds = pollSecondsFrom(process.env);
-      if (flags.seed && !isClusterWorker() && !bucket) await seedSample(flags.public, flags.runs, out);
-      const log = (message: string) => process.stderr.write(`${message}\n`);
-      const metrics = metricsSettingsOrRefuse(process.env, flags.port);
-      const config = { ...configFromEnv(process.env), metrics };
-      const clustered = flags.workers > 1 && !isClusterWorker();
-      // The primary of a cluster serves the merged metrics; its workers share theirs with it.
-      const serviceMetrics = createServiceMetrics();
-      if (isClusterWorker() && metricsOn(metrics)) shareMetricsWithPrimary(serviceMetrics.registry);
-      const metricsListener = isClusterWorker()
-        ? undefined
-        : await openMetricsListener(
-            metrics,
-            clustered ? clusterMetricsText : () => scrapeText(serviceMetrics.registry),
-          );
-      // Settings are checked before the store is opened, so a wrong one leaves no state behind.
-      const withWorker = inServerWorker(flags.worker, process.env);
-      const rubric = await loadRubric();
-      const score = submissionScorerFromEnv(process.env, log, rubric) ?? rulesScorer(rubric);
-      const submissions = { settings: submissionSettingsFromEnv(process.env), score };
-      const webhooks = { settings: webhookSettingsFromEnv(process.env) };
-      const siteUrl = siteUrlFromEnv(process.env);
-      const store = await createStoreFromEnv(process.env, {
-        rootDir: PROJECT_ROOT,
-        checkpointOffThread: true,
-      });
-      if (clustered) {
-        // The primary opened the store only to fail early, once, on a bad one; the workers share it.
-        const kind = store.kind;
-        await store.close();
-        if (kind === "memory") {
-          throw new UsageError(
-            "Expected STATE_STORE `sqlite` or `redis` with `--workers`: memory is not shared",
-          );
-        }
-        runCluster({
-          count: flags.workers,
-          banner: (url) => `Research-Picks ${VERSION} listening on ${url}`,
-          notes: metricsListener ? [`  metrics at ${metricsListener.url}`] : [],
-          out,
-        });
-        return;
-      }
-      const source = bucket
-        ? createBucketSource({
-            origin: await openBucket(bucket),
-            url: bucketUrl(bucket),
-            ...(bucket.settings.endpoint ? { endpoint: bucket.settings.endpoint } : {}),
-            pollSeconds,
-            ...(process.env.REDIS_URL?.trim() ? { redisUrl: process.env.REDIS_URL.trim() } : {}),
-            log,
-          })
-        : createFolderSource(flags.public);
-      let snapshots: SnapshotCache;
-      try {
-        snapshots = await createSnapshotCache({ source, watch: true, log, background: true });
-      } catch (error) {
-        // Nothing may keep the process from exiting with the reason: the store's and the bucket's
-        // connections are closed first.
-        source.close();
-        await store.close();
-        throw error;
-      }
-      const semantic = createSemanticChecker(semanticConfigFromEnv(process.env));
-      // A server without a model file does not start; the file itself is read at the readers' first call.
-      const modelPath = await newestModelPath();
-      const context = await createContext({
-        version: VERSION,
-        snapshots,
-        store,
-        config,
-        log,
-        semantic,
-        submissions,
-        webhooks,
-        metrics: serviceMetrics,
-        // Readers' personal models read papers with the shipped model's vocabulary: every server the same.
-        relevance: () =>
-          loadRelevanceModel(modelPath).catch((error: unknown) => {
-            log(`readers: ${(error as Error).message}; lists are in the global order`);
-            return null;
-          }),
-      });
-      // One submission worker per server, not per cluster worker: the configured concurrency holds.
-      const worker =
-        withWorker && serverIndex() === 1 ? await startSubmissionWorker(context.submissions) : null;
-      const deliveries =
-        withWorker && serverIndex() === 1
-          ? await startDeliveries(context, store, webhooks.settings, log)
-          : null;
-      // Every server announces the days it sees appear; the events' ids make each one sent once.
-      const announcer = watchPublishedDays(
-        { store, now: context.now, siteUrl, log, wake: () => deliveries?.wake() },
-        snapshots,
+    .action(runServe);
+}
+
+async function runServe(flags: ServeFlags): Promise<void> {
+  const out = createOutput({ json: false });
+  const bucket = snapshotsBucketFrom(flags, process.env);
+  const pollSeconds = pollSecondsFrom(process.env);
+  if (flags.seed && !isClusterWorker() && !bucket) await seedSample(flags.public, flags.runs, out);
+  const log = (message: string) => process.stderr.write(`${message}\n`);
+  const metrics = metricsSettingsOrRefuse(process.env, flags.port);
+  const config = { ...configFromEnv(process.env), metrics };
+  const clustered = flags.workers > 1 && !isClusterWorker();
+  // The primary of a cluster serves the merged metrics; its workers share theirs with it.
+  const serviceMetrics = createServiceMetrics();
+  if (isClusterWorker() && metricsOn(metrics)) shareMetricsWithPrimary(serviceMetrics.registry);
+  const metricsListener = isClusterWorker()
+    ? undefined
+    : await openMetricsListener(
+        metrics,
+        clustered ? clusterMetricsText : () => scrapeText(serviceMetrics.registry),
       );
-      const running = await listen(context, { port: flags.port, host: flags.host });
-      if (isClusterWorker()) {
-        reportListening(running.url);
-      } else {
-        out.line(`Research-Picks ${VERSION} listening on ${running.url}`);
-        out.line(`  try ${running.url}/v1/daily/latest`);
-        if (metricsListener) out.line(`  metrics at ${metricsListener.url}`);
-      }
-      const stop = async () => {
-        // The worker finishes the submissions in hand first; what is queued waits in the store.
-        await Promise.all([running.close(), worker?.stop(), deliveries?.stop(), metricsListener?.close()]);
-        // Then the snapshots, before the announcer: it waits for the history, which may still be loading
-        // (thousands of days from a bucket); closed, that load stops at once.
-        snapshots.close();
-        await announcer.stop();
-        await store.close();
-      };
-      process.once("SIGTERM", () => void stop());
-      process.once("SIGINT", () => void stop());
-    });
+  // Settings are checked before the store is opened, so a wrong one leaves no state behind.
+  const withWorker = inServerWorker(flags.worker, process.env);
+  const rubric = await loadRubric();
+  const score = submissionScorerFromEnv(process.env, log, rubric) ?? rulesScorer(rubric);
+  const submissions = { settings: submissionSettingsFromEnv(process.env), score };
+  const webhooks = { settings: webhookSettingsFromEnv(process.env) };
+  const siteUrl = siteUrlFromEnv(process.env);
+  const store = await createStoreFromEnv(process.env, { rootDir: PROJECT_ROOT, checkpointOffThread: true });
+  if (clustered) return startCluster(store, flags.workers, metricsListener, out);
+  const snapshots = await openSnapshots(flags.public, bucket, pollSeconds, store, log);
+  const semantic = createSemanticChecker(semanticConfigFromEnv(process.env));
+  // A server without a model file does not start; the file itself is read at the readers' first call.
+  const modelPath = await newestModelPath();
+  const context = await createContext({
+    version: VERSION,
+    snapshots,
+    store,
+    config,
+    log,
+    semantic,
+    submissions,
+    webhooks,
+    metrics: serviceMetrics,
+    // Readers' personal models read papers with the shipped model's vocabulary: every server the same.
+    relevance: () =>
+      loadRelevanceModel(modelPath).catch((error: unknown) => {
+        log(`readers: ${(error as Error).message}; lists are in the global order`);
+        return null;
+      }),
+  });
+  await serveContext(context, { flags, withWorker, siteUrl, metricsListener, out });
+}
+
+/** The primary of `--workers N`: the store was opened only to fail early, once, on a bad one. */
+async function startCluster(
+  store: Store,
+  count: number,
+  metricsListener: MetricsListener | undefined,
+  out: Output,
+): Promise<void> {
+  const kind = store.kind;
+  await store.close();
+  if (kind === "memory") {
+    throw new UsageError("Expected STATE_STORE `sqlite` or `redis` with `--workers`: memory is not shared");
+  }
+  runCluster({
+    count,
+    banner: (url) => `Research-Picks ${VERSION} listening on ${url}`,
+    notes: metricsListener ? [`  metrics at ${metricsListener.url}`] : [],
+    out,
+  });
+}
+
+/** The published days, from the bucket or the folder, watched for new ones. */
+async function openSnapshots(
+  publicDir: string,
+  bucket: BucketTarget | undefined,
+  pollSeconds: number,
+  store: Store,
+  log: (message: string) => void,
+): Promise<SnapshotCache> {
+  const source = bucket
+    ? createBucketSource({
+        origin: await openBucket(bucket),
+        url: bucketUrl(bucket),
+        ...(bucket.settings.endpoint ? { endpoint: bucket.settings.endpoint } : {}),
+        pollSeconds,
+        ...(process.env.REDIS_URL?.trim() ? { redisUrl: process.env.REDIS_URL.trim() } : {}),
+        log,
+      })
+    : createFolderSource(publicDir);
+  try {
+    return await createSnapshotCache({ source, watch: true, log, background: true });
+  } catch (error) {
+    // Nothing may keep the process from exiting with the reason: the store's and the bucket's
+    // connections are closed first.
+    source.close();
+    await store.close();
+    throw error;
+  }
+}
+
+/** Listens, with the workers and the announcer of new days beside it, until SIGTERM or SIGINT. */
+async function serveContext(
+  context: AppContext,
+  options: {
+    flags: ServeFlags;
+    withWorker: boolean;
+    siteUrl: string;
+    metricsListener: MetricsListener | undefined;
+    out: Output;
+  },
+): Promise<void> {
+  const { flags, metricsListener, out } = options;
+  const { store, snapshots, log } = context;
+  // One submission worker per server, not per cluster worker: the configured concurrency holds.
+  const first = options.withWorker && serverIndex() === 1;
+  const worker = first ? await startSubmissionWorker(context.submissions) : null;
+  const deliveries = first
+    ? await startDeliveries(context, store, context.webhooks.deps.settings, log)
+    : null;
+  // Every server announces the days it sees appear; the events' ids make each one sent once.
+  const announcer = watchPublishedDays(
+    { store, now: context.now, siteUrl: options.siteUrl, log, wake: () => deliveries?.wake() },
+    snapshots,
+  );
+  const running = await listen(context, { port: flags.port, host: flags.host });
+  if (isClusterWorker()) {
+    reportListening(running.url);
+  } else {
+    out.line(`Research-Picks ${VERSION} listening on ${running.url}`);
+    out.line(`  try ${running.url}/v1/daily/latest`);
+    if (metricsListener) out.line(`  metrics at ${metricsListener.url}`);
+  }
+  const stop = async () => {
+    // The worker finishes the submissions in hand first; what is queued waits in the store.
+    await Promise.all([running.close(), worker?.stop(), deliveries?.stop(), metricsListener?.close()]);
+    // Then the snapshots, before the announcer: it waits for the history, which may still be loading
+    // (thousands of days from a bucket); closed, that load stops at once.
+    snapshots.close();
+    await announcer.stop();
+    await store.close();
+  };
+  process.once("SIGTERM", () => void stop());
+  process.once("SIGINT", () => void stop());
 }
