@@ -2,7 +2,8 @@
 // measured in the same run, because absolute numbers on these small shared machines drift.
 // BENCH_SECONDS sets the length of each load (default 6 s); BENCH_ONLY=cpu,snapshot,papers,... picks
 // sections (cpu: curate, the screened file, ranker, scorer and checks in process; readers: the personal ranking in process
-// and GET /v1/me/picks against keyed /v1/papers; observability: /metrics and the request
+// and GET /v1/me/picks against keyed /v1/papers; feeds: a poll of the personal feed, 200 and 304, against
+// keyed /v1/papers; observability: /metrics and the request
 // log against both off; labelling: the labelling simulation, a few minutes; the tail section follows
 // the loads).
 import { execFile } from "node:child_process";
@@ -315,6 +316,57 @@ async function personalPicksLoad(): Promise<void> {
   }
 }
 
+/**
+ * What a feed reader's poll of the personal feed costs: GET /v1/feeds/for-you/{token}.xml answered in
+ * full (kept bytes) and as a 304 (If-None-Match), each against keyed GET /v1/papers on one server, the
+ * same enterprise key with a 20-id library, loads alternated A/B twice. The feed's read rate is lifted.
+ */
+async function personalFeedLoad(): Promise<void> {
+  const env = { STATE_DIR: join(root, "state-feeds"), FEED_READ_RATE_LIMIT: "1000000000" };
+  const key = await enterpriseKey(env);
+  const server = await startTracedServer(publicDir, await servedWith(env));
+  pinServer(server.child.pid);
+  try {
+    const keyed = { headers: { "x-api-key": key } };
+    const day = (await (await fetch(`${server.url}/v1/me/picks?limit=100`, keyed)).json()) as {
+      items: Array<{ arxiv_id: string }>;
+    };
+    const write = { ...keyed.headers, "content-type": "application/json" };
+    const library = await fetch(`${server.url}/v1/me/library`, {
+      method: "PUT",
+      headers: write,
+      body: JSON.stringify(day.items.slice(-20).map((item) => item.arxiv_id)),
+    });
+    if (library.status !== 200) throw new Error(`PUT /v1/me/library answered ${library.status}`);
+    const issued = await fetch(`${server.url}/v1/me/feed-token`, { method: "POST", headers: keyed.headers });
+    if (issued.status !== 201) throw new Error(`POST /v1/me/feed-token answered ${issued.status}`);
+    const feed = `${server.url}/v1/feeds/for-you/${((await issued.json()) as { token: string }).token}.xml`;
+    const etag = (await fetch(feed)).headers.get("etag") ?? "";
+    const papers = `${server.url}/v1/papers?days=7`;
+    await load(feed, { seconds: warmUpSeconds || 1 });
+    for (const [name, headers] of [
+      ["200", {}],
+      ["304", { "if-none-match": etag }],
+    ] as const) {
+      const ratios: number[] = [];
+      for (let pair = 0; pair < 2; pair++) {
+        const a = await load(papers, { seconds, ...keyed, serverPid: server.child.pid });
+        const b = await load(feed, { seconds, headers, serverPid: server.child.pid });
+        ratios.push(b.rps / a.rps);
+        console.log(
+          `GET /v1/feeds/for-you/{token}.xml answered ${name}: ${Math.round(b.rps)} req/s, keyed GET ` +
+            `/v1/papers?days=7: ${Math.round(a.rps)} req/s, ratio ${(b.rps / a.rps).toFixed(2)}, non-2xx ${b.non2xx}`,
+        );
+      }
+      console.log(
+        `personal feed (${name}) / keyed /v1/papers, median of the pairs: ${median(ratios).toFixed(2)}`,
+      );
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
 /** The server's resident memory after a sustained mixed load over a year of published days. */
 async function memoryAfterLoad(): Promise<void> {
   const yearDir = join(root, "year");
@@ -372,6 +424,9 @@ try {
   if (wanted("readers")) {
     for (const line of readersLines(await runReadersBench())) console.log(line);
     await personalPicksLoad();
+  }
+  if (wanted("feeds")) {
+    await personalFeedLoad();
   }
 
   if (wanted("labelling")) {
