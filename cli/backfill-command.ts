@@ -214,70 +214,84 @@ async function backfillDays(flags: BackfillFlags): Promise<JobTotals | undefined
           `set aside: the ${stored.done.length} days it published stay published\n`,
       );
     }
-    const live = createLiveSetup({
-      source: "arxiv-history",
-      categories: settings.categories,
-      citations: settings.citations,
-      judge: settings.judge,
-      env,
-    });
-    const client = live.client;
-    if (!client) throw new Error("the arXiv client was not set up");
-    try {
-      // The per-day summaries, unless the backfill prints one JSON document.
-      const dayOut = flags.json ? createOutput({ json: false, stdout: quiet() }) : out;
-      const outcome = await runBackfill({
-        settings,
-        checkpoints,
-        now,
-        history: {
-          client,
-          categories: settings.categories,
-          apiUrl: live.arxivApiUrl,
-          pageSize: arxivPageSize(env, live.arxivApiUrl),
-        },
-        intervalMs: arxivInterval(env, live.arxivApiUrl, live.arxivApiUrl),
-        daily: await dailyJobSettings({
-          outDir: settings.out,
-          runsDir: settings.runs,
-          selection: selectionFrom({
-            ranker: settings.ranker,
-            minTotal: settings.minTotal ?? undefined,
-            maxPicks: settings.maxPicks ?? undefined,
-          }),
-          out: dayOut,
-          scorer: live.scorer,
-          ranker,
-          citations: live.citations,
-          citationsSkipped: live.citationsSkipped,
-          httpCounts: () => client.counts(),
-          webhooks: settings.announce ? "announce" : "quiet",
-          env,
-        }),
-        publish: publishTo && dailyPublish(publishTo, out, env),
-        onPulled: (where, days) =>
-          out.line(`${where}: copied ${days.length} published days the folder lacked`),
-        onProgress: (message) => out.progress(message),
-        onFailed: ({ day, reason }, before) => {
-          const kept = before > 0 ? `the days before it (${before}) stay published; ` : "";
-          process.stderr.write(
-            `picks: backfill of ${day} failed: ${reason}\n${kept}\`picks backfill --resume\` retries it\n`,
-          );
-          process.exitCode = 1;
-        },
-      });
-      printOutcome(out, settings, outcome, client.counts());
-      return {
-        succeeded: outcome.failed === null,
-        candidates: outcome.candidates,
-        picks: outcome.picks,
-        http: client.counts(),
-      };
-    } finally {
-      await client.close();
-    }
+    return await backfillLive({ flags, settings, checkpoints, now, ranker, publishTo, out });
   } finally {
     await store.close();
+  }
+}
+
+/** The backfill itself, from the arXiv query API with the live scorer, citations and judge. */
+async function backfillLive(job: {
+  flags: BackfillFlags;
+  settings: BackfillSettings;
+  checkpoints: ReturnType<typeof backfillCheckpoints>;
+  now: Date;
+  ranker: Awaited<ReturnType<typeof rankerFrom>>;
+  publishTo: ReturnType<typeof publishTargetOf>;
+  out: Output;
+}): Promise<JobTotals> {
+  const { settings, out, publishTo } = job;
+  const env = process.env;
+  const live = createLiveSetup({
+    source: "arxiv-history",
+    categories: settings.categories,
+    citations: settings.citations,
+    judge: settings.judge,
+    env,
+  });
+  const client = live.client;
+  if (!client) throw new Error("the arXiv client was not set up");
+  try {
+    // The per-day summaries, unless the backfill prints one JSON document.
+    const dayOut = job.flags.json ? createOutput({ json: false, stdout: quiet() }) : out;
+    const outcome = await runBackfill({
+      settings,
+      checkpoints: job.checkpoints,
+      now: job.now,
+      history: {
+        client,
+        categories: settings.categories,
+        apiUrl: live.arxivApiUrl,
+        pageSize: arxivPageSize(env, live.arxivApiUrl),
+      },
+      intervalMs: arxivInterval(env, live.arxivApiUrl, live.arxivApiUrl),
+      daily: await dailyJobSettings({
+        outDir: settings.out,
+        runsDir: settings.runs,
+        selection: selectionFrom({
+          ranker: settings.ranker,
+          minTotal: settings.minTotal ?? undefined,
+          maxPicks: settings.maxPicks ?? undefined,
+        }),
+        out: dayOut,
+        scorer: live.scorer,
+        ranker: job.ranker,
+        citations: live.citations,
+        citationsSkipped: live.citationsSkipped,
+        httpCounts: () => client.counts(),
+        webhooks: settings.announce ? "announce" : "quiet",
+        env,
+      }),
+      publish: publishTo && dailyPublish(publishTo, out, env),
+      onPulled: (where, days) => out.line(`${where}: copied ${days.length} published days the folder lacked`),
+      onProgress: (message) => out.progress(message),
+      onFailed: ({ day, reason }, before) => {
+        const kept = before > 0 ? `the days before it (${before}) stay published; ` : "";
+        process.stderr.write(
+          `picks: backfill of ${day} failed: ${reason}\n${kept}\`picks backfill --resume\` retries it\n`,
+        );
+        process.exitCode = 1;
+      },
+    });
+    printOutcome(out, settings, outcome, client.counts());
+    return {
+      succeeded: outcome.failed === null,
+      candidates: outcome.candidates,
+      picks: outcome.picks,
+      http: client.counts(),
+    };
+  } finally {
+    await client.close();
   }
 }
 

@@ -290,61 +290,63 @@ export function registerCurate(program: Command): void {
     .addOption(maxPicksOption())
     .addOption(metricsFileOption())
     .option("--json", "print the result as JSON", false)
-    .action(async (flags: CurateFlags) => {
-      const metricsFile = checkMetricsFile(flags.metricsFile);
-      const startedAt = Date.now();
-      const out = createOutput({ json: flags.json });
-      const kind = sourceKind(flags.source);
-      if (flags.categories && kind !== "arxiv")
-        throw new UsageError("`--categories` applies only to `--source arxiv`");
-      const publishTo = publishTargetOf(flags.publish, process.env);
-      let live: LiveSetup | undefined;
-      let result: CurateResult | undefined;
-      try {
-        // Before any request: a missing or broken model stops the run with nothing published.
-        const ranker = await rankerFrom(flags);
-        live = createLiveSetup({
-          source: kind,
-          categories: flags.categories ?? DEFAULT_CATEGORIES,
-          citations: flags.citations,
-          judge: flags.judge,
-          env: process.env,
-        });
-        const source = sourceFrom(flags.source, live);
-        if (live.arxiv && !flags.date) out.progress("gather: reading the arXiv listing to learn its day");
-        const date =
-          flags.date ??
-          (live.arxiv ? await live.arxiv.latestDay() : await defaultDate(flags.source, new Date()));
-        const client = live.client;
-        result = await runCurate({
-          date,
-          source,
-          outDir: flags.out,
-          runsDir: flags.runs,
-          selection: selectionFrom(flags),
-          out,
-          ...(live.scorer ? { scorer: live.scorer } : {}),
-          ...(ranker ? { ranker } : {}),
-          ...(live.citations ? { citations: live.citations } : {}),
-          citationsSkipped: live.citationsSkipped,
-          ...(client ? { httpCounts: () => client.counts() } : {}),
-          webhooks: "announce",
-          ...(publishTo ? { publishTo } : {}),
-        });
-      } finally {
-        if (metricsFile) {
-          const finishedAt = Date.now();
-          await writeRunMetrics(metricsFile, {
-            command: "curate",
-            succeeded: result !== undefined,
-            finishedAt,
-            durationMs: finishedAt - startedAt,
-            candidates: result ? result.snapshot.counts.screened : null,
-            picks: result ? result.snapshot.picks.length : null,
-            upstreamFailures: failuresOf(live?.client?.counts()),
-          });
-        }
-        await live?.client?.close();
-      }
+    .action(curateDay);
+}
+
+/** `picks curate`: one day from its source, published, with its run metrics when asked. */
+async function curateDay(flags: CurateFlags): Promise<void> {
+  const metricsFile = checkMetricsFile(flags.metricsFile);
+  const startedAt = Date.now();
+  const out = createOutput({ json: flags.json });
+  const kind = sourceKind(flags.source);
+  if (flags.categories && kind !== "arxiv")
+    throw new UsageError("`--categories` applies only to `--source arxiv`");
+  const publishTo = publishTargetOf(flags.publish, process.env);
+  let live: LiveSetup | undefined;
+  let result: CurateResult | undefined;
+  try {
+    // Before any request: a missing or broken model stops the run with nothing published.
+    const ranker = await rankerFrom(flags);
+    live = createLiveSetup({
+      source: kind,
+      categories: flags.categories ?? DEFAULT_CATEGORIES,
+      citations: flags.citations,
+      judge: flags.judge,
+      env: process.env,
     });
+    const source = sourceFrom(flags.source, live);
+    if (live.arxiv && !flags.date) out.progress("gather: reading the arXiv listing to learn its day");
+    const date =
+      flags.date ?? (live.arxiv ? await live.arxiv.latestDay() : await defaultDate(flags.source, new Date()));
+    const client = live.client;
+    result = await runCurate({
+      date,
+      source,
+      outDir: flags.out,
+      runsDir: flags.runs,
+      selection: selectionFrom(flags),
+      out,
+      ...(live.scorer ? { scorer: live.scorer } : {}),
+      ...(ranker ? { ranker } : {}),
+      ...(live.citations ? { citations: live.citations } : {}),
+      citationsSkipped: live.citationsSkipped,
+      ...(client ? { httpCounts: () => client.counts() } : {}),
+      webhooks: "announce",
+      ...(publishTo ? { publishTo } : {}),
+    });
+  } finally {
+    if (metricsFile) {
+      const finishedAt = Date.now();
+      await writeRunMetrics(metricsFile, {
+        command: "curate",
+        succeeded: result !== undefined,
+        finishedAt,
+        durationMs: finishedAt - startedAt,
+        candidates: result ? result.snapshot.counts.screened : null,
+        picks: result ? result.snapshot.picks.length : null,
+        upstreamFailures: failuresOf(live?.client?.counts()),
+      });
+    }
+    await live?.client?.close();
+  }
 }
