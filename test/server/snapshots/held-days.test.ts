@@ -100,6 +100,30 @@ describe("a server starting from the picks index", () => {
     }
   });
 
+  it("reads an index whose lines cross the stream's chunks, with either line ending", async () => {
+    const publicDir = await mkdtemp(join(tmpdir(), "picks-index-lines-"));
+    try {
+      await publishYear({ publicDir, days: 100, lastDate: "2026-11-20" });
+      const path = join(publicDir, "v1", PICKS_INDEX_FILE);
+      const lf = await readFile(path, "utf8");
+      // Several of the stream's 64 KiB chunks, and non-ASCII text (authors' names) among them.
+      expect(Buffer.byteLength(lf)).toBeGreaterThan(4 * 64 * 1024);
+      expect(Buffer.byteLength(lf)).toBeGreaterThan(lf.length);
+      await rm(path);
+      const readInFull = (await open(publicDir)).days();
+      expect(readInFull).toHaveLength(100);
+      for (const text of [lf, lf.replaceAll("\n", "\r\n")]) {
+        await writeFile(path, text);
+        const log: string[] = [];
+        const cache = await open(publicDir, (message) => log.push(message));
+        expect(log).toEqual([]);
+        expect(cache.days()).toEqual(readInFull);
+      }
+    } finally {
+      await rm(publicDir, { recursive: true, force: true });
+    }
+  });
+
   it("holds the whole history when a background load settles, if the index describes every day", async () => {
     const { publicDir } = await publishFixtureDays();
     const expected = (await open(publicDir)).days();
