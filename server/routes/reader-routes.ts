@@ -147,8 +147,8 @@ export const readerPaths: readonly PathDoc[] = [
       operationId: "exportProfile",
       summary: "Export your profile",
       description:
-        "Everything held for the key: the library as CSL-JSON (PUT it back to restore it), ratings, follows and the " +
-        "personal model in brief.",
+        "Everything held for the key: the library as CSL-JSON (PUT it back to restore it), ratings, follows, the " +
+        "personal model in brief, and when the feed token was issued (never the token).",
       tags: ["readers"],
       keyed: true,
       rateLimit: profileRate,
@@ -163,8 +163,8 @@ export const readerPaths: readonly PathDoc[] = [
       operationId: "eraseProfile",
       summary: "Erase your profile",
       description:
-        "Erases the library, ratings, follows and personal model at once, from the store every server shares. Revoking " +
-        "the key does the same; rotating it keeps the profile.",
+        "Erases the library, ratings, follows, personal model and feed token at once, from the store every server " +
+        "shares. Revoking the key does the same; rotating it keeps the profile but ends the feed token.",
       tags: ["readers"],
       keyed: true,
       rateLimit: profileRate,
