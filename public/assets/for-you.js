@@ -160,8 +160,11 @@ export async function startReader() {
   if (!profile.ok) {
     // A revoked or mistyped key: said where the thumbs would be, with the way to another key.
     group.hidden = true;
+    const problem = describeProblem(profile).join(" ");
     say(
-      `The key kept on this page was refused: ${describeProblem(profile).join(" ")} Enter another under “API key”.`,
+      profile.status === 401
+        ? `The key kept on this page was refused: ${problem} Enter another under “API key”.`
+        : `Your ratings could not be loaded: ${problem}`,
       true,
     );
     root.dataset.reader = "refused";

@@ -100,8 +100,10 @@ export async function setupUseKey(after) {
     const answer = await keyed("GET", "v1/me/profile", undefined, key);
     submit.disabled = false;
     if (!answer.ok) {
-      input.setAttribute("aria-invalid", "true");
-      replace(output, notice("error", `That key was not accepted: ${describeProblem(answer).join(" ")}`));
+      // Only a refusal says the key is wrong; a server that is not there (a static host) or busy does not.
+      if (answer.status === 401) input.setAttribute("aria-invalid", "true");
+      const lead = answer.status === 401 ? "That key was not accepted:" : "The key could not be checked:";
+      replace(output, notice("error", `${lead} ${describeProblem(answer).join(" ")}`));
       return;
     }
     const { startReader, stopReader } = await reader();

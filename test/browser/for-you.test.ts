@@ -7,7 +7,7 @@ import type { ScreenedDay } from "../../pipeline/domain/screened.ts";
 import { runPicks, type Started, startPicksServer } from "../helpers/processes.ts";
 import { seriousViolations } from "./axe.ts";
 import { ARTIFACTS, browserPlan, launchChromium, watchPages } from "./chromium.ts";
-import { publishSite } from "./site-under-test.ts";
+import { type LoopbackServer, publishSite, startStaticHost } from "./site-under-test.ts";
 
 // A reader's part of the page in a real Chromium against `picks serve` over the sample days, keys in a
 // SQLite state store the CLI shares: a key entered in the key section brings thumbs on every card and
@@ -27,6 +27,7 @@ let browser: Browser;
 let server: Started;
 let env: Record<string, string>;
 let screened: ScreenedDay;
+let staticHost: LoopbackServer;
 const pages = watchPages();
 
 async function issue(label: string): Promise<string> {
@@ -53,10 +54,12 @@ beforeAll(async () => {
     VERIFY_LLM_BASE_URL: "",
   };
   server = await startPicksServer(site.publicDir, env);
+  staticHost = await startStaticHost(site.publicDir);
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
+  await staticHost?.close();
 });
 
 interface Opened {
@@ -66,14 +69,15 @@ interface Opened {
 
 async function open(
   path = `/?date=${DAY}`,
-  options: { dark?: boolean; width?: number } = {},
+  options: { dark?: boolean; width?: number; base?: string } = {},
 ): Promise<Opened> {
   const context = await browser.newContext({
     viewport: { width: options.width ?? 1280, height: 900 },
     colorScheme: options.dark ? "dark" : "light",
   });
   pages.keep(context);
-  const origin = new URL(server.url).origin;
+  const base = options.base ?? server.url;
+  const origin = new URL(base).origin;
   await context.route("**/*", async (route) => {
     const url = new URL(route.request().url());
     if (url.origin !== origin) {
@@ -92,7 +96,7 @@ async function open(
       pages.report(`csp: ${message.text()}`);
     }
   });
-  await page.goto(`${server.url}${path}`);
+  await page.goto(`${base}${path}`);
   await page.waitForSelector("html[data-ready=true]");
   return { page, paths };
 }
@@ -332,6 +336,21 @@ describe.skipIf(plan.skip)("a reader's ratings and For-you list", () => {
     await third.page.click(thumb("#pick-list", first, 1));
     await expect.poll(() => third.page.textContent("#reader-message")).toContain("The rating was not saved");
     expect(await third.page.textContent("#reader-message")).toContain(`${first} was never screened`);
+  });
+
+  it("on a static host, says a key needs the server and keeps none", async () => {
+    const key = await issue("static");
+    const { page } = await open(`/?date=${DAY}`, { base: staticHost.url });
+    await page.focus("#key-email");
+    await page.fill("#use-key", key);
+    await page.click("#use-key-submit");
+    await expect.poll(() => page.textContent("#use-key-result")).toContain("The key could not be checked");
+    expect(await page.textContent("#use-key-result")).toContain("needs the Research-Picks server");
+    expect(await page.getAttribute("#use-key", "aria-invalid")).toBeNull();
+    expect(await page.locator(".rating, .list-switch").count()).toBe(0);
+    await page.reload();
+    await page.waitForSelector("html[data-ready=true]");
+    expect(await page.locator(".rating, .list-switch, #reader-message").count()).toBe(0);
   });
 
   it("forgets the key: the thumbs and the switch go, and a reload has none", async () => {
