@@ -169,74 +169,82 @@ export function registerPapersRoutes(app: H3, context: AppContext): void {
     },
   });
 
-  const onePaper = async (event: H3Event, id: string) => {
-    const record = await authorize(event, context);
-    if (record instanceof Response) return record;
-    const path = validatePath(PaperPathSchema, { arxiv_id: id });
-    // Only a query that names a scope is read: a request without one is answered as before it existed.
-    const scoped = event.url.searchParams.has("scope")
-      ? validateQuery(PaperRequestSchema, event.url.searchParams)
-      : undefined;
-    if (!path.ok || scoped?.ok === false) {
-      const issues = [...(path.ok ? [] : path.issues), ...(scoped?.ok === false ? scoped.issues : [])];
-      return jsonText({ status: 422, body: validationErrorBody(issues) });
-    }
-    await context.snapshots.ready();
-    if (scoped?.value.scope === "screened") return screenedPaper(record, path.value.arxiv_id);
-    const index = context.papers.index();
-    const found = index.byId.get(baseArxivId(path.value.arxiv_id));
-    const latest = context.snapshots.latestDate();
-    if (!found || latest === null) return detail(404, `No pick with arXiv id ${path.value.arxiv_id}`);
-    const history = TIERS[record.tier].history_days;
-    if (!withinHistory(found.date, latest, history)) {
-      const usage = await context.keys.usage(record);
-      return detail(
-        403,
-        `${path.value.arxiv_id} was picked on ${found.date}, outside the ${history} days of history of the ${record.tier} tier.`,
-        quotaHeaders(record, usage),
-      );
-    }
-    const spent = await spendOrRefuse(context, record);
-    if (spent instanceof Response) return spent;
-    try {
-      const [pick] = await context.snapshots.fullPicks([found]);
-      return jsonText({ status: 200, body: JSON.stringify(pick) }, spent.headers);
-    } catch (error) {
-      if (!(error instanceof DayUnavailableError)) throw error;
-      return detail(503, `${path.value.arxiv_id} cannot be read right now: ${error.message}`, spent.headers);
-    }
-  };
-
-  const screenedPaper = async (record: KeyRecord, id: string) => {
-    const found = await findScreened(context.snapshots, context.snapshots.days(), baseArxivId(id)).catch(
-      (error: unknown) => {
-        if (error instanceof DayUnavailableError) return error;
-        throw error;
-      },
-    );
-    if (found instanceof DayUnavailableError) {
-      return detail(503, `${id} cannot be looked up right now: ${found.message}`);
-    }
-    const latest = context.snapshots.latestDate();
-    if (!found || latest === null) return detail(404, `No screened paper with arXiv id ${id}`);
-    const history = TIERS[record.tier].history_days;
-    if (!withinHistory(found.day.date, latest, history)) {
-      const usage = await context.keys.usage(record);
-      return detail(
-        403,
-        `${id} was screened on ${found.day.date}, outside the ${history} days of history of the ${record.tier} tier.`,
-        quotaHeaders(record, usage),
-      );
-    }
-    const spent = await spendOrRefuse(context, record);
-    if (spent instanceof Response) return spent;
-    const body = JSON.stringify(screenedPaperAnswer(found.day, found.paper));
-    return jsonText({ status: 200, body }, spent.headers);
-  };
-
-  route(app, "/v1/papers/:arxiv_id", { GET: (event) => onePaper(event, pathParam(event, "arxiv_id")) });
+  route(app, "/v1/papers/:arxiv_id", {
+    GET: (event) => onePaper(context, event, pathParam(event, "arxiv_id")),
+  });
   // Old-style ids contain a slash; accept it unencoded too (`/v1/papers/cs/0112017`).
   route(app, "/v1/papers/:archive/:number", {
-    GET: (event) => onePaper(event, `${pathParam(event, "archive")}/${pathParam(event, "number")}`),
+    GET: (event) => onePaper(context, event, `${pathParam(event, "archive")}/${pathParam(event, "number")}`),
   });
+}
+
+/** The 403 of a paper the key's tier may not see: `what` on `date` is older than its history. */
+async function outsideHistory(
+  context: AppContext,
+  record: KeyRecord,
+  what: string,
+  date: string,
+): Promise<Response | null> {
+  const latest = context.snapshots.latestDate() as string;
+  const history = TIERS[record.tier].history_days;
+  if (withinHistory(date, latest, history)) return null;
+  const usage = await context.keys.usage(record);
+  return detail(
+    403,
+    `${what} on ${date}, outside the ${history} days of history of the ${record.tier} tier.`,
+    quotaHeaders(record, usage),
+  );
+}
+
+/** GET /v1/papers/{arxiv_id}: one pick, or with `scope=screened` one screened paper. */
+async function onePaper(context: AppContext, event: H3Event, id: string): Promise<Response> {
+  const record = await authorize(event, context);
+  if (record instanceof Response) return record;
+  const path = validatePath(PaperPathSchema, { arxiv_id: id });
+  // Only a query that names a scope is read: a request without one is answered as before it existed.
+  const scoped = event.url.searchParams.has("scope")
+    ? validateQuery(PaperRequestSchema, event.url.searchParams)
+    : undefined;
+  if (!path.ok || scoped?.ok === false) {
+    const issues = [...(path.ok ? [] : path.issues), ...(scoped?.ok === false ? scoped.issues : [])];
+    return jsonText({ status: 422, body: validationErrorBody(issues) });
+  }
+  await context.snapshots.ready();
+  if (scoped?.value.scope === "screened") return screenedPaper(context, record, path.value.arxiv_id);
+  const found = context.papers.index().byId.get(baseArxivId(path.value.arxiv_id));
+  if (!found || context.snapshots.latestDate() === null) {
+    return detail(404, `No pick with arXiv id ${path.value.arxiv_id}`);
+  }
+  const refused = await outsideHistory(context, record, `${path.value.arxiv_id} was picked`, found.date);
+  if (refused) return refused;
+  const spent = await spendOrRefuse(context, record);
+  if (spent instanceof Response) return spent;
+  try {
+    const [pick] = await context.snapshots.fullPicks([found]);
+    return jsonText({ status: 200, body: JSON.stringify(pick) }, spent.headers);
+  } catch (error) {
+    if (!(error instanceof DayUnavailableError)) throw error;
+    return detail(503, `${path.value.arxiv_id} cannot be read right now: ${error.message}`, spent.headers);
+  }
+}
+
+async function screenedPaper(context: AppContext, record: KeyRecord, id: string): Promise<Response> {
+  const found = await findScreened(context.snapshots, context.snapshots.days(), baseArxivId(id)).catch(
+    (error: unknown) => {
+      if (error instanceof DayUnavailableError) return error;
+      throw error;
+    },
+  );
+  if (found instanceof DayUnavailableError) {
+    return detail(503, `${id} cannot be looked up right now: ${found.message}`);
+  }
+  if (!found || context.snapshots.latestDate() === null) {
+    return detail(404, `No screened paper with arXiv id ${id}`);
+  }
+  const refused = await outsideHistory(context, record, `${id} was screened`, found.day.date);
+  if (refused) return refused;
+  const spent = await spendOrRefuse(context, record);
+  if (spent instanceof Response) return spent;
+  const body = JSON.stringify(screenedPaperAnswer(found.day, found.paper));
+  return jsonText({ status: 200, body }, spent.headers);
 }
