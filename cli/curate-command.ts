@@ -9,6 +9,7 @@ import type { HttpCounts } from "../pipeline/domain/run-record.ts";
 import type { SelectionPolicy } from "../pipeline/domain/selection.ts";
 import { siteUrlFromEnv } from "../pipeline/feeds.ts";
 import type { BucketTarget } from "../pipeline/origin/open-origin.ts";
+import { loadRelevanceModel, newestModelPath } from "../pipeline/relevance-file.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
 import type { CandidateScorer } from "../pipeline/screen.ts";
 import { DEFAULT_CATEGORIES } from "../pipeline/sources/arxiv-source.ts";
@@ -189,7 +190,19 @@ export async function dailyJobSettings(
 ): Promise<Omit<DailyJobOptions, "date" | "source">> {
   const env = options.env ?? process.env;
   const { out } = options;
-  const servers: ServersState = { env, rootDir: PROJECT_ROOT, siteUrl: siteUrlFromEnv(env) };
+  const servers: ServersState = {
+    env,
+    rootDir: PROJECT_ROOT,
+    siteUrl: siteUrlFromEnv(env),
+    // The model `picks serve` reads its readers' papers with; without it, lists keep the global order.
+    relevance: () =>
+      newestModelPath()
+        .then(loadRelevanceModel)
+        .catch((error: unknown) => {
+          out.progress(`readers: ${(error as Error).message}; for_you lists are in the global order`);
+          return null;
+        }),
+  };
   return {
     outDir: options.outDir,
     runsDir: options.runsDir,

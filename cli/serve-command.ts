@@ -332,7 +332,14 @@ async function serveContext(
     : null;
   // Every server announces the days it sees appear; the events' ids make each one sent once.
   const announcer = watchPublishedDays(
-    { store, now: context.now, siteUrl: options.siteUrl, log, wake: () => deliveries?.wake() },
+    {
+      store,
+      now: context.now,
+      siteUrl: options.siteUrl,
+      log,
+      wake: () => deliveries?.wake(),
+      rankDay: (keyId, date) => context.readers.rankDay(keyId, date, 0),
+    },
     snapshots,
   );
   const running = await listen(context, { port: flags.port, host: flags.host });

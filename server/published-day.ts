@@ -4,12 +4,16 @@
 // either way). An import of history instead records its day as announced before writing it, so that
 // nobody announces it. Only a store a server uses is written (serversStoreExists).
 import type { Candidate } from "../pipeline/domain/candidate.ts";
+import type { CompiledRelevance } from "../pipeline/domain/relevance-model.ts";
 import type { RunRecord } from "../pipeline/domain/run-record.ts";
+import type { ScreenedDay } from "../pipeline/domain/screened.ts";
 import type { DailySnapshot } from "../pipeline/domain/snapshot.ts";
 import { createKeyService } from "./access/key-service.ts";
 import { createBenchStore } from "./bench/bench-store.ts";
 import { buildFirmViews, type FirmViewsResult, type WatchedLookup } from "./bench/firm-views.ts";
 import { configFromEnv } from "./config.ts";
+import { deferredReaderService } from "./readers/deferred-reader-service.ts";
+import { dayScreenedSource } from "./readers/screened-source.ts";
 import { createStoreFromEnv, serversStoreExists } from "./store/from-env.ts";
 import type { Store } from "./store/types.ts";
 import { announcePublishedDay, recordDayQuietly } from "./webhooks/daily-announcer.ts";
@@ -21,6 +25,11 @@ export interface ServersState {
   rootDir: string;
   /** The public site's base URL, for the event's snapshot URL. */
   siteUrl: string;
+  /**
+   * The shipped relevance model the servers' readers use, read only when a key to announce to has a
+   * profile: the `for_you` lists are ranked here as a server would rank them.
+   */
+  relevance: () => Promise<CompiledRelevance | null>;
 }
 
 export interface PublishedDay {
@@ -28,6 +37,8 @@ export interface PublishedDay {
   record: RunRecord;
   /** The day's candidates as the source gave them: the texts a firm's watched terms are found in. */
   candidates: readonly Candidate[];
+  /** The day's screened file: what the keys' `for_you` lists rank. */
+  screened: ScreenedDay;
 }
 
 export interface DayNews {
@@ -71,10 +82,21 @@ export async function tellServers(
         citations: options.citations,
       }).catch((error: unknown) => error as Error);
     }
+    // The day's lists, ranked as a server ranks them: the same profiles, file and model.
+    const readers = deferredReaderService(
+      { store, now: Date.now, screened: dayScreenedSource(day.screened) },
+      state.relevance,
+    );
     const announced = options.announce
-      ? await announcePublishedDay({ store, now: Date.now, siteUrl: state.siteUrl }, day.snapshot).catch(
-          (error: unknown) => error as Error,
-        )
+      ? await announcePublishedDay(
+          {
+            store,
+            now: Date.now,
+            siteUrl: state.siteUrl,
+            rankDay: (keyId, date) => readers.rankDay(keyId, date, 0),
+          },
+          day.snapshot,
+        ).catch((error: unknown) => error as Error)
       : null;
     return { firmViews, announced };
   } finally {
@@ -92,7 +114,7 @@ export async function recordUnannounced(date: string, state: ServersState): Prom
   if (!serversStoreExists(state.env, state.rootDir)) return false;
   const store = await createStoreFromEnv(state.env, { rootDir: state.rootDir });
   try {
-    return await recordDayQuietly({ store, now: Date.now, siteUrl: state.siteUrl }, date);
+    return await recordDayQuietly({ store, now: Date.now }, date);
   } finally {
     await store.close();
   }

@@ -102,6 +102,19 @@ export function publishedScreenedSource(snapshots: SnapshotCache): ScreenedSourc
   };
 }
 
+/**
+ * One day's screened file alone: what `picks curate` ranks the lists of the day it announces with,
+ * read as publishedScreenedSource reads the same file.
+ */
+export function dayScreenedSource(screened: ScreenedDay): ScreenedSource {
+  const papers = screened.papers.map((paper) => fromScreened(screened, paper));
+  return {
+    dates: () => [screened.date],
+    day: async (date) => (date === screened.date ? papers : null),
+    find: async (arxivId) => papers.find((paper) => paper.arxiv_id === arxivId) ?? null,
+  };
+}
+
 /** The published days' picks as the screened papers. */
 export function picksScreenedSource(snapshots: SnapshotCache): ScreenedSource {
   const day = async (date: string): Promise<readonly ScreenedPaper[] | null> => {

@@ -1,4 +1,5 @@
 import { LRUCache } from "lru-cache";
+import { type ForYouDelivered, withForYou } from "../../pipeline/domain/for-you-delivery.ts";
 import { type DeliveryAttempt, retryDelayMs, shouldDisable } from "../../pipeline/domain/webhook.ts";
 import type { DeliveryOutcome } from "../metrics/service-metrics.ts";
 import type { HostLookup } from "../outbound/checked-address.ts";
@@ -65,7 +66,8 @@ export type AttemptResult = { done: true } | { done: false; retryAt: number };
 const DONE: AttemptResult = { done: true };
 
 /**
- * One attempt at one delivery: POST the event's body, signed, record the attempt, and decide whether
+ * One attempt at one delivery: POST the event's body (with the key's `for_you` list when it has one),
+ * signed, record the attempt, and decide whether
  * and when to try again. Sending comes before recording, so a crash in between sends again with the
  * same webhook-id (at-least-once); receivers deduplicate by it.
  */
@@ -74,16 +76,22 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
   const ttl = { ttlSeconds: HISTORY_TTL_SECONDS };
   const delivery = await store.getItem<DeliveryRecord>(deliveryKey(deliveryId));
   if (delivery?.state !== "pending") return DONE;
-  const [endpoint, event, health] = await Promise.all([
+  const [endpoint, event, health, list] = await Promise.all([
     store.getItem<EndpointRecord>(endpointKey(delivery.endpoint_id)),
     eventOf(store, deps.caches.events, delivery.event_id),
     store.getItem<EndpointHealth>(healthKey(delivery.endpoint_id)),
+    delivery.for_you_list ? store.getItem<ForYouDelivered>(delivery.for_you_list) : null,
   ]);
   const disabled = health?.disabled_reason && delivery.event_type !== "webhook.test";
-  if (!endpoint || !event || disabled) {
+  // A list gone since the fan-out went with its profile (erased, or the key revoked): the delivery
+  // is not sent without it, which would be another body than its earlier attempts'.
+  const erased = delivery.for_you_list !== undefined && list === null;
+  if (!endpoint || !event || disabled || erased) {
     await store.setItem(deliveryKey(deliveryId), { ...delivery, state: "cancelled" }, ttl);
     return DONE;
   }
+  // The list's body is made again at each attempt, from the same event body and list: the same bytes.
+  const body = list ? withForYou(event.body, list) : event.body;
   const started = deps.now();
   const timestamp = Math.floor(started / 1000);
   const outcome = await postChecked(
@@ -91,15 +99,9 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
     {
       "webhook-id": event.id,
       "webhook-timestamp": String(timestamp),
-      "webhook-signature": deps.caches.signer.signatureFor(
-        endpoint,
-        event.id,
-        timestamp,
-        event.body,
-        started,
-      ),
+      "webhook-signature": deps.caches.signer.signatureFor(endpoint, event.id, timestamp, body, started),
     },
-    event.body,
+    body,
     {
       timeoutMs: settings.timeoutMs,
       allowLoopback: settings.allowLoopback,

@@ -6,7 +6,8 @@ import {
   daysToAnnounce,
 } from "../../pipeline/domain/webhook.ts";
 import type { Store } from "../store/types.ts";
-import { publishEvent } from "./publish-event.ts";
+import { type DayRanker, rankOnce } from "./for-you-lists.ts";
+import { eventRecordOf, type NewEvent, publishEvent } from "./publish-event.ts";
 import {
   ANNOUNCED_BASELINE_KEY,
   ANNOUNCED_DAYS_PREFIX,
@@ -26,8 +27,13 @@ export interface PublishedDays {
 export interface AnnounceDeps {
   store: Store;
   now: () => number;
-  /** The public site's base url, for the snapshot url in the event. */
+  /** The public site's base url, for the snapshot url in the event and the lists' `list_url`. */
   siteUrl: string;
+  /**
+   * A day's list for a key (the reader service's `rankDay`): every process that announces ranks the
+   * lists of the keys with a profile before the event is recorded (for-you-lists.ts).
+   */
+  rankDay: DayRanker;
 }
 
 async function announcedDays(store: Store): Promise<Set<string>> {
@@ -35,7 +41,7 @@ async function announcedDays(store: Store): Promise<Set<string>> {
   return new Set(keys.map((key) => key.slice(key.lastIndexOf(":") + 1)));
 }
 
-const record = (deps: AnnounceDeps, date: string, how: AnnouncedDay["how"]) =>
+const record = (deps: Pick<AnnounceDeps, "store" | "now">, date: string, how: AnnouncedDay["how"]) =>
   deps.store.setIfAbsent(announcedDayKey(date), { how, at: new Date(deps.now()).toISOString() });
 
 /**
@@ -44,13 +50,20 @@ const record = (deps: AnnounceDeps, date: string, how: AnnouncedDay["how"]) =>
  * several servers and `picks curate` announcing the same day at once make one event, sent once per
  * endpoint; a process that dies between the event and the record leaves the day to be announced
  * again, which finds the event already there. The record outlives the event's history, so a day
- * published again later (a re-run) is not news again. Returns whether this call queued the event.
+ * published again later (a re-run) is not news again. Before the event, the `for_you` list of each
+ * recipient key with a profile is stored, so the fan-out finds them. Returns whether this call queued
+ * the event.
  */
 async function announceDay(deps: AnnounceDeps, day: DailySnapshot): Promise<boolean> {
-  const created = await publishEvent(
-    deps.store,
-    { id: dailyEventId(day.date), type: "daily.published", data: dailyPublishedData(day, deps.siteUrl) },
-    deps.now(),
+  const event: NewEvent = {
+    id: dailyEventId(day.date),
+    type: "daily.published",
+    data: dailyPublishedData(day, deps.siteUrl),
+  };
+  const at = deps.now();
+  const lists = { store: deps.store, rankDay: deps.rankDay, apiBase: deps.siteUrl };
+  const created = await rankOnce(lists, eventRecordOf(event, at), day.date, () =>
+    publishEvent(deps.store, event, at),
   );
   await record(deps, day.date, "event");
   return created;
@@ -101,7 +114,10 @@ export async function announcePublishedDay(deps: AnnounceDeps, day: DailySnapsho
  * What an import of history does before it writes a day: records it as announced without an event,
  * so neither it nor a server that sees the files announces it. Returns false when it already was.
  */
-export async function recordDayQuietly(deps: AnnounceDeps, date: string): Promise<boolean> {
+export async function recordDayQuietly(
+  deps: Pick<AnnounceDeps, "store" | "now">,
+  date: string,
+): Promise<boolean> {
   return record(deps, date, "quiet");
 }
 

@@ -10,6 +10,7 @@ import {
   type EndpointRecord,
   type EventRecord,
   eventKey,
+  forYouListKey,
   HISTORY_TTL_SECONDS,
   healthKey,
   WEBHOOK_QUEUE,
@@ -56,17 +57,44 @@ export async function fanOut(store: Store, eventId: string): Promise<number> {
   const event = await store.getItem<EventRecord>(eventKey(eventId));
   if (!event) return 0;
   const recipients = await recipientsOf(store, event);
+  const lists = forYouLists(store, event);
   let queued = 0;
   for (let start = 0; start < recipients.length; start += FAN_OUT_CHUNK) {
     const chunk = recipients.slice(start, start + FAN_OUT_CHUNK);
-    const made = await Promise.all(chunk.map((endpoint) => makeDelivery(store, event, endpoint)));
+    const made = await Promise.all(
+      chunk.map(async (endpoint) => makeDelivery(store, event, endpoint, await lists(endpoint.owner))),
+    );
     queued += made.filter(Boolean).length;
   }
   return queued;
 }
 
+/**
+ * Which key's deliveries carry a `for_you` list: those of a `daily.published` whose key had a profile
+ * when the day was announced, which stored the list before the event (for-you-lists.ts). Looked up once
+ * per key, whatever its number of endpoints.
+ */
+function forYouLists(store: Store, event: EventRecord): (owner: string) => Promise<string | undefined> {
+  const found = new Map<string, Promise<string | undefined>>();
+  return (owner) => {
+    if (event.type !== "daily.published") return Promise.resolve(undefined);
+    let list = found.get(owner);
+    if (list === undefined) {
+      const key = forYouListKey(owner, event.id);
+      list = store.getItem(key).then((value) => (value === null ? undefined : key));
+      found.set(owner, list);
+    }
+    return list;
+  };
+}
+
 /** Makes and queues the delivery of `event` to `endpoint`; whether it was queued by this call. */
-async function makeDelivery(store: Store, event: EventRecord, endpoint: EndpointRecord): Promise<boolean> {
+async function makeDelivery(
+  store: Store,
+  event: EventRecord,
+  endpoint: EndpointRecord,
+  forYouList: string | undefined,
+): Promise<boolean> {
   const ttl = { ttlSeconds: HISTORY_TTL_SECONDS };
   const id = deliveryIdOf(endpoint.id, event.id);
   const fresh: DeliveryRecord = {
@@ -78,6 +106,7 @@ async function makeDelivery(store: Store, event: EventRecord, endpoint: Endpoint
     attempts: [],
     attempt_count: 0,
     attempt_base: 0,
+    ...(forYouList ? { for_you_list: forYouList } : {}),
   };
   const created = await store.setIfAbsentWith(
     deliveryKey(id),

@@ -27,7 +27,8 @@ export async function publishEvent(store: Store, event: NewEvent, now: number): 
   return created;
 }
 
-function eventRecordOf(event: NewEvent, now: number): EventRecord {
+/** The record `publishEvent` stores: its body serialized once. */
+export function eventRecordOf(event: NewEvent, now: number): EventRecord {
   const body = JSON.stringify({ type: event.type, timestamp: new Date(now).toISOString(), data: event.data });
   return {
     id: event.id,

@@ -5,6 +5,7 @@ import type {
   WebhookEndpoint,
   WebhookEventType,
 } from "../../pipeline/domain/webhook.ts";
+import { readerPrefix } from "../readers/reader-store.ts";
 
 /** The queue of deliveries: fan-out jobs (`e.<event id>`) and single deliveries (`d.<delivery id>`). */
 export const WEBHOOK_QUEUE = "webhooks";
@@ -17,6 +18,11 @@ export const ownerKey = (keyId: string, id: string) => `${ownerPrefix(keyId)}:${
 export const createLockKey = (keyId: string) => `webhook:creating:${keyId}`;
 export const eventKey = (id: string) => `webhook:event:${id}`;
 export const deliveryKey = (id: string) => `webhook:delivery:${id}`;
+/**
+ * A key's `for_you` list for a `daily.published` event (for-you-lists.ts): under the reader's prefix,
+ * so that erasing the profile erases it.
+ */
+export const forYouListKey = (keyId: string, eventId: string) => `${readerPrefix(keyId)}:for-you:${eventId}`;
 export const deliveriesOfPrefix = (endpointId: string) => `webhook:deliveries-of:${endpointId}`;
 export const deliveryOfKey = (endpointId: string, id: string) => `${deliveriesOfPrefix(endpointId)}:${id}`;
 /** One record per published day announced (or counted as announced); see daily-announcer.ts. */
@@ -92,6 +98,11 @@ export interface DeliveryRecord {
   attempt_count: number;
   /** `attempt_count` at the last manual retry: the retry schedule starts again after it. */
   attempt_base: number;
+  /**
+   * The key's `for_you` list this delivery adds to the event's body (forYouListKey); absent: the
+   * event's body as it is. Read at each attempt, so the body is the same on every one.
+   */
+  for_you_list?: string;
 }
 
 /** The delivery of one event to one endpoint: the same id whichever process fans the event out. */

@@ -84,7 +84,39 @@ describe("webhooks from one server on the embedded store", () => {
       expect(payload.data.date).toBe("2026-11-23");
       expect(payload.data.snapshot_url).toMatch(/\/v1\/daily\/2026-11-23$/);
       expect(payload.data.picks.length).toBe(payload.data.counts.kept);
+      // A key without a profile: the event's body as before, no list.
+      expect(payload.data.for_you).toBeUndefined();
     }
+  }, 30_000);
+
+  it("a key with a profile: its daily.published carries its for_you list, the same as GET /v1/me/picks", async () => {
+    const reader = await issuePaidKey(env);
+    const follows = await api("/v1/me/follows", { method: "PUT", body: '{"phrases": ["agent"]}' }, reader);
+    expect(follows.status).toBe(200);
+    await createEndpoint(server.url as string, reader, receiver, "/daily-me", ["daily.published"]);
+    const done = await runPicks(curateListingArgs(site.publicDir, site.runsDir, "2026-11-25"), {
+      ...process.env,
+      ...env,
+    });
+    expect(done.code, done.stderr).toBe(0);
+    await waitFor(async () => receiver.of("/daily-me", "daily.published").length > 0 || null, 5_000, "me");
+    // Both the server's reload and curate announced it (either may have ranked the list): sent once.
+    await sleep(1_500);
+    const got = receiver.received.filter((r) => r.path === "/daily-me");
+    expect(got.map((r) => [r.id, r.verified])).toEqual([["evt_daily_2026-11-25", true]]);
+    const { for_you } = JSON.parse(got[0]?.body ?? "{}").data;
+    const list = (await (await api("/v1/me/picks?date=2026-11-25", {}, reader)).json()) as {
+      profile_version: number;
+      items: { arxiv_id: string; for_you: number }[];
+    };
+    expect(for_you.personal).toBe(true);
+    expect(for_you.profile_version).toBe(list.profile_version);
+    expect(for_you.items.map((item: { arxiv_id: string }) => item.arxiv_id)).toEqual(
+      list.items.slice(0, 10).map((item) => item.arxiv_id),
+    );
+    expect(for_you.items[0].why_for_you.followed_phrase).toBe("agent");
+    const plain = receiver.received.filter((r) => r.path === "/daily-a" && r.id === "evt_daily_2026-11-25");
+    expect(JSON.parse(plain[0]?.body ?? "{}").data.for_you).toBeUndefined();
   }, 30_000);
 
   it("a scored submission: submission.scored, without the contact email", async () => {

@@ -1,0 +1,99 @@
+// The `for_you` lists of a day's `daily.published` deliveries. They are ranked where the day is
+// announced (a server's announcer, or `picks curate`), where the day's screened papers and the
+// relevance model are, and stored before the event is recorded. The fan-out, in whatever process it
+// runs (the server, its delivery thread, `picks worker`), then only reads them. So whether a delivery
+// carries its list never depends on the process that fans it out.
+//
+// A list is kept under its reader's prefix (reader-store.ts): erasing the profile, or revoking the key,
+// erases it too. A delivery whose list is gone by its attempt is cancelled, not sent without it, so
+// every attempt of a delivery sends the same body and nothing of an erased profile leaves.
+
+import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  type ForYouDelivered,
+  forYouDelivered,
+  type RankedForDelivery,
+} from "../../pipeline/domain/for-you-delivery.ts";
+import { readVersion } from "../readers/reader-store.ts";
+import type { Store } from "../store/types.ts";
+import { recipientsOf } from "./fan-out.ts";
+import { type EventRecord, eventKey, forYouListKey, HISTORY_TTL_SECONDS } from "./webhook-records.ts";
+
+/** A day's ranking for one key (the reader service's `rankDay`); null when the day has no papers. */
+export type DayRanker = (keyId: string, date: string) => Promise<RankedForDelivery | null>;
+
+/** Held by the one process ranking an event's lists; see `rankOnce`. */
+const listsLeaseKey = (eventId: string) => `webhook:for-you-lease:${eventId}`;
+
+/** Longer than 10,000 lists take; a holder that died frees it after this. */
+const LEASE_SECONDS = 120;
+const LEASE_POLL_MS = 200;
+/** Lists ranked at once: their store reads overlap, and on SQLite their writes share a commit. */
+const CHUNK = 64;
+
+export interface ListsDeps {
+  store: Store;
+  rankDay: DayRanker;
+  /** The API's base url, for the list's `list_url`. */
+  apiBase: string;
+}
+
+/**
+ * Ranks and stores the list of every recipient key of `event` that has a profile: a key's endpoints
+ * share one list. A list already stored (by an earlier, interrupted pass) is kept, so two passes never
+ * give one key two lists. Returns how many lists this call stored.
+ */
+export async function writeForYouLists(deps: ListsDeps, event: EventRecord, date: string): Promise<number> {
+  const { store } = deps;
+  const owners = [...new Set((await recipientsOf(store, event)).map((endpoint) => endpoint.owner))];
+  let written = 0;
+  for (let start = 0; start < owners.length; start += CHUNK) {
+    const made = await Promise.all(
+      owners.slice(start, start + CHUNK).map(async (owner) => {
+        const key = forYouListKey(owner, event.id);
+        // A key without a profile (version 0) is not ranked: its deliveries keep the event's body.
+        if ((await readVersion(store, owner)) === 0 || (await store.getItem(key)) !== null) return false;
+        const ranked = await deps.rankDay(owner, date);
+        if (!ranked || ranked.version === 0) return false;
+        const list = forYouDelivered(ranked, date, deps.apiBase);
+        return store.setIfAbsent(key, list, { ttlSeconds: HISTORY_TTL_SECONDS });
+      }),
+    );
+    written += made.filter(Boolean).length;
+  }
+  return written;
+}
+
+/**
+ * Runs `publish` once the event's lists are stored. One process at a time ranks them (a lease in the
+ * store): a server and `picks curate` announcing the same day at once would otherwise both rank every
+ * list. The others wait until the event is recorded, or the lease is freed (its holder died: one of
+ * them ranks what is missing). An event already recorded is published without ranking anything.
+ */
+export async function rankOnce<T>(
+  deps: ListsDeps,
+  event: EventRecord,
+  date: string,
+  publish: () => Promise<T>,
+): Promise<T> {
+  const { store } = deps;
+  const lease = listsLeaseKey(event.id);
+  const token = randomBytes(12).toString("hex");
+  for (;;) {
+    if ((await store.getItem(eventKey(event.id))) !== null) return publish();
+    if (await store.setIfAbsent(lease, token, { ttlSeconds: LEASE_SECONDS })) break;
+    await sleep(LEASE_POLL_MS);
+  }
+  try {
+    await writeForYouLists(deps, event, date);
+    return await publish();
+  } finally {
+    if ((await store.getItem<string>(lease)) === token) await store.removeItem(lease);
+  }
+}
+
+/** The stored list of a key's delivery of an event, or null (no profile then, or erased since). */
+export function readForYouList(store: Store, key: string): Promise<ForYouDelivered | null> {
+  return store.getItem<ForYouDelivered>(key);
+}

@@ -1,0 +1,207 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FOR_YOU_DELIVERED, ForYouDeliveredSchema } from "../../../pipeline/domain/for-you-delivery.ts";
+import type { PersonalPicks } from "../../../pipeline/domain/reader-answers.ts";
+import type { CompiledRelevance } from "../../../pipeline/domain/relevance-model.ts";
+import { dailyEventId, WebhookPayloadSchema } from "../../../pipeline/domain/webhook.ts";
+import { loadRelevanceModel, newestModelPath } from "../../../pipeline/relevance-file.ts";
+import { DEFAULT_CONFIG } from "../../../server/config.ts";
+import { type AppContext, createContext } from "../../../server/context.ts";
+import { createApp } from "../../../server/http/app.ts";
+import { createReaderService } from "../../../server/readers/reader-service.ts";
+import { dayScreenedSource } from "../../../server/readers/screened-source.ts";
+import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
+import { createMemoryStore } from "../../../server/store/memory-store.ts";
+import type { Store } from "../../../server/store/types.ts";
+import { attemptDelivery } from "../../../server/webhooks/attempt-delivery.ts";
+import { announcePublishedDay } from "../../../server/webhooks/daily-announcer.ts";
+import { fanOut } from "../../../server/webhooks/fan-out.ts";
+import { type DayRanker, writeForYouLists } from "../../../server/webhooks/for-you-lists.ts";
+import { eventRecordOf } from "../../../server/webhooks/publish-event.ts";
+import {
+  type DeliveryRecord,
+  deliveryIdOf,
+  deliveryKey,
+  type EventRecord,
+  eventKey,
+  forYouListKey,
+} from "../../../server/webhooks/webhook-records.ts";
+import { publishRankedSampleDays } from "../../helpers/published.ts";
+import { publishedRules } from "../../helpers/rubric.ts";
+import { type Receiver, startReceiver } from "./receiver.ts";
+
+// A key's daily.published delivery with its for_you list: ranked where the day is announced, stored
+// before the event, and read by a fan-out and attempts that have no reader service (as in the delivery
+// thread and `picks worker`). The receiver verifies every request with the `standardwebhooks` package.
+
+const SITE = "https://picks.example.org";
+let snapshots: SnapshotCache;
+let relevance: CompiledRelevance;
+let receiver: Receiver;
+// The receiver checks the timestamp against its own clock (5 minutes either way).
+let clock = Date.now();
+
+beforeAll(async () => {
+  snapshots = await createSnapshotCache({ publicDir: (await publishRankedSampleDays()).publicDir });
+  relevance = await loadRelevanceModel(await newestModelPath());
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  snapshots.close();
+  await receiver.close();
+});
+
+async function contextOn(store: Store): Promise<AppContext> {
+  return createContext({
+    version: "0.1.0",
+    snapshots,
+    store,
+    config: {
+      ...DEFAULT_CONFIG,
+      profileWriteRate: { name: "profile-writes", limit: 1000, windowSeconds: 60 },
+    },
+    now: () => clock,
+    log: () => {},
+    submissions: { score: publishedRules },
+    relevance,
+    webhooks: { settings: { allowLoopback: true, retryScheduleMs: [1_000, 1_000] }, random: () => 0.5 },
+  });
+}
+
+describe("for_you in daily.published deliveries", () => {
+  let context: AppContext;
+  let day: string;
+  const keys: Record<string, { key: string; owner: string; endpoint: string; path: string }> = {};
+
+  const send = (key: string, method: string, path: string, body?: unknown) =>
+    createApp(context).request(path, {
+      method,
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  const rankDay: DayRanker = (keyId, date) => context.readers.rankDay(keyId, date, 0);
+  const deps = () => ({ store: context.store, now: () => clock, siteUrl: SITE, rankDay });
+
+  beforeAll(async () => {
+    context = await contextOn(await createMemoryStore());
+    day = snapshots.days()[0]?.date as string;
+    for (const name of ["reader", "plain", "erased"]) {
+      const { key, record } = await context.keys.issue({
+        tier: "pro",
+        email: `${name}@example.org`,
+        label: name,
+      });
+      const path = `/for-you/${name}`;
+      const created = await send(key, "POST", "/v1/webhooks", {
+        url: `${receiver.base}${path}`,
+        events: ["daily.published"],
+      });
+      expect(created.status).toBe(201);
+      const { id, secret } = (await created.json()) as { id: string; secret: string };
+      receiver.secrets.set(path, secret);
+      keys[name] = { key, owner: record.id, endpoint: id, path };
+    }
+    // The reader follows a phrase and keeps three of the day's papers; the erased key follows an author.
+    const screened = (await context.readers.rankDay(keys.reader?.owner as string, day, 0))?.papers ?? [];
+    const liked = screened.slice(3, 6).map((paper) => paper.arxiv_id);
+    expect((await send(keys.reader?.key as string, "PUT", "/v1/me/library", liked)).status).toBe(200);
+    expect(
+      (await send(keys.reader?.key as string, "PUT", "/v1/me/follows", { phrases: ["agent"] })).status,
+    ).toBe(200);
+    const author = screened[20]?.authors[0] as string;
+    expect(
+      (await send(keys.erased?.key as string, "PUT", "/v1/me/follows", { authors: [author] })).status,
+    ).toBe(200);
+    clock += 1_000;
+  });
+
+  it("carries the reader's list, the plain key gets the event's body byte for byte, all signed", async () => {
+    const announced = await announcePublishedDay(deps(), await snapshots.readDay(day));
+    expect(announced).toBe(true);
+    // The fan-out and the attempts use the store alone: no reader service, no model, no snapshots.
+    const { store } = context;
+    expect(await fanOut(store, dailyEventId(day))).toBe(3);
+    const event = (await store.getItem<EventRecord>(eventKey(dailyEventId(day)))) as EventRecord;
+    const plain = keys.plain as (typeof keys)["plain"] & {};
+    const reader = keys.reader as (typeof keys)["reader"] & {};
+    for (const name of ["reader", "plain"]) {
+      const id = deliveryIdOf(keys[name]?.endpoint as string, event.id);
+      expect(await attemptDelivery(context.webhooks.deps, id)).toEqual({ done: true });
+    }
+    const [plainGot] = receiver.of(plain.path, "daily.published");
+    expect(plainGot?.body).toBe(event.body);
+    const [readerGot] = receiver.of(reader.path, "daily.published");
+    const payload = WebhookPayloadSchema.parse(JSON.parse(readerGot?.body ?? "{}"));
+    const { for_you, ...rest } = payload.data;
+    // Apart from for_you, the same data as every other endpoint's.
+    expect(rest).toEqual(JSON.parse(event.body).data);
+    const list = ForYouDeliveredSchema.parse(for_you);
+    expect(list.personal).toBe(true);
+    expect(list.list_url).toBe(`${SITE}/v1/me/picks?date=${day}`);
+    expect(list.items).toHaveLength(FOR_YOU_DELIVERED);
+    // The head of the same list GET /v1/me/picks answers the key.
+    const full = (await (await send(reader.key, "GET", `/v1/me/picks?date=${day}`)).json()) as PersonalPicks;
+    expect(list.profile_version).toBe(full.profile_version);
+    expect(list.items.map((item) => [item.arxiv_id, item.for_you, item.why_for_you.placed_by])).toEqual(
+      full.items
+        .slice(0, FOR_YOU_DELIVERED)
+        .map((item) => [item.arxiv_id, item.for_you, item.why_for_you.placed_by]),
+    );
+    expect(list.items[0]?.why_for_you.followed_phrase).toBe("agent");
+  });
+
+  it("sends the same bytes, signed again, on a retry", async () => {
+    const reader = keys.reader as (typeof keys)["reader"] & {};
+    const id = deliveryIdOf(reader.endpoint, dailyEventId(day));
+    const retried = await context.webhooks.retry(reader.owner, reader.endpoint, id);
+    expect(retried?.state).toBe("pending");
+    clock += 5_000;
+    expect(await attemptDelivery(context.webhooks.deps, id)).toEqual({ done: true });
+    const got = receiver.of(reader.path, "daily.published");
+    expect(got).toHaveLength(2);
+    expect(got[1]?.body).toBe(got[0]?.body);
+    expect(got[1]?.headers["webhook-timestamp"]).not.toBe(got[0]?.headers["webhook-timestamp"]);
+  });
+
+  it("cancels a delivery whose profile was erased since the fan-out: nothing of it is sent", async () => {
+    const erased = keys.erased as (typeof keys)["erased"] & {};
+    const id = deliveryIdOf(erased.endpoint, dailyEventId(day));
+    const record = await context.store.getItem<DeliveryRecord>(deliveryKey(id));
+    expect(record?.for_you_list).toBe(forYouListKey(erased.owner, dailyEventId(day)));
+    expect((await send(erased.key, "DELETE", "/v1/me/profile")).status).toBe(200);
+    expect(await context.store.getItem(forYouListKey(erased.owner, dailyEventId(day)))).toBeNull();
+    expect(await attemptDelivery(context.webhooks.deps, id)).toEqual({ done: true });
+    expect((await context.store.getItem<DeliveryRecord>(deliveryKey(id)))?.state).toBe("cancelled");
+    expect(receiver.received.filter((request) => request.path === erased.path)).toHaveLength(0);
+  });
+
+  it("ranks in `picks curate` (the day's screened file alone) the lists a server ranks", async () => {
+    const curate = createReaderService({
+      store: context.store,
+      now: () => clock,
+      screened: dayScreenedSource((await snapshots.readScreened(day)) ?? expect.fail("no screened file")),
+      relevance,
+    });
+    const event = eventRecordOf({ id: "evt_daily_compare", type: "daily.published", data: {} }, clock);
+    const viaServer = await createMemoryStore();
+    const viaCurate = await createMemoryStore();
+    // The keys, endpoints and profiles are copied into two fresh stores: each ranker writes its own lists.
+    for (const target of [viaServer, viaCurate]) {
+      for (const key of await context.store.getKeys("")) {
+        const value = await context.store.getItem(key);
+        if (value !== null) await target.setItem(key, value);
+      }
+    }
+    const server = { store: viaServer, rankDay, apiBase: SITE };
+    const fromCurate: DayRanker = (keyId, date) => curate.rankDay(keyId, date, 0);
+    expect(await writeForYouLists(server, event, day)).toBe(1);
+    expect(await writeForYouLists({ store: viaCurate, rankDay: fromCurate, apiBase: SITE }, event, day)).toBe(
+      1,
+    );
+    const reader = keys.reader?.owner as string;
+    const list = await viaServer.getItem(forYouListKey(reader, event.id));
+    expect(list).not.toBeNull();
+    expect(await viaCurate.getItem(forYouListKey(reader, event.id))).toEqual(list);
+    // A second pass stores nothing more: a key never gets two lists.
+    expect(await writeForYouLists(server, event, day)).toBe(0);
+  });
+});
