@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { DailySnapshot } from "./snapshot.ts";
+import { ForYouDeliveredSchema } from "./for-you-delivery.ts";
+import { type DailySnapshot, DayCountsSchema } from "./snapshot.ts";
 import type { SubmissionRecord } from "./submission.ts";
 
 /**
@@ -123,6 +124,33 @@ export const WebhookPayloadSchema = z.object({
   data: z.record(z.string(), z.unknown()),
 });
 export type WebhookPayload = z.infer<typeof WebhookPayloadSchema>;
+
+/** The `data` of a `daily.published` (dailyPublishedData), and the list a key with a profile gets. */
+export const DailyPublishedDataSchema = z.object({
+  date: z.iso.date(),
+  sample: z.boolean().describe("true for the offline sample days"),
+  counts: DayCountsSchema,
+  picks: z.array(
+    z.object({
+      arxiv_id: z.string(),
+      rank: z.int().min(1),
+      title: z.string(),
+      total: z.int().describe("the rubric's total, 0..45"),
+      must_read: z
+        .number()
+        .optional()
+        .describe("the relevance model's must-read likelihood, when it gave one"),
+    }),
+  ),
+  snapshot_url: z.string().describe("the day in full: GET /v1/daily/{date}"),
+  for_you: ForYouDeliveredSchema.optional(),
+});
+
+/** A `daily.published` delivery's body. */
+export const DailyPublishedPayloadSchema = WebhookPayloadSchema.extend({
+  type: z.literal("daily.published"),
+  data: DailyPublishedDataSchema,
+});
 
 /**
  * The content a signature covers, as Standard Webhooks defines it: `{id}.{timestamp}.{body}` with the

@@ -16,6 +16,16 @@ export interface DocumentInfo {
   tags: Readonly<Record<Tag, string>>;
 }
 
+/** An event the service POSTs to webhook endpoints: the document's `webhooks`, by event type. */
+export interface EventDoc {
+  event: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  /** The delivery's JSON body. */
+  body: z.ZodType;
+}
+
 /** FastAPI's name for an X-API-Key header scheme, which clients of the original service know. */
 export const API_KEY_SCHEME = "APIKeyHeader";
 /** The same key as `Authorization: Bearer <key>`, which MCP clients send. */
@@ -137,7 +147,11 @@ class Builder {
  * The OpenAPI 3.1 document of the given paths, generated from the zod schemas their operations name.
  * Every GET operation gets its HEAD twin, as `route()` answers HEAD with the GET handler.
  */
-export function buildOpenApiDocument(paths: readonly PathDoc[], info: DocumentInfo): Json {
+export function buildOpenApiDocument(
+  paths: readonly PathDoc[],
+  info: DocumentInfo,
+  events: readonly EventDoc[] = [],
+): Json {
   const builder = new Builder();
   const pathItems: Record<string, Json> = {};
   for (const doc of paths) {
@@ -153,6 +167,29 @@ export function buildOpenApiDocument(paths: readonly PathDoc[], info: DocumentIn
     if (doc.delete) item.delete = builder.operation(doc.delete, "delete");
     pathItems[path] = item;
   }
+  // What the service sends is an answer of its own: its schemas are converted as output.
+  const webhooks = Object.fromEntries(
+    events.map((doc) => [
+      doc.event,
+      {
+        post: {
+          operationId: doc.operationId,
+          summary: doc.summary,
+          description: doc.description,
+          tags: ["webhooks"],
+          // The receiver checks the signature, not a key of ours.
+          security: [],
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": { schema: builder.answers.ref(doc.body, `${pascal(doc.operationId)}Body`) },
+            },
+          },
+          responses: { "2XX": { description: "Received: any 2xx within 10 s counts as delivered." } },
+        },
+      },
+    ]),
+  );
   const responses = builder.commonResponses();
   const answerSchemas = builder.answers.components();
   const requestSchemas = builder.requests.components();
@@ -171,6 +208,7 @@ export function buildOpenApiDocument(paths: readonly PathDoc[], info: DocumentIn
     servers: [{ url: "/", description: "this server" }],
     tags: Object.entries(info.tags).map(([name, description]) => ({ name, description })),
     paths: pathItems,
+    ...(events.length > 0 && { webhooks }),
     components: {
       schemas: { ...answerSchemas, ...requestSchemas },
       responses,

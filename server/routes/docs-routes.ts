@@ -11,6 +11,7 @@ import { referencePage } from "../openapi/reference-page.ts";
 import { API_PATHS } from "../openapi/registry.ts";
 import type { ResponseDoc } from "../openapi/response-doc.ts";
 import { ConditionalHeadersSchema } from "./read-routes.ts";
+import { webhookEvents } from "./webhook-routes.ts";
 
 const validators = { ETag: true, "Cache-Control": true } as const;
 
@@ -65,7 +66,7 @@ let served: PreparedResponse | undefined;
 
 /** The OpenAPI document, built on first use and then kept. */
 export function openApiDocument(): Record<string, unknown> {
-  document ??= buildOpenApiDocument(documentedPaths, DOCUMENT_INFO);
+  document ??= buildOpenApiDocument(documentedPaths, DOCUMENT_INFO, webhookEvents);
   return document;
 }
 

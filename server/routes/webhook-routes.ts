@@ -2,6 +2,7 @@ import type { H3, H3Event } from "h3";
 import { HttpErrorSchema } from "../../pipeline/domain/http-errors.ts";
 import { TIER_NAMES } from "../../pipeline/domain/tiers.ts";
 import {
+  DailyPublishedPayloadSchema,
   DeliveryListSchema,
   DeliveryPathSchema,
   DeliveryQueuedSchema,
@@ -19,6 +20,7 @@ import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { detail, json, jsonText } from "../http/answers.ts";
 import { pathParam, route } from "../http/route-table.ts";
+import type { EventDoc } from "../openapi/build-document.ts";
 import { payloadTooLarge } from "../openapi/common-responses.ts";
 import type { OperationDoc, PathDoc } from "../openapi/operation.ts";
 import { perKeyText } from "../openapi/rate-limits.ts";
@@ -57,6 +59,23 @@ const keyedOp = (op: Omit<OperationDoc, "tags" | "keyed">): OperationDoc => ({
 });
 
 /** The operations of this file, for the OpenAPI document. */
+/** The events the service sends, as the document's `webhooks`. */
+export const webhookEvents: readonly EventDoc[] = [
+  {
+    event: "daily.published",
+    operationId: "dailyPublished",
+    summary: "A new day was published",
+    description:
+      "Sent to each endpoint subscribed to `daily.published` when a new day appears. Signed as Standard " +
+      "Webhooks specifies (`webhook-id`: the same on every retry; `webhook-timestamp`; `webhook-signature`: " +
+      "`v1,<base64 HMAC-SHA256 of {id}.{timestamp}.{body}>`). `data.for_you` is present only in " +
+      "deliveries to endpoints of a key that has a reader profile (`/v1/me/...`): the head of that key's " +
+      "personal list of the day, ranked when the day was announced; every retry sends the same body. " +
+      "Other keys' deliveries carry the event's body without it.",
+    body: DailyPublishedPayloadSchema,
+  },
+];
+
 export const webhookPaths: readonly PathDoc[] = [
   {
     route: "/v1/webhooks",

@@ -114,6 +114,30 @@ describe("the OpenAPI document", () => {
     });
   });
 
+  it("documents the daily.published delivery's body, its for_you list optional, as a webhook", () => {
+    const { webhooks } = document as unknown as {
+      webhooks: Record<string, { post: Operation & { tags: string[] } }>;
+    };
+    const post = webhooks["daily.published"]?.post;
+    expect(post?.security).toEqual([]);
+    expect(post?.description).toContain("data.for_you");
+    const ref = post?.requestBody?.content["application/json"]?.schema.$ref as string;
+    const body = document.components.schemas[ref.split("/").at(-1) as string] as {
+      properties: { data: { $ref?: string; properties?: Json; required?: string[] } };
+    };
+    const data = body.properties.data.$ref
+      ? (document.components.schemas[body.properties.data.$ref.split("/").at(-1) as string] as {
+          properties: Json;
+          required: string[];
+        })
+      : (body.properties.data as { properties: Json; required: string[] });
+    expect(Object.keys(data.properties)).toEqual(
+      expect.arrayContaining(["date", "counts", "picks", "snapshot_url", "for_you"]),
+    );
+    expect(data.required).toContain("snapshot_url");
+    expect(data.required).not.toContain("for_you");
+  });
+
   it("names the 422 components as FastAPI does: loc, msg and type required, input and ctx optional", () => {
     const { ValidationError, HTTPValidationError, HTTPError } = document.components.schemas;
     expect(ValidationError?.required).toEqual(["loc", "msg", "type"]);
