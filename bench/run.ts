@@ -3,7 +3,8 @@
 // BENCH_SECONDS sets the length of each load (default 6 s); BENCH_ONLY=cpu,snapshot,papers,... picks
 // sections (cpu: curate, the screened file, ranker, scorer and checks in process; readers: the personal ranking in process
 // and GET /v1/me/picks against keyed /v1/papers; feeds: a poll of the personal feed, 200 and 304, against
-// keyed /v1/papers; observability: /metrics and the request
+// keyed /v1/papers; for-you: a daily.published to 10,000 keys with a profile, their lists ranked and the
+// deliveries made; observability: /metrics and the request
 // log against both off; labelling: the labelling simulation, a few minutes; the tail section follows
 // the loads).
 import { execFile } from "node:child_process";
@@ -17,6 +18,7 @@ import { PICKS_BIN, startPicksServer, startProcess } from "../test/helpers/proce
 import { redisSkipReason, startRedis } from "../test/helpers/redis.ts";
 import { publishYear } from "../test/server/mcp/year-site.ts";
 import { backfillLines, runBackfillBench } from "./backfill.ts";
+import { forYouLines, runForYouBench } from "./for-you-deliveries.ts";
 import { historyLines, runHistoryBench } from "./history.ts";
 import { enterpriseKey } from "./keys.ts";
 import { runLabellingBench } from "./labelling.ts";
@@ -427,6 +429,10 @@ try {
   }
   if (wanted("feeds")) {
     await personalFeedLoad();
+  }
+
+  if (wanted("for-you")) {
+    for (const line of forYouLines(await runForYouBench())) console.log(line);
   }
 
   if (wanted("labelling")) {
