@@ -73,6 +73,20 @@ function zScores(values: readonly number[]): number[] {
   return values.map((value) => (sd > 0 ? (value - mean) / sd : 0));
 }
 
+/** A candidate's text and authors as follows are matched against: made once a day, not per reader. */
+export interface MatchedText {
+  text: string;
+  authors: readonly string[];
+}
+
+/** The candidates' texts for `RankInput.texts`; normalising them was most of a list's time for a reader with follows. */
+export function matchedTexts(candidates: readonly RankedCandidate[]): MatchedText[] {
+  return candidates.map((candidate) => ({
+    text: normal(`${candidate.title} ${candidate.summary}`),
+    authors: candidate.authors.map(normal),
+  }));
+}
+
 const round = (value: number) => Number(value.toFixed(4));
 const sigmoid = (value: number) => 1 / (1 + Math.exp(-value));
 
@@ -82,6 +96,8 @@ export interface RankInput {
   rows?: readonly SparseRow[];
   model: CompiledReaderModel | null;
   follows: Follows;
+  /** The candidates' `matchedTexts`, when the caller keeps them for the day; made here otherwise. */
+  texts?: readonly MatchedText[];
   /** Papers whose `why_for_you.nearest` is worked out (the first this many of the list). */
   explain?: number;
   /** The personal model's weight in the blend (PERSONAL_WEIGHT unless measuring another). */
@@ -104,8 +120,16 @@ export function rankForReader(input: RankInput): PersonalItem[] {
   const mine = personal ? zScores(personal) : null;
   const scored = candidates.map((candidate, index) => {
     // Names are normalised only when someone is followed: it was most of a list's time otherwise.
-    const author = authors.size > 0 ? candidate.authors.find((name) => authors.has(normal(name))) : undefined;
-    const text = phrases.length > 0 ? normal(`${candidate.title} ${candidate.summary}`) : "";
+    const matched = input.texts?.[index];
+    const at =
+      authors.size === 0
+        ? -1
+        : matched
+          ? matched.authors.findIndex((name) => authors.has(name))
+          : candidate.authors.findIndex((name) => authors.has(normal(name)));
+    const author = at < 0 ? undefined : (candidate.authors[at] as string);
+    const text =
+      phrases.length === 0 ? "" : (matched?.text ?? normal(`${candidate.title} ${candidate.summary}`));
     const phrase = author === undefined ? phrases.find((entry) => text.includes(entry.normal)) : undefined;
     const blend = (global[index] as number) + (mine ? weight * (mine[index] as number) : 0);
     const tier = author !== undefined ? 0 : phrase !== undefined ? 1 : 2;

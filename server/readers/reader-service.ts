@@ -5,7 +5,12 @@ import { LRUCache } from "lru-cache";
 import type { Unreadable } from "../../pipeline/domain/library-items.ts";
 import { toCsl } from "../../pipeline/domain/library-items.ts";
 import type { SparseRow } from "../../pipeline/domain/logistic-regression.ts";
-import { type PersonalItem, rankForReader } from "../../pipeline/domain/personal-ranking.ts";
+import {
+  type MatchedText,
+  matchedTexts,
+  type PersonalItem,
+  rankForReader,
+} from "../../pipeline/domain/personal-ranking.ts";
 import type { PersonalPicks, ProfileExport } from "../../pipeline/domain/reader-answers.ts";
 import {
   type CompiledReaderModel,
@@ -102,6 +107,17 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
     maxSize: ANSWER_BYTES,
     sizeCalculation: (text, key) => text.length + key.length,
   });
+
+  // Keyed by the day's papers themselves: a republished day is another list.
+  const textsOfDay = new WeakMap<readonly ScreenedPaper[], MatchedText[]>();
+  const texts = (papers: readonly ScreenedPaper[]): MatchedText[] => {
+    let found = textsOfDay.get(papers);
+    if (!found) {
+      found = matchedTexts(papers);
+      textsOfDay.set(papers, found);
+    }
+    return found;
+  };
 
   const rows = (date: string, papers: readonly ScreenedPaper[]): SparseRow[] | undefined => {
     if (!relevance) return undefined;
@@ -219,9 +235,11 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
       compiled.set(keyId, held);
     }
     const dayRows = held.model ? rows(date, papers) : undefined;
+    const follows = held.follows.authors.length + held.follows.phrases.length > 0;
     const items = rankForReader({
       candidates: papers,
       ...(dayRows ? { rows: dayRows } : {}),
+      ...(follows ? { texts: texts(papers) } : {}),
       model: held.model,
       follows: held.follows,
       explain,

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { fitLinearSvm, svmDecision } from "../../../pipeline/domain/linear-svm.ts";
 import {
   MUST_READ_DEPTH,
+  matchedTexts,
   type RankedCandidate,
   rankForReader,
 } from "../../../pipeline/domain/personal-ranking.ts";
@@ -83,6 +84,23 @@ describe("the personal ranking", () => {
       followed_phrase: "MEMORY runtime",
       placed_by: "followed_phrase",
     });
+  });
+
+  it("gives the same list from the day's kept matched texts as from the candidates' own", () => {
+    const candidates = day.map((candidate, i) =>
+      i === 7 ? { ...candidate, authors: ["Zoë  Müller"], summary: "An Agent Mémory study" } : candidate,
+    );
+    const texts = matchedTexts(candidates);
+    for (const follows of [
+      { authors: ["zoe muller"], phrases: [] },
+      { authors: [], phrases: ["agent memory", "AUDIT"] },
+      { authors: ["Author 3", "nobody"], phrases: ["runtime serving"] },
+    ]) {
+      const model = modelLiking([1, 2]);
+      const plain = rankForReader({ candidates, rows, model, follows });
+      expect(rankForReader({ candidates, rows, model, follows, texts })).toEqual(plain);
+      expect(plain[0]?.why_for_you.placed_by).toMatch(/^followed_/);
+    }
   });
 
   it("never leaves a sure must-read below the floor's depth", () => {
