@@ -7,7 +7,7 @@
 
 import { hash, randomBytes } from "node:crypto";
 import { FEED_TOKEN_PATTERN } from "../../pipeline/domain/personal-feed.ts";
-import type { KeyRecord } from "../access/key-service.ts";
+import { findKeyById, type KeyRecord } from "../access/key-service.ts";
 import { withStoreLock } from "../store/store-lock.ts";
 import type { Store } from "../store/types.ts";
 import { feedTokenKey, feedTokenLookupKey, readerLockKey } from "./reader-store.ts";
@@ -31,14 +31,14 @@ export const hashFeedToken = (token: string): string => hash("sha256", token, "h
 
 /**
  * Issues the key's feed token, replacing (and so invalidating) any earlier one; null when another change
- * to the reader held the lock too long. Made under the reader's lock, as profile writes and erasure are,
+ * to the reader held the lock too long, "revoked" when the key was revoked meanwhile (nothing is left). Made under the reader's lock, as profile writes and erasure are,
  * so two issues at once cannot both leave a working token, and an erasure cannot leave one behind.
  */
 export function issueFeedToken(
   store: Store,
   record: KeyRecord,
   at: string,
-): Promise<{ token: string; issued_at: string; replaced: boolean } | null> {
+): Promise<{ token: string; issued_at: string; replaced: boolean } | "revoked" | null> {
   return withStoreLock(store, readerLockKey(record.id), async () => {
     const old = await store.getItem<FeedTokenRecord>(feedTokenKey(record.id));
     const token = newFeedToken();
@@ -52,6 +52,13 @@ export function issueFeedToken(
       key_hash: record.hash,
     } satisfies FeedTokenOwner);
     if (old) await store.removeItem(feedTokenLookupKey(old.hash));
+    // Revocation erases without this lock (another process may revoke the key while this runs): read
+    // after the writes, a revocation already made is seen here and one made later erases them itself.
+    if ((await findKeyById(store, record.id))?.revoked_at !== null) {
+      await store.removeItem(feedTokenLookupKey(tokenHash));
+      await store.removeItem(feedTokenKey(record.id));
+      return "revoked" as const;
+    }
     return { token, issued_at: at, replaced: old !== null };
   });
 }

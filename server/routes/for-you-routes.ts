@@ -15,7 +15,7 @@ import {
 } from "../../pipeline/domain/personal-feed.ts";
 import { limitByKey, rateRefusal } from "../access/key-limit.ts";
 import type { KeyRecord } from "../access/key-service.ts";
-import { authorize } from "../access/keyed.ts";
+import { authFailure, authorize } from "../access/keyed.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { detail, json } from "../http/answers.ts";
@@ -135,6 +135,7 @@ export function registerForYouRoutes(app: H3, context: AppContext): void {
           "retry-after": "1",
         });
       }
+      if (issued === "revoked") return detail(401, authFailure("revoked"));
       const base = `${baseUrlOf(event, context)}/v1/feeds/for-you/${issued.token}`;
       return json(
         201,

@@ -579,10 +579,9 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
     const tokenOf = async (key: string) => {
       const record = await main.keys.find(key);
       if (!record) throw new Error("the feed's key is missing");
-      return {
-        record,
-        token: (await issueFeedToken(main.store, record, "2026-11-21T06:00:00Z"))?.token ?? "",
-      };
+      const issued = await issueFeedToken(main.store, record, "2026-11-21T06:00:00Z");
+      if (issued === null || issued === "revoked") throw new Error("the feed's token was not issued");
+      return { record, token: issued.token };
     };
     world.feedToken = (await tokenOf(await issue(main, "free"))).token;
     const spentFeed = await tokenOf(await issue(main, "free"));

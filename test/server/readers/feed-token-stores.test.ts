@@ -9,7 +9,7 @@ import type { PersonalPicks } from "../../../pipeline/domain/reader-answers.ts";
 import type { CompiledRelevance } from "../../../pipeline/domain/relevance-model.ts";
 import { loadRelevanceModel, newestModelPath } from "../../../pipeline/relevance-file.ts";
 import type { AppContext } from "../../../server/context.ts";
-import { hashFeedToken } from "../../../server/readers/feed-tokens.ts";
+import { hashFeedToken, issueFeedToken } from "../../../server/readers/feed-tokens.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { createRedisStore } from "../../../server/store/redis-store.ts";
 import { createSqliteStore } from "../../../server/store/sqlite-store.ts";
@@ -127,6 +127,29 @@ describe.skipIf(skip !== null)("feed tokens on two servers sharing Redis", () =>
 });
 
 describe("the SQLite file after erasure and revocation", () => {
+  it("keeps no token issued by a process that still held the key as active after its revocation", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "rp-feed-tokens-"));
+    const path = join(dir, "picks.db");
+    const store = createSqliteStore({ path });
+    try {
+      const context = await testContext(snapshots, { store, relevance });
+      const { record } = await context.keys.issue({ tier: "free", email: "e@example.org", label: "e" });
+      // Revoked (and erased) elsewhere; this process's cached record still says active.
+      await context.keys.revoke(record.id);
+      expect(await issueFeedToken(store, record, "2026-11-21T06:00:00Z")).toBe("revoked");
+      const db = new Database(path, { readonly: true });
+      try {
+        const rows = db.prepare("SELECT key FROM kv WHERE key LIKE 'feedtoken:%' OR key LIKE ?").pluck();
+        expect(rows.all(`reader:${record.id}%`)).toEqual([]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("holds no row of a feed token", async () => {
     const dir = await mkdtemp(join(tmpdir(), "rp-feed-tokens-"));
     const path = join(dir, "picks.db");
