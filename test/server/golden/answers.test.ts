@@ -27,20 +27,14 @@
 // recording stays small; the comparison is still of every byte.
 
 import { createHash } from "node:crypto";
-import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseTrustProxy } from "../../../server/access/client-ip.ts";
-import { generateKey } from "../../../server/access/key-format.ts";
 import type { AppContext } from "../../../server/context.ts";
 import { listen, type RunningServer } from "../../../server/http/listen.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
-import { createMemoryStore } from "../../../server/store/memory-store.ts";
-import { testContext } from "../../helpers/context.ts";
+import { callHeaders, goldenContext, sendRaw } from "../../helpers/golden-client.ts";
 import { publishSampleDays } from "../../helpers/published.ts";
-import { type GoldenCall, goldenCalls } from "./golden-calls.ts";
+import { type GoldenCall, goldenCalls, type Tier } from "./golden-calls.ts";
 
-/** A Friday, 12:00:30.250 UTC: Saturday already east of UTC+12, so the weekend block can trigger. */
-const NOW = Date.parse("2026-11-20T12:00:30.250Z");
 /** Headers that describe the moment or the connection, not the answer (see the top of this file). */
 const VOLATILE = new Set(["date", "connection", "keep-alive"]);
 const INLINE_BYTES = 4096;
@@ -72,96 +66,24 @@ function bodyOf(bytes: Buffer): Answer["body"] {
   return Buffer.from(text, "utf8").equals(bytes) ? { text } : { base64: bytes.toString("base64") };
 }
 
-/** One request on its own connection, read as raw status, header lines and body bytes. */
-function send(url: URL, call: GoldenCall, headers: Record<string, string>): Promise<Answer> {
-  const body =
-    call.bodyBase64 !== undefined
-      ? Buffer.from(call.bodyBase64, "base64")
-      : call.body !== undefined
-        ? Buffer.from(call.body, "utf8")
-        : undefined;
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: url.hostname,
-        port: url.port,
-        method: call.method,
-        path: call.path,
-        agent: false,
-        headers: { ...headers, ...(body ? { "content-length": String(body.length) } : {}) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("error", reject);
-        res.on("end", () => {
-          const pairs: Array<[string, string]> = [];
-          for (let i = 0; i < res.rawHeaders.length; i += 2) {
-            const name = (res.rawHeaders[i] as string).toLowerCase();
-            if (!VOLATILE.has(name)) pairs.push([name, res.rawHeaders[i + 1] as string]);
-          }
-          pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-          resolve({ status: res.statusCode ?? 0, headers: pairs, body: bodyOf(Buffer.concat(chunks)) });
-        });
-      },
-    );
-    // A refused large body may be cut off while it is still being sent; the answer has come by then.
-    req.on("error", reject);
-    req.end(body);
-  });
-}
-
 let snapshots: SnapshotCache;
 let context: AppContext;
 let running: RunningServer;
 const calls = goldenCalls();
 const live = new Map<string, Answer>();
 
-/** The header a call's key goes in: issued fresh, or shared by its group. */
-async function keyHeaders(call: GoldenCall, groups: Map<string, string>): Promise<Record<string, string>> {
-  const { auth } = call;
-  const put = (via: "x-api-key" | "bearer", key: string): Record<string, string> =>
-    via === "x-api-key" ? { "x-api-key": key } : { authorization: `Bearer ${key}` };
-  switch (auth.kind) {
-    case "none":
-      return {};
-    case "literal":
-      return { [auth.header]: auth.value };
-    case "unknown-key":
-      return put(auth.via, generateKey(context.config.keyPrefix));
-    case "key": {
-      let key = auth.group === undefined ? undefined : groups.get(auth.group);
-      if (key === undefined) {
-        key = (await context.keys.issue({ tier: auth.tier, email: "golden@example.org", label: "golden" }))
-          .key;
-        if (auth.group !== undefined) groups.set(auth.group, key);
-      }
-      return put(auth.via, key);
-    }
-  }
-}
-
 beforeAll(async () => {
   snapshots = await createSnapshotCache({ publicDir: (await publishSampleDays()).publicDir });
-  context = await testContext(snapshots, {
-    now: () => NOW,
-    // The store's own clock too: it expires counters (the free rate's minute, the verify limit's
-    // hour) by it, and the wall clock is past NOW's windows.
-    store: await createMemoryStore({ clock: () => NOW }),
-    config: {
-      trustProxy: parseTrustProxy("loopback"),
-      publicBaseUrl: "https://picks.example",
-      mcpAllowedOrigins: ["https://app.example"],
-    },
-  });
+  context = await goldenContext(snapshots);
   running = await listen(context, { port: 0, host: "127.0.0.1" });
-  const url = new URL(running.url);
   const groups = new Map<string, string>();
+  const issue = async (tier: Tier) =>
+    (await context.keys.issue({ tier, email: "golden@example.org", label: "golden" })).key;
   // One at a time, in order: the calls of a group spend one key's quota in sequence.
   for (const call of calls) {
-    const headers = { ...call.headers, ...(await keyHeaders(call, groups)) };
-    if (call.forwardedFor !== undefined) headers["x-forwarded-for"] = call.forwardedFor;
-    live.set(call.label, await send(url, call, headers));
+    const headers = await callHeaders(call, groups, issue, context.config.keyPrefix);
+    const answer = await sendRaw(running.url, call, headers, VOLATILE);
+    live.set(call.label, { ...answer, body: bodyOf(answer.body) });
   }
 }, 60_000);
 

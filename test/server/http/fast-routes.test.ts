@@ -5,22 +5,17 @@
 // the headers and the body bytes must be equal. The calls: the golden ones of POST /mcp and
 // POST /v1/verify (../golden/golden-calls.ts), and GET /v1/papers ones generated below.
 
-import { request as httpRequest } from "node:http";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseTrustProxy } from "../../../server/access/client-ip.ts";
-import { generateKey } from "../../../server/access/key-format.ts";
 import type { KeyRecord } from "../../../server/access/key-service.ts";
 import type { AppContext } from "../../../server/context.ts";
 import { FAST_ROUTES, fastRouteOf } from "../../../server/http/fast-routes.ts";
 import { listen, type RunningServer } from "../../../server/http/listen.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
-import { createMemoryStore } from "../../../server/store/memory-store.ts";
-import { testContext } from "../../helpers/context.ts";
+import { callHeaders, goldenContext, sendRaw } from "../../helpers/golden-client.ts";
 import { publishSampleDays } from "../../helpers/published.ts";
 import { type GoldenCall, goldenCalls, type Tier } from "../golden/golden-calls.ts";
 
-const NOW = Date.parse("2026-11-20T12:00:30.250Z");
 /** Headers that describe the moment or the connection, not the answer. */
 const VOLATILE = new Set(["date", "connection", "keep-alive", "transfer-encoding"]);
 
@@ -63,49 +58,10 @@ function papersCalls(): GoldenCall[] {
   }));
 }
 
-/** One request on its own connection: status, sorted header pairs, body bytes. */
-function send(url: string, call: GoldenCall, headers: Record<string, string>) {
-  const body =
-    call.bodyBase64 !== undefined
-      ? Buffer.from(call.bodyBase64, "base64")
-      : call.body !== undefined
-        ? Buffer.from(call.body, "utf8")
-        : undefined;
-  const { hostname, port } = new URL(url);
-  return new Promise<{ status: number; headers: Array<[string, string]>; body: string }>(
-    (resolve, reject) => {
-      const req = httpRequest(
-        {
-          host: hostname,
-          port,
-          method: call.method,
-          path: call.path,
-          agent: false,
-          headers: body ? { ...headers, "content-length": String(body.length) } : headers,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (chunk: Buffer) => chunks.push(chunk));
-          res.on("error", reject);
-          res.on("end", () => {
-            const pairs: Array<[string, string]> = [];
-            for (let i = 0; i < res.rawHeaders.length; i += 2) {
-              const header = (res.rawHeaders[i] as string).toLowerCase();
-              if (!VOLATILE.has(header)) pairs.push([header, res.rawHeaders[i + 1] as string]);
-            }
-            pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-            resolve({
-              status: res.statusCode ?? 0,
-              headers: pairs,
-              body: Buffer.concat(chunks).toString("base64"),
-            });
-          });
-        },
-      );
-      req.on("error", reject);
-      req.end(body);
-    },
-  );
+/** One request on its own connection: status, sorted header pairs, body bytes as base64. */
+async function send(url: string, call: GoldenCall, headers: Record<string, string>) {
+  const answer = await sendRaw(url, call, headers, VOLATILE);
+  return { ...answer, body: answer.body.toString("base64") };
 }
 
 const calls = [...papersCalls(), ...goldenCalls()];
@@ -114,15 +70,7 @@ let fast: { context: AppContext; running: RunningServer };
 let routed: { context: AppContext; running: RunningServer };
 
 async function server(fastRoutes: typeof FAST_ROUTES) {
-  const context = await testContext(snapshots, {
-    now: () => NOW,
-    store: await createMemoryStore({ clock: () => NOW }),
-    config: {
-      trustProxy: parseTrustProxy("loopback"),
-      publicBaseUrl: "https://picks.example",
-      mcpAllowedOrigins: ["https://app.example"],
-    },
-  });
+  const context = await goldenContext(snapshots);
   return { context, running: await listen(context, { port: 0, host: "127.0.0.1", fastRoutes }) };
 }
 
@@ -133,28 +81,6 @@ async function issueInBoth(tier: Tier): Promise<string> {
   await copy(record);
   await routed.context.store.setItem(`apikeyid:${record.id}`, record.hash);
   return key;
-}
-
-async function keyHeaders(call: GoldenCall, groups: Map<string, string>): Promise<Record<string, string>> {
-  const { auth } = call;
-  const put = (via: "x-api-key" | "bearer", key: string): Record<string, string> =>
-    via === "x-api-key" ? { "x-api-key": key } : { authorization: `Bearer ${key}` };
-  switch (auth.kind) {
-    case "none":
-      return {};
-    case "literal":
-      return { [auth.header]: auth.value };
-    case "unknown-key":
-      return put(auth.via, generateKey(fast.context.config.keyPrefix));
-    case "key": {
-      let key = auth.group === undefined ? undefined : groups.get(auth.group);
-      if (key === undefined) {
-        key = await issueInBoth(auth.tier);
-        if (auth.group !== undefined) groups.set(auth.group, key);
-      }
-      return put(auth.via, key);
-    }
-  }
 }
 
 beforeAll(async () => {
@@ -181,8 +107,7 @@ describe("each fast route answers as its route, byte for byte", () => {
     const groups = new Map<string, string>();
     // One at a time, in order: the calls of a group spend one key's quota in sequence, on both servers.
     for (const call of calls) {
-      const headers = { ...call.headers, ...(await keyHeaders(call, groups)) };
-      if (call.forwardedFor !== undefined) headers["x-forwarded-for"] = call.forwardedFor;
+      const headers = await callHeaders(call, groups, issueInBoth, fast.context.config.keyPrefix);
       const expected = await send(routed.running.url, call, headers);
       const actual = await send(fast.running.url, call, headers);
       expect(actual, `${call.label}: ${call.method} ${call.path}`).toEqual(expected);
