@@ -7,7 +7,7 @@ import { noteHtml, noteMarkdown } from "../pipeline/domain/bench-note-render.ts"
 import { FIRM_RUBRIC_VERSIONS_KEPT } from "../pipeline/domain/bench-rubric.ts";
 import { ISO_WEEK_PATTERN, previousWeek, weekDays } from "../pipeline/domain/bench-week.ts";
 import { dayOf } from "../pipeline/domain/calendar.ts";
-import { siteUrlFromEnv } from "../pipeline/feeds.ts";
+import { siteUrlFromEnv } from "../pipeline/site-url.ts";
 import { createKeyService, type KeyService } from "../server/access/key-service.ts";
 import { type BenchStore, createBenchStore } from "../server/bench/bench-store.ts";
 import { buildWeeklyNote } from "../server/bench/weekly-note.ts";

@@ -12,10 +12,11 @@ import type { HttpCounts, RunRecord } from "./domain/run-record.ts";
 import { buildScreenedDay, type ScreenedDay } from "./domain/screened.ts";
 import type { ScoredCandidate, SelectionPolicy } from "./domain/selection.ts";
 import type { DailySnapshot } from "./domain/snapshot.ts";
-import { DEFAULT_SITE_URL, planFeeds, writeFeeds } from "./feeds.ts";
+import { planFeeds, writeFeeds } from "./feeds.ts";
 import { type PlannedFile, publishFiles, readDailySnapshots } from "./publish.ts";
 import { type CandidateScorer, screenCandidates } from "./screen.ts";
 import { buildSearchIndex } from "./search-index.ts";
+import { DEFAULT_SITE_URL } from "./site-url.ts";
 import type { CandidateSource } from "./sources/source.ts";
 
 const NO_HTTP: HttpCounts = {

@@ -3,6 +3,7 @@
 
 import { readdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
+import { writeFileAtomic } from "./atomic-write.ts";
 import type { GateInputDay } from "./domain/promotion-gate.ts";
 import {
   type CompiledRelevance,
@@ -12,7 +13,6 @@ import {
 } from "./domain/relevance-model.ts";
 import { EvalInputError, type LabelledListing, readLabelledListing } from "./labels-file.ts";
 import { projectPath } from "./project-root.ts";
-import { writeFileAtomic } from "./publish.ts";
 
 export const MODELS_DIR = projectPath("data", "models");
 /** Where `picks label` writes the operator's labels, read by `picks train` beside the files it is given. */

@@ -13,8 +13,9 @@ import type { Rubric } from "../../pipeline/domain/rubric.ts";
 import { AXIS_GROUPS, type AxisGroup } from "../../pipeline/domain/score.ts";
 import { DEFAULT_SELECTION } from "../../pipeline/domain/selection.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
-import { planFeeds, siteUrlFromEnv } from "../../pipeline/feeds.ts";
+import { planFeeds } from "../../pipeline/feeds.ts";
 import { loadRubric } from "../../pipeline/rubric-file.ts";
+import { siteUrlFromEnv } from "../../pipeline/site-url.ts";
 import { createSampleSource, sampleDays } from "../../pipeline/sources/sample-source.ts";
 
 let rubric: Rubric;

@@ -14,7 +14,8 @@ import {
 import type { Pick } from "../../../pipeline/domain/pick.ts";
 import { AXIS_IDS, type AxisScore, type Scores } from "../../../pipeline/domain/score.ts";
 import type { DailySnapshot } from "../../../pipeline/domain/snapshot.ts";
-import { assertAtomFeed, siteUrlFromEnv } from "../../../pipeline/feeds.ts";
+import { assertAtomFeed } from "../../../pipeline/feeds.ts";
+import { siteUrlFromEnv } from "../../../pipeline/site-url.ts";
 
 const SITE: FeedSite = {
   baseUrl: "https://picks.example.org",
