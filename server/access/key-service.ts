@@ -7,7 +7,8 @@ import {
   type TierLimits,
   type TierName,
 } from "../../pipeline/domain/tiers.ts";
-import { eraseReader, moveReader } from "../readers/reader-store.ts";
+import { eraseReader, moveReader, readerLockKey } from "../readers/reader-store.ts";
+import { withStoreLock } from "../store/store-lock.ts";
 import type { Store } from "../store/types.ts";
 import { generateKey, hashKey, isWellFormedKey, keyIdOf } from "./key-format.ts";
 
@@ -265,8 +266,10 @@ export function createKeyService(options: {
       const retired = { ...old, revoked_at: fresh.record.created_at, replaced_by: fresh.record.id };
       await store.setItem(recordKey(old.hash), retired);
       records.delete(old.hash);
-      // The reader behind the key is the same person: their profile follows the new key.
-      await moveReader(store, old.id, fresh.record.id);
+      // The reader behind the key is the same person: their profile follows the new key. Moved under
+      // the profile's lock, so a write in flight lands before the move, or sees the key retired after it.
+      const move = () => moveReader(store, old.id, fresh.record.id);
+      if ((await withStoreLock(store, readerLockKey(old.id), move)) === null) await move();
       return { ...fresh, old: retired };
     },
   };

@@ -32,7 +32,7 @@ import {
   type RatingValue,
 } from "../../pipeline/domain/reader-profile.ts";
 import type { CompiledRelevance } from "../../pipeline/domain/relevance-model.ts";
-import type { KeyRecord } from "../access/key-service.ts";
+import { findKeyById, type KeyRecord } from "../access/key-service.ts";
 import { withStoreLock } from "../store/store-lock.ts";
 import type { Store } from "../store/types.ts";
 import { feedTokenIssued } from "./feed-tokens.ts";
@@ -58,7 +58,8 @@ export interface ReaderServiceOptions {
 export type WriteRefusal =
   | { refused: "busy" }
   | { refused: "too_many"; what: "library" | "ratings"; max: number; would_be: number }
-  | { refused: "not_screened"; arxiv_id: string };
+  | { refused: "not_screened"; arxiv_id: string }
+  | { refused: "revoked" };
 
 export interface ReaderService {
   profile(keyId: string): Promise<Profile>;
@@ -211,6 +212,13 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
         await refit(result.profile, await readModel(store, keyId)),
       );
       compiled.delete(keyId);
+      // Another process may have revoked or rotated the key while this wrote (its key cache lags by
+      // seconds). Read after the write: a revocation already made is seen here and the write undone;
+      // one made later erases (or moves) the profile itself, after this lock.
+      if ((await findKeyById(store, keyId))?.revoked_at !== null) {
+        await eraseReader(store, keyId);
+        return { refused: "revoked" as const };
+      }
       return result.answer;
     });
     return done ?? { refused: "busy" };

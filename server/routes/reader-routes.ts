@@ -20,7 +20,7 @@ import {
 import { TIERS } from "../../pipeline/domain/tiers.ts";
 import { limitByKey, rateRefusal } from "../access/key-limit.ts";
 import type { KeyRecord } from "../access/key-service.ts";
-import { authorize, quotaHeaders, spendOrRefuse } from "../access/keyed.ts";
+import { authFailure, authorize, quotaHeaders, spendOrRefuse } from "../access/keyed.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { detail, json, jsonText } from "../http/answers.ts";
@@ -215,6 +215,8 @@ function refusalAnswer(refusal: WriteRefusal, record: KeyRecord, headers: Record
         ...headers,
         "retry-after": "1",
       });
+    case "revoked":
+      return detail(401, authFailure("revoked"), headers);
     case "not_screened":
       return detail(404, `${refusal.arxiv_id} was never screened, so it cannot be rated`, headers);
     case "too_many":

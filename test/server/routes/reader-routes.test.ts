@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PersonalPicks, ProfileExport } from "../../../pipeline/domain/reader-answers.ts";
 import type { CompiledRelevance } from "../../../pipeline/domain/relevance-model.ts";
 import { loadRelevanceModel, newestModelPath } from "../../../pipeline/relevance-file.ts";
+import { createKeyService } from "../../../server/access/key-service.ts";
 import type { AppContext } from "../../../server/context.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { type Call, clientFor } from "../../helpers/app-client.ts";
@@ -228,6 +229,29 @@ describe("reader profiles and personal picks", () => {
     expect(await context.store.getKeys(`reader:${idB}`)).toEqual([]);
     const refused = await send(b, "PUT", "/v1/me/follows", { authors: [], phrases: [] });
     expect(refused.status).toBe(401);
+  });
+
+  it("undoes a write that lands after another server revoked the key, and answers 401", async () => {
+    const key = await issue();
+    await send(key, "PUT", "/v1/me/follows", { authors: ["Ada Lovelace"], phrases: [] });
+    const id = (await exported(key)).key_id;
+    // Another server's key service on the same store: this server's key cache still holds the key.
+    await createKeyService({ store: context.store }).revoke(id);
+    const late = await send(key, "PUT", "/v1/me/follows", { authors: ["Grace Hopper"], phrases: [] });
+    expect(late.status).toBe(401);
+    expect((await body(late)).detail).toMatch(/revoked/);
+    expect(await context.store.getKeys(`reader:${id}`)).toEqual([]);
+  });
+
+  it("refuses a write through a key another server rotated, and leaves the profile moved to the new key as it was", async () => {
+    const key = await issue();
+    await send(key, "PUT", "/v1/me/follows", { authors: ["Ada Lovelace"], phrases: [] });
+    const id = (await exported(key)).key_id;
+    const rotated = await createKeyService({ store: context.store }).rotate(id);
+    const late = await send(key, "PUT", "/v1/me/follows", { authors: ["Grace Hopper"], phrases: [] });
+    expect(late.status).toBe(401);
+    expect(await context.store.getKeys(`reader:${id}`)).toEqual([]);
+    expect((await exported(rotated?.key as string)).follows.authors).toEqual(["Ada Lovelace"]);
   });
 
   it("keeps the profile when the key is rotated", async () => {
