@@ -61,6 +61,17 @@ export async function clientFor(
   };
 }
 
+/** A client over `context` with a free and an enterprise key issued, as the keyed routes' tests use. */
+export async function keyedClientFor(mode: Mode, context: AppContext) {
+  const issue = async (tier: "free" | "enterprise", email: string, label: string) =>
+    (await context.keys.issue({ tier, email, label })).key;
+  return {
+    ...(await clientFor(mode, context)),
+    free: await issue("free", "f@example.org", "free"),
+    enterprise: await issue("enterprise", "e@example.org", "ent"),
+  };
+}
+
 /** JSON POST init. */
 export const postJson = (body: unknown, extra: CallInit = {}): CallInit => ({
   method: "POST",

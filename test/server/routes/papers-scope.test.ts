@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScreenedDay } from "../../../pipeline/domain/screened.ts";
 import type { AppContext } from "../../../server/context.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
-import { type Call, clientFor, MODES } from "../../helpers/app-client.ts";
+import { type Call, clientFor, keyedClientFor, MODES } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
 import { DAY_WITHOUT_SCREENED, publishScreenedSite } from "../../helpers/screened-site.ts";
 
@@ -69,9 +69,7 @@ describe.each(MODES)("the papers queries' screened scope (%s)", (mode) => {
 
   beforeAll(async () => {
     context = await testContext(snapshots);
-    ({ call, close } = await clientFor(mode, context));
-    free = (await context.keys.issue({ tier: "free", email: "f@example.org", label: "free" })).key;
-    enterprise = (await context.keys.issue({ tier: "enterprise", email: "e@example.org", label: "ent" })).key;
+    ({ call, close, free, enterprise } = await keyedClientFor(mode, context));
   });
   afterAll(() => close());
 

@@ -5,7 +5,7 @@ import type { DailySnapshot } from "../../../pipeline/domain/snapshot.ts";
 import { readDailySnapshots } from "../../../pipeline/publish.ts";
 import type { AppContext } from "../../../server/context.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
-import { type Call, clientFor, MODES } from "../../helpers/app-client.ts";
+import { type Call, clientFor, keyedClientFor, MODES } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
 import { publishSampleDays } from "../../helpers/published.ts";
 
@@ -43,9 +43,7 @@ describe.each(MODES)("keyed picks queries (%s)", (mode) => {
 
   beforeAll(async () => {
     context = await testContext(snapshots);
-    ({ call, close } = await clientFor(mode, context));
-    free = (await context.keys.issue({ tier: "free", email: "f@example.org", label: "free" })).key;
-    enterprise = (await context.keys.issue({ tier: "enterprise", email: "e@example.org", label: "ent" })).key;
+    ({ call, close, free, enterprise } = await keyedClientFor(mode, context));
   });
   afterAll(() => close());
 
