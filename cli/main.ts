@@ -12,6 +12,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   backfill: async () => (await import("./backfill-command.ts")).registerBackfill,
   eval: async () => (await import("./eval-command.ts")).registerEval,
   train: async () => (await import("./train-command.ts")).registerTrain,
+  embed: async () => (await import("./embed-command.ts")).registerEmbed,
   "train-folds": async () => (await import("./train-threads.ts")).registerTrainFolds,
   label: async () => (await import("./label-command.ts")).registerLabel,
   serve: async () => (await import("./serve-command.ts")).registerServe,

@@ -9,7 +9,12 @@ import {
 } from "../pipeline/domain/promotion.ts";
 import { gateDaysOf } from "../pipeline/domain/promotion-gate.ts";
 import type { RelevanceModel } from "../pipeline/domain/relevance-model.ts";
-import { DEFAULT_TRAIN_SETTINGS, type TrainedRelevance } from "../pipeline/domain/relevance-training.ts";
+import {
+  DEFAULT_TRAIN_SETTINGS,
+  embeddingOf,
+  type TrainedRelevance,
+  type TrainSettings,
+} from "../pipeline/domain/relevance-training.ts";
 import { RANKED_SELECTION } from "../pipeline/domain/selection.ts";
 import { EvalInputError } from "../pipeline/labels-file.ts";
 import { writeFileAtomic } from "../pipeline/publish.ts";
@@ -27,6 +32,7 @@ import {
   readModelFile,
 } from "../pipeline/relevance-file.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
+import { readWordVectorsFile } from "../pipeline/word-vectors-corpus.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { trainOnThreads } from "./train-threads.ts";
 
@@ -38,6 +44,7 @@ interface TrainFlags {
   modelVersion?: string;
   operatorLabels: boolean;
   promoteAnyway: boolean;
+  embeddings?: string;
   json: boolean;
 }
 
@@ -65,6 +72,10 @@ export function registerTrain(program: Command): void {
     .option("--models-dir <dir>", "where the models are, the newest being the current one", MODELS_DIR)
     .option("--promote-anyway", "promote the model even where it measures worse than the current one", false)
     .option("--out <file>", "write the model to this file instead, with no comparison and no promotion")
+    .option(
+      "--embeddings <file>",
+      "word vectors from `picks embed`: each paper's vector becomes a feature, and the model carries them",
+    )
     .option("--json", "print the model's summary as JSON", false)
     .action(runTrain);
 }
@@ -123,12 +134,16 @@ async function runTrain(flags: TrainFlags): Promise<void> {
   out.progress(
     `training on ${read.days.length} days, ${read.days.reduce((n, day) => n + day.papers.length, 0)} papers`,
   );
-  const trained = await trainOnThreads(read.days, { version, ...DEFAULT_TRAIN_SETTINGS });
+  const settings = await trainSettingsOf(flags.embeddings);
+  const trained = await trainOnThreads(read.days, { version, ...settings });
   const trainSeconds = (performance.now() - started) / 1000;
   let model: RelevanceModel = trained.model;
   if (flags.out === undefined) {
     if (current?.model) out.progress(`measuring against ${current.model.version} on the same days`);
-    model = { ...model, promotion: await promotionOf(current, trained, read.days, flags.promoteAnyway) };
+    model = {
+      ...model,
+      promotion: await promotionOf(current, trained, read.days, settings, flags.promoteAnyway),
+    };
   }
   const written = flags.out ?? candidatePath(flags.modelsDir, version);
   const content = `${JSON.stringify(model)}\n`;
@@ -182,6 +197,12 @@ function printTrained(
   out.line(
     `${model.version}: ${model.training.papers} papers from ${model.training.days.length} days, ${model.vocabulary.length} terms, c on-topic ${model.heads.on_topic.c}, c top ${model.heads.top.c}`,
   );
+  if (model.embedding) {
+    const { corpus, settings: learned, words } = model.embedding;
+    out.line(
+      `word vectors: ${words.length} words x ${learned.dims} from ${corpus.papers} papers of ${corpus.name}${corpus.commit ? ` at ${corpus.commit}` : ""}, read by ${model.embedding.heads.join(", ")}`,
+    );
+  }
   out.line(
     `wrote ${run.written} (${run.bytes} bytes); trained in ${run.trainSeconds.toFixed(1)} s, ${run.seconds.toFixed(1)} s in all`,
   );
@@ -201,11 +222,23 @@ function printTrained(
   if (run.promoted) out.line(`promoted: ${run.promoted} is now the newest model`);
 }
 
+/** The training settings, with the word vectors of `--embeddings` when given. */
+async function trainSettingsOf(path: string | undefined): Promise<Omit<TrainSettings, "version">> {
+  if (path === undefined) return DEFAULT_TRAIN_SETTINGS;
+  try {
+    return { ...DEFAULT_TRAIN_SETTINGS, embedding: embeddingOf(await readWordVectorsFile(path)) };
+  } catch (error) {
+    if (error instanceof EvalInputError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
 /** What the gate decides: the first model, no worse, promoted anyway, or not promoted, with the comparison. */
 async function promotionOf(
   current: Current | null,
   trained: TrainedRelevance,
   days: ReadLabelledDays["days"],
+  settings: Omit<TrainSettings, "version">,
   promoteAnyway: boolean,
 ): Promise<Promotion> {
   const fixed = { tolerance: AUC_ON_TOPIC_TOLERANCE, day_slack: DAY_SLACK };
@@ -223,7 +256,7 @@ async function promotionOf(
     days,
     candidate: trained,
     current: current.model,
-    settings: DEFAULT_TRAIN_SETTINGS,
+    settings,
     rubric: await loadRubric(),
     selection: RANKED_SELECTION,
   });

@@ -11,6 +11,7 @@ import type { Candidate } from "./candidate.ts";
 import type { GateDay, SideFigures } from "./promotion.ts";
 import { compileRelevance, type Ranking, type RelevanceModel, rankPaper } from "./relevance-model.ts";
 import {
+  embeddingOf,
   heldOutFigures,
   type LabelledDay,
   type LabelledPaper,
@@ -43,17 +44,22 @@ type Side = Omit<SideFigures, "measured">;
 
 /** The current model's procedure: its recorded settings, with what the file does not record from ours. */
 function recipeOf(model: RelevanceModel, settings: GateInput["settings"]): GateInput["settings"] {
+  // Word vectors belong to a procedure: the current model's are those it carries, if any.
+  const { embedding: _candidates, ...shared } = settings;
+  const embedding = model.embedding;
   return {
-    ...settings,
+    ...shared,
+    ...(embedding ? { embedding: embeddingOf(embedding, embedding) } : {}),
     features: model.features,
     grid: model.training.grid,
     regulated_weights: model.training.regulated_weights,
   };
 }
 
-const sameRecipe = (a: GateInput["settings"], b: GateInput["settings"]) =>
-  JSON.stringify([a.features, a.grid, a.regulated_weights, a.max_terms]) ===
-  JSON.stringify([b.features, b.grid, b.regulated_weights, b.max_terms]);
+const recipeKey = (a: GateInput["settings"]) =>
+  JSON.stringify([a.features, a.grid, a.regulated_weights, a.max_terms, a.embedding?.file.vectors ?? null]) +
+  JSON.stringify([a.embedding?.weight ?? null, a.embedding?.heads ?? null]);
+const sameRecipe = (a: GateInput["settings"], b: GateInput["settings"]) => recipeKey(a) === recipeKey(b);
 
 /** A fold's scores as the rankings selection reads (no reasons: the gate counts, it does not explain). */
 function rankingsOf(scores: OutOfFoldScores, model: RelevanceModel): Ranking[] {

@@ -28,7 +28,8 @@ const STOP_WORDS = new Set(
   ).split(" "),
 );
 
-function words(text: string): string[] {
+/** A text's words as the ranker reads them: lower case, accents folded, stop words and bare numbers left out. */
+export function rankedWords(text: string): string[] {
   const plain = NON_ASCII.test(text) ? text.normalize("NFKD").replace(MARKS, "") : text;
   const found: string[] = [];
   for (const [word] of plain.toLowerCase().matchAll(WORD)) {
@@ -55,9 +56,9 @@ function ngramsOf(tokens: readonly string[], longest: number, prefix: string, in
  */
 export function termCounts(paper: RankedText, settings: FeatureSettings): Map<string, number> {
   const counts = new Map<string, number>();
-  const titleWords = words(paper.title);
+  const titleWords = rankedWords(paper.title);
   ngramsOf(titleWords, settings.ngrams, "", counts);
-  ngramsOf(words(paper.summary), settings.ngrams, "", counts);
+  ngramsOf(rankedWords(paper.summary), settings.ngrams, "", counts);
   if (settings.title_terms) ngramsOf(titleWords, settings.ngrams, "title:", counts);
   paper.categories.forEach((category, index) => {
     const name = category.toLowerCase();

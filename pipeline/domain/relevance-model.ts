@@ -7,7 +7,9 @@ import { CalibrationSchema, calibrate } from "./calibration.ts";
 import { sigmoid } from "./logistic-regression.ts";
 import { NestedEvaluationSchema } from "./nested-evaluation.ts";
 import { PromotionSchema } from "./promotion.ts";
-import { type RankedText, termCounts, tfidfRow, type Vocabulary } from "./relevance-features.ts";
+import { type RankedText, rankedWords, termCounts, tfidfRow, type Vocabulary } from "./relevance-features.ts";
+import { type CompiledVectors, compileVectors, documentVector } from "./word-embeddings.ts";
+import { CorpusCardSchema, vectorsOfFile, WordVectorsFileSchema } from "./word-vectors-file.ts";
 
 export const RELEVANCE_FORMAT = 2;
 const VERSION = /^relevance-\d{4}\.\d{2}\.\d+$/;
@@ -16,6 +18,19 @@ export const RelevanceHeadSchema = z.object({
   c: z.number().positive().describe("inverse regularisation strength chosen by leave-one-day-out"),
   intercept: z.number(),
   weights: z.array(z.number()).describe("one weight per vocabulary term, in vocabulary order"),
+  vector_weights: z
+    .array(z.number())
+    .optional()
+    .describe("one weight per dimension of the paper's word vector, for a head that reads it"),
+});
+
+export const EMBEDDED_HEADS = ["on_topic", "top", "regulated"] as const;
+
+/** Word vectors learned offline from unlabelled listings (`picks embed`), shipped inside the model. */
+export const ModelEmbeddingSchema = WordVectorsFileSchema.safeExtend({
+  corpus: CorpusCardSchema,
+  weight: z.number().positive().describe("the paper vector's scale beside its unit-length tf-idf terms"),
+  heads: z.array(z.enum(EMBEDDED_HEADS)).min(1).describe("the heads that read the paper vector"),
 });
 
 /** One day's leave-one-day-out figures: trained on the other days, measured on this one. */
@@ -77,6 +92,9 @@ export const RelevanceModelSchema = z
     promotion: PromotionSchema.optional().describe(
       "how it was measured against the model it replaced; absent for a model written aside with `--out`",
     ),
+    embedding: ModelEmbeddingSchema.optional().describe(
+      "word vectors learned offline from unlabelled days; each paper's idf-weighted mean vector is a feature of the heads named",
+    ),
     nested: NestedEvaluationSchema.optional().describe(
       "its procedure and the shipped selection measured nested by day (`picks eval --cross-validate --compare-selections --record`)",
     ),
@@ -89,6 +107,20 @@ export const RelevanceModelSchema = z
         code: "custom",
         message: `idf and weights must have ${size} entries, one per term`,
       });
+    }
+    const dims = model.embedding?.settings.dims;
+    for (const name of EMBEDDED_HEADS) {
+      const reads = model.embedding?.heads.includes(name) ?? false;
+      const length = model.heads[name].vector_weights?.length;
+      if (reads ? length !== dims : length !== undefined) {
+        context.addIssue({
+          code: "custom",
+          path: ["heads", name, "vector_weights"],
+          message: reads
+            ? `the ${name} head reads the word vectors: ${dims} vector weights expected`
+            : `the ${name} head does not read word vectors: no vector weights expected`,
+        });
+      }
     }
   });
 export type RelevanceModel = z.infer<typeof RelevanceModelSchema>;
@@ -109,7 +141,11 @@ export type Relevance = z.infer<typeof RelevanceSchema>;
 
 /** A term that moved a paper up (or down) the ranking, with its contribution to the two heads' logits. */
 export const RankReasonSchema = z.object({
-  term: z.string().describe("a word, a word pair, `title:` words, or `cat:`/`primary:` an arXiv category"),
+  term: z
+    .string()
+    .describe(
+      "a word, a word pair, `title:` words, `cat:`/`primary:` an arXiv category, or `vector:` the paper's word vector",
+    ),
   contribution: z.number(),
 });
 export type RankReason = z.infer<typeof RankReasonSchema>;
@@ -144,14 +180,19 @@ export interface Ranking {
 export interface CompiledRelevance {
   model: RelevanceModel;
   vocabulary: Vocabulary;
+  vectors?: CompiledVectors;
 }
 
 export function compileRelevance(model: RelevanceModel): CompiledRelevance {
   return {
     model,
     vocabulary: { column: new Map(model.vocabulary.map((term, i) => [term, i])), idf: model.idf },
+    ...(model.embedding ? { vectors: compileVectors(vectorsOfFile(model.embedding)) } : {}),
   };
 }
+
+/** The reason a paper's word vector gives, beside its terms. */
+export const VECTOR_REASON = "vector: wording like the labelled papers'";
 
 const round = (value: number, digits: number) => Number(value.toFixed(digits));
 
@@ -179,6 +220,26 @@ export function rankPaper(compiled: CompiledRelevance, paper: RankedText): Ranki
     // Each head's logit share, the regulated head by its weight in the rank score.
     const contribution = on + must + model.regulated_weight * fit;
     if (contribution > 0) reasons.push({ term: model.vocabulary[column] as string, contribution });
+  }
+  const embedding = model.embedding;
+  if (compiled.vectors && embedding) {
+    const vector = documentVector(compiled.vectors, [
+      ...rankedWords(paper.title),
+      ...rankedWords(paper.summary),
+    ]);
+    const dense = (head: RelevanceModel["heads"]["top"]) => {
+      let sum = 0;
+      const weights = head.vector_weights ?? [];
+      for (let d = 0; d < weights.length; d++)
+        sum += (vector[d] as number) * embedding.weight * (weights[d] as number);
+      return sum;
+    };
+    const [on, must, fit] = [dense(onHead), dense(topHead), dense(regulatedHead)];
+    onTopic += on;
+    top += must;
+    regulated += fit;
+    const contribution = on + must + model.regulated_weight * fit;
+    if (contribution > 0) reasons.push({ term: VECTOR_REASON, contribution });
   }
   reasons.sort((a, b) => b.contribution - a.contribution || (a.term < b.term ? -1 : 1));
   const heads = {

@@ -10,6 +10,7 @@ import {
   buildVocabulary,
   type FeatureSettings,
   type RankedText,
+  rankedWords,
   termCounts,
   tfidfRow,
   type Vocabulary,
@@ -22,6 +23,8 @@ import {
   rankScoreRule,
   type TrainingDay,
 } from "./relevance-model.ts";
+import { type CompiledVectors, compileVectors, documentVector, type WordVectors } from "./word-embeddings.ts";
+import { vectorsOfFile, type WordVectorsFile } from "./word-vectors-file.ts";
 
 type Label = LabelsFile["labels"][string]["label"];
 
@@ -46,6 +49,29 @@ export interface TrainSettings {
   regulated_weights: readonly number[];
   /** At most this many terms are kept: those with the largest weights, refitted alone. */
   max_terms: number;
+  /**
+   * Word vectors learned offline (`file`, as `picks embed` wrote it, and `vectors` read from it): each
+   * paper's vector, times `weight`, joins its terms as dense features of the heads named.
+   */
+  embedding?: { file: WordVectorsFile; vectors: WordVectors; weight: number; heads: readonly Head[] };
+}
+
+type RowSettings = Pick<TrainSettings, "features" | "embedding">;
+
+/**
+ * How `picks train --embeddings` uses word vectors: every head reads the paper's vector at the scale of
+ * its unit-length terms. Measured by leave one day out on the twelve released days: scale 0.5 and 2, 48
+ * dimensions, and the on-topic head alone did no better (docs/curation.md).
+ */
+export const EMBEDDING_USE = { weight: 1, heads: ["on_topic", "top", "regulated"] } as const;
+
+/** Training settings' word vectors from a file `picks embed` wrote, used as `EMBEDDING_USE` says. */
+export function embeddingOf(
+  file: WordVectorsFile,
+  use: { weight: number; heads: readonly Head[] } = EMBEDDING_USE,
+): NonNullable<TrainSettings["embedding"]> {
+  const { weight, heads, ...learned } = { ...file, weight: use.weight, heads: use.heads };
+  return { file: learned, vectors: vectorsOfFile(learned), weight, heads };
 }
 
 /**
@@ -79,8 +105,17 @@ const targetOf: Record<Head, (item: LabelledPaper) => 0 | 1> = {
 interface Design {
   vocabulary: Vocabulary;
   terms: string[];
+  /** Columns of a row: the terms, then the paper vector's dimensions when there are word vectors. */
+  width: number;
+  /** Each paper's terms. */
   rows: SparseRow[];
+  /** Each paper's terms and vector, for the heads that read the word vectors. */
+  embedded: SparseRow[];
 }
+
+const readsVectors = (settings: RowSettings, head: Head) => settings.embedding?.heads.includes(head) ?? false;
+const rowsFor = (design: Design, settings: RowSettings, head: Head) =>
+  readsVectors(settings, head) ? design.embedded : design.rows;
 
 // A paper's terms do not depend on the fold: each paper is read once however many folds it is in
 // (for the same settings object; other settings read it again).
@@ -94,20 +129,63 @@ function countsOf(paper: RankedText, features: FeatureSettings): Map<string, num
   return counts;
 }
 
-function designOf(papers: readonly LabelledPaper[], features: FeatureSettings, keep?: ReadonlySet<string>) {
-  const counts = papers.map((item) => countsOf(item.paper, features));
-  const vocabulary = buildVocabulary(counts, features.min_df, keep);
+const compiledCache = new WeakMap<WordVectors, CompiledVectors>();
+const vectorCache = new WeakMap<RankedText, { vectors: WordVectors; vector: Float64Array }>();
+
+/** A paper's vector from the word vectors of its title and abstract, read once per paper. */
+export function paperVector(paper: RankedText, vectors: WordVectors): Float64Array {
+  const cached = vectorCache.get(paper);
+  if (cached?.vectors === vectors) return cached.vector;
+  let compiled = compiledCache.get(vectors);
+  if (!compiled) {
+    compiled = compileVectors(vectors);
+    compiledCache.set(vectors, compiled);
+  }
+  const vector = documentVector(compiled, [...rankedWords(paper.title), ...rankedWords(paper.summary)]);
+  vectorCache.set(paper, { vectors, vector });
+  return vector;
+}
+
+/** A paper's row: its tf-idf terms, then (with word vectors) its vector times the embedding's weight. */
+function rowOf(paper: RankedText, settings: RowSettings, vocabulary: Vocabulary, dense: boolean): SparseRow {
+  const row = tfidfRow(countsOf(paper, settings.features), vocabulary);
+  const embedding = settings.embedding;
+  if (!embedding || !dense) return row;
+  const offset = vocabulary.idf.length;
+  const vector = paperVector(paper, embedding.vectors);
+  const indices = [...row.indices];
+  const values = [...row.values];
+  vector.forEach((value, d) => {
+    indices.push(offset + d);
+    values.push(value * embedding.weight);
+  });
+  return { indices, values };
+}
+
+function designOf(papers: readonly LabelledPaper[], settings: RowSettings, keep?: ReadonlySet<string>) {
+  const counts = papers.map((item) => countsOf(item.paper, settings.features));
+  const vocabulary = buildVocabulary(counts, settings.features.min_df, keep);
   const terms = [...vocabulary.column.keys()];
-  return { vocabulary, terms, rows: counts.map((count) => tfidfRow(count, vocabulary)) } satisfies Design;
+  const width = terms.length + (settings.embedding?.vectors.dims ?? 0);
+  const rows = papers.map((item) => rowOf(item.paper, settings, vocabulary, false));
+  const embedded = settings.embedding
+    ? papers.map((item) => rowOf(item.paper, settings, vocabulary, true))
+    : rows;
+  return { vocabulary, terms, width, rows, embedded } satisfies Design;
 }
 
 /** Every c of the grid, each fit starting from the last (the path from strong to weak regularisation). */
-function fitPath(design: Design, labels: readonly (0 | 1)[], grid: readonly number[]): LogisticFit[] {
+function fitPath(
+  design: Design,
+  rows: readonly SparseRow[],
+  labels: readonly (0 | 1)[],
+  grid: readonly number[],
+): LogisticFit[] {
   const fits: LogisticFit[] = [];
   for (const c of grid) {
     const start = fits.at(-1);
     fits.push(
-      fitLogistic(design.rows, labels, design.terms.length, {
+      fitLogistic(rows, labels, design.width, {
         c,
         balanced: true,
         tolerance: FIT_TOLERANCE,
@@ -202,23 +280,25 @@ export type FoldProbabilities = Record<Head, number[][]>;
 export function foldProbabilities(
   days: readonly LabelledDay[],
   held: number,
-  settings: Pick<TrainSettings, "features" | "grid">,
+  settings: Pick<TrainSettings, "features" | "grid" | "embedding">,
 ): FoldProbabilities {
   const heldDay = days[held] as LabelledDay;
   const training = days.filter((_, index) => index !== held).flatMap((day) => day.papers);
-  const design = designOf(training, settings.features);
-  const heldRows = heldDay.papers.map((item) =>
-    tfidfRow(countsOf(item.paper, settings.features), design.vocabulary),
-  );
+  const design = designOf(training, settings);
+  const heldRows = (head: Head) =>
+    heldDay.papers.map((item) =>
+      rowOf(item.paper, settings, design.vocabulary, readsVectors(settings, head)),
+    );
   const byHead = {} as FoldProbabilities;
   for (const head of HEADS) {
     const targets = training.map(targetOf[head]);
     // A fold whose training days hold one side only (no REG FIT 3, say) learns nothing for that head.
     const bothSides = targets.includes(1) && targets.includes(0);
-    const fits = bothSides ? fitPath(design, targets, settings.grid) : [];
+    const fits = bothSides ? fitPath(design, rowsFor(design, settings, head), targets, settings.grid) : [];
+    const rows = heldRows(head);
     byHead[head] = settings.grid.map((_, i) => {
       const fit = fits[i];
-      return heldRows.map((row) => (fit ? predictLogistic(fit, row) : 0));
+      return rows.map((row) => (fit ? predictLogistic(fit, row) : 0));
     });
   }
   return byHead;
@@ -279,7 +359,7 @@ function labelCounts(papers: readonly LabelledPaper[]): TrainingDay["label_count
  */
 function fitHeads(
   papers: readonly LabelledPaper[],
-  settings: Pick<TrainSettings, "features" | "max_terms">,
+  settings: Pick<TrainSettings, "features" | "max_terms" | "embedding">,
   c: Record<Head, number>,
 ): { design: Design; fits: Record<Head, LogisticFit | undefined> } {
   const fitAll = (design: Design) =>
@@ -290,11 +370,13 @@ function fitHeads(
         const options = { c: c[head], balanced: true, tolerance: FIT_TOLERANCE };
         return [
           head,
-          bothSides ? fitLogistic(design.rows, targets, design.terms.length, options) : undefined,
+          bothSides
+            ? fitLogistic(rowsFor(design, settings, head), targets, design.width, options)
+            : undefined,
         ];
       }),
     ) as Record<Head, LogisticFit | undefined>;
-  let design = designOf(papers, settings.features);
+  let design = designOf(papers, settings);
   let fits = fitAll(design);
   if (design.terms.length > settings.max_terms) {
     const strength = design.terms.map((term, j) => ({
@@ -303,7 +385,7 @@ function fitHeads(
     }));
     strength.sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : 1));
     const keep = new Set(strength.slice(0, settings.max_terms).map((item) => item.term));
-    design = designOf(papers, settings.features, keep);
+    design = designOf(papers, settings, keep);
     fits = fitAll(design);
   }
   return { design, fits };
@@ -355,10 +437,15 @@ export function trainRelevanceWithFolds(
       targets: day.papers.map(targetOf.top),
     })),
   );
+  const terms = design.terms.length;
+  const embedding = settings.embedding;
   const headOf = (head: Head) => ({
     c: choice.c[head],
     intercept: significant(fits[head].intercept),
-    weights: Array.from(fits[head].weights, significant),
+    weights: Array.from(fits[head].weights.subarray(0, terms), significant),
+    ...(readsVectors(settings, head)
+      ? { vector_weights: Array.from(fits[head].weights.subarray(terms), significant) }
+      : {}),
   });
   const model: RelevanceModel = {
     format: RELEVANCE_FORMAT,
@@ -370,6 +457,9 @@ export function trainRelevanceWithFolds(
     heads: { on_topic: headOf("on_topic"), top: headOf("top"), regulated: headOf("regulated") },
     regulated_weight: choice.regulated_weight,
     calibration,
+    ...(embedding
+      ? { embedding: { ...embedding.file, weight: embedding.weight, heads: [...embedding.heads] } }
+      : {}),
     training: {
       days: days.map((day) => ({
         date: day.date,
@@ -417,7 +507,7 @@ export type ScoredHeads = Record<Head, number> & { rank_score: number };
  */
 export function fitRelevanceWith(
   days: readonly LabelledDay[],
-  settings: Pick<TrainSettings, "features" | "max_terms">,
+  settings: Pick<TrainSettings, "features" | "max_terms" | "embedding">,
   choice: ChosenSettings,
 ): (papers: readonly RankedText[]) => ScoredHeads[] {
   const { design, fits } = fitHeads(
@@ -428,11 +518,12 @@ export function fitRelevanceWith(
   const { vocabulary } = design;
   return (scored) =>
     scored.map((paper) => {
-      const row = tfidfRow(countsOf(paper, settings.features), vocabulary);
       // A head whose papers held one side only (no REG FIT 3, say) learned nothing: 0, as in the search.
       const of = (head: Head) => {
         const fit = fits[head];
-        return fit ? predictLogistic(fit, row) : 0;
+        return fit
+          ? predictLogistic(fit, rowOf(paper, settings, vocabulary, readsVectors(settings, head)))
+          : 0;
       };
       const heads = { on_topic: of("on_topic"), top: of("top"), regulated: of("regulated") };
       return { ...heads, rank_score: rankScoreOf(heads, choice.regulated_weight) };
