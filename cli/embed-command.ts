@@ -1,7 +1,7 @@
 import type { Command } from "commander";
+import { writeFileAtomic } from "../pipeline/atomic-write.ts";
 import { DEFAULT_EMBEDDING_SETTINGS } from "../pipeline/domain/word-embeddings.ts";
 import { EvalInputError } from "../pipeline/labels-file.ts";
-import { writeFileAtomic } from "../pipeline/publish.ts";
 import { learnWordVectors } from "../pipeline/word-vectors-corpus.ts";
 import { parseIntOption } from "./options.ts";
 import { createOutput, UsageError } from "./output.ts";
