@@ -141,7 +141,61 @@ class Builder {
       ]),
     );
   }
+
+  /** Every GET operation gets its HEAD twin, as `route()` answers HEAD with the GET handler. */
+  pathItems(paths: readonly PathDoc[]): Record<string, Json> {
+    const items: Record<string, Json> = {};
+    for (const doc of paths) {
+      const path = openApiPath(doc.route);
+      if (items[path]) throw new Error(`Expected ${path} to be declared once`);
+      const item: Json = {};
+      if (doc.get) {
+        item.get = this.operation(doc.get, "get");
+        item.head = this.operation(doc.get, "head");
+      }
+      if (doc.post) item.post = this.operation(doc.post, "post");
+      if (doc.put) item.put = this.operation(doc.put, "put");
+      if (doc.delete) item.delete = this.operation(doc.delete, "delete");
+      items[path] = item;
+    }
+    return items;
+  }
+
+  /** What the service sends is an answer of its own: its schemas are converted as output. */
+  webhook(doc: EventDoc): Json {
+    return {
+      post: {
+        operationId: doc.operationId,
+        summary: doc.summary,
+        description: doc.description,
+        tags: ["webhooks"],
+        // The receiver checks the signature, not a key of ours.
+        security: [],
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": { schema: this.answers.ref(doc.body, `${pascal(doc.operationId)}Body`) },
+          },
+        },
+        responses: { "2XX": { description: "Received: any 2xx within 10 s counts as delivered." } },
+      },
+    };
+  }
 }
+
+const SECURITY_SCHEMES = {
+  [API_KEY_SCHEME]: {
+    type: "apiKey",
+    in: "header",
+    name: "X-API-Key",
+    description: "A key from POST /v1/keys. Never in the query string: such requests are refused.",
+  },
+  [BEARER_SCHEME]: {
+    type: "http",
+    scheme: "bearer",
+    description: "The same key as a bearer token, where an operation says it takes one (/mcp).",
+  },
+};
 
 /**
  * The OpenAPI 3.1 document of the given paths, generated from the zod schemas their operations name.
@@ -153,43 +207,8 @@ export function buildOpenApiDocument(
   events: readonly EventDoc[] = [],
 ): Json {
   const builder = new Builder();
-  const pathItems: Record<string, Json> = {};
-  for (const doc of paths) {
-    const path = openApiPath(doc.route);
-    if (pathItems[path]) throw new Error(`Expected ${path} to be declared once`);
-    const item: Json = {};
-    if (doc.get) {
-      item.get = builder.operation(doc.get, "get");
-      item.head = builder.operation(doc.get, "head");
-    }
-    if (doc.post) item.post = builder.operation(doc.post, "post");
-    if (doc.put) item.put = builder.operation(doc.put, "put");
-    if (doc.delete) item.delete = builder.operation(doc.delete, "delete");
-    pathItems[path] = item;
-  }
-  // What the service sends is an answer of its own: its schemas are converted as output.
-  const webhooks = Object.fromEntries(
-    events.map((doc) => [
-      doc.event,
-      {
-        post: {
-          operationId: doc.operationId,
-          summary: doc.summary,
-          description: doc.description,
-          tags: ["webhooks"],
-          // The receiver checks the signature, not a key of ours.
-          security: [],
-          requestBody: {
-            required: true,
-            content: {
-              "application/json": { schema: builder.answers.ref(doc.body, `${pascal(doc.operationId)}Body`) },
-            },
-          },
-          responses: { "2XX": { description: "Received: any 2xx within 10 s counts as delivered." } },
-        },
-      },
-    ]),
-  );
+  const pathItems = builder.pathItems(paths);
+  const webhooks = Object.fromEntries(events.map((doc) => [doc.event, builder.webhook(doc)]));
   const responses = builder.commonResponses();
   const answerSchemas = builder.answers.components();
   const requestSchemas = builder.requests.components();
@@ -212,19 +231,7 @@ export function buildOpenApiDocument(
     components: {
       schemas: { ...answerSchemas, ...requestSchemas },
       responses,
-      securitySchemes: {
-        [API_KEY_SCHEME]: {
-          type: "apiKey",
-          in: "header",
-          name: "X-API-Key",
-          description: "A key from POST /v1/keys. Never in the query string: such requests are refused.",
-        },
-        [BEARER_SCHEME]: {
-          type: "http",
-          scheme: "bearer",
-          description: "The same key as a bearer token, where an operation says it takes one (/mcp).",
-        },
-      },
+      securitySchemes: SECURITY_SCHEMES,
     },
   };
 }
