@@ -1,20 +1,33 @@
 // A day's screened papers in one reader's order. Three rules, in this order:
 // 1. a paper by a followed author comes first, then one with a followed phrase (each with its reason);
-// 2. the rest by the blend of the global on-topic likelihood and the reader's model, each z-scored over
-//    the day: blend = z(on_topic) + PERSONAL_WEIGHT * z(personal);
+// 2. the rest by the blend of the global on-topic head, the global must-read likelihood and the reader's
+//    model, each z-scored over the day:
+//    blend = z(on_topic) + MUST_READ_WEIGHT * z(logit(must_read)) + PERSONAL_WEIGHT * z(personal);
 // 3. a must-read the global model is sure of (calibrated likelihood >= SURE_MUST_READ) is never below
 //    position MUST_READ_DEPTH: it moves up to there, so a personal list never hides what everyone must read.
 // A reader with nothing in their profile gets the global order itself, untouched.
 
 import { z } from "zod";
+import { logitOf } from "./calibration.ts";
 import type { SparseRow } from "./logistic-regression.ts";
-import { type CompiledReaderModel, readerLogit } from "./reader-model.ts";
+import type { CompiledReaderModel } from "./reader-model.ts";
 import type { Follows } from "./reader-profile.ts";
 
-/** Chosen with the readers' simulation on the released days (see READER_MODEL_SETTINGS). */
-export const PERSONAL_WEIGHT = 2;
-export const SURE_MUST_READ = 0.5;
-export const MUST_READ_DEPTH = 10;
+/**
+ * Chosen by the readers' simulation inside its folds, as READER_MODEL_SETTINGS: the values chosen on all
+ * twelve released days.
+ */
+export const BLEND_SETTINGS = {
+  personal: 2,
+  mustRead: 0,
+  /** The must-read floor: a paper at least this likely a must-read is never below `depth`. */
+  sure: 0.5,
+  depth: 10,
+};
+export type BlendSettings = typeof BLEND_SETTINGS;
+export const PERSONAL_WEIGHT = BLEND_SETTINGS.personal;
+export const SURE_MUST_READ = BLEND_SETTINGS.sure;
+export const MUST_READ_DEPTH = BLEND_SETTINGS.depth;
 export const NEAREST_SHOWN = 3;
 
 /** What the ranking reads of a screened paper; the global order is the order they come in. */
@@ -90,18 +103,90 @@ export function matchedTexts(candidates: readonly RankedCandidate[]): MatchedTex
 const round = (value: number) => Number(value.toFixed(4));
 const sigmoid = (value: number) => 1 / (1 + Math.exp(-value));
 
+/**
+ * A day's candidates made ready for many readers: their rows turned into postings (for each term, the
+ * candidates that have it), and the global heads z-scored. The same for every reader of the day, so a
+ * caller ranking many readers makes it once; a reader's scores are then a walk over their model's terms.
+ */
+export interface DayIndex {
+  candidates: readonly RankedCandidate[];
+  rows: readonly SparseRow[];
+  /** Postings by column: candidates[offsets[j]..offsets[j + 1]) have term j, with values alike. */
+  offsets: Int32Array;
+  postings: Int32Array;
+  values: Float64Array;
+  onTopic: number[];
+  mustRead: number[];
+}
+
+/** @example rankForReader({ candidates, day: indexDay(candidates, rows), model, follows }) */
+export function indexDay(candidates: readonly RankedCandidate[], rows: readonly SparseRow[]): DayIndex {
+  let columns = 0;
+  let entries = 0;
+  for (const row of rows) {
+    entries += row.indices.length;
+    for (const column of row.indices) columns = Math.max(columns, column + 1);
+  }
+  const offsets = new Int32Array(columns + 1);
+  for (const row of rows)
+    for (const column of row.indices) offsets[column + 1] = (offsets[column + 1] as number) + 1;
+  for (let j = 0; j < columns; j++) offsets[j + 1] = (offsets[j + 1] as number) + (offsets[j] as number);
+  const filled = offsets.slice(0, columns);
+  const postings = new Int32Array(entries);
+  const values = new Float64Array(entries);
+  rows.forEach((row, i) => {
+    row.indices.forEach((column, k) => {
+      const at = filled[column] as number;
+      postings[at] = i;
+      values[at] = row.values[k] as number;
+      filled[column] = at + 1;
+    });
+  });
+  return {
+    candidates,
+    rows,
+    offsets,
+    postings,
+    values,
+    // The on-topic head, not the rank score: the rank score also counts must-read and regulated-fit
+    // heads, which pulled the substrate reader's list towards governance papers (0.77 against 0.87).
+    onTopic: zScores(candidates.map((candidate) => candidate.on_topic ?? candidate.rank_score)),
+    mustRead: zScores(candidates.map((candidate) => logitOf(candidate.must_read ?? candidate.rank_score))),
+  };
+}
+
+/** The model's logit for every candidate of the day, by the day's postings. */
+function personalLogits(day: DayIndex, model: CompiledReaderModel): Float64Array {
+  const logits = new Float64Array(day.candidates.length).fill(model.model.intercept);
+  const last = day.offsets.length - 1;
+  for (let k = 0; k < model.columns.length; k++) {
+    const column = model.columns[k] as number;
+    if (column >= last) break;
+    const weight = model.weights[k] as number;
+    for (let p = day.offsets[column] as number; p < (day.offsets[column + 1] as number); p++) {
+      const at = day.postings[p] as number;
+      logits[at] = (logits[at] as number) + weight * (day.values[p] as number);
+    }
+  }
+  return logits;
+}
+
 export interface RankInput {
   candidates: readonly RankedCandidate[];
-  /** Each candidate's row in the relevance vocabulary; needed only with a model. */
+  /** Each candidate's row in the relevance vocabulary; needed only with a model (or give `day`). */
   rows?: readonly SparseRow[];
+  /** The day's index (`indexDay`), when the caller ranks many readers on one day. */
+  day?: DayIndex;
   model: CompiledReaderModel | null;
   follows: Follows;
   /** The candidates' `matchedTexts`, when the caller keeps them for the day; made here otherwise. */
   texts?: readonly MatchedText[];
   /** Papers whose `why_for_you.nearest` is worked out (the first this many of the list). */
   explain?: number;
-  /** The personal model's weight in the blend (PERSONAL_WEIGHT unless measuring another). */
+  /** The personal model's weight in the blend (BLEND_SETTINGS.personal unless measuring another). */
   weight?: number;
+  /** The blend and the floor, when measuring others than BLEND_SETTINGS. */
+  blend?: BlendSettings;
 }
 
 /**
@@ -110,14 +195,15 @@ export interface RankInput {
  */
 export function rankForReader(input: RankInput): PersonalItem[] {
   const { candidates, model, follows } = input;
-  const weight = input.weight ?? PERSONAL_WEIGHT;
+  const settings = input.blend ?? BLEND_SETTINGS;
+  const weight = input.weight ?? settings.personal;
   const authors = new Map(follows.authors.map((name) => [normal(name), name]));
   const phrases = follows.phrases.map((phrase) => ({ phrase, normal: normal(phrase) }));
-  const personal = model && input.rows ? input.rows.map((row) => readerLogit(model, row)) : null;
-  // The on-topic head, not the rank score: the rank score also counts must-read and regulated-fit
-  // heads, which pulled the substrate reader's list towards governance papers (0.77 against 0.87).
-  const global = zScores(candidates.map((candidate) => candidate.on_topic ?? candidate.rank_score));
-  const mine = personal ? zScores(personal) : null;
+  const day = model ? (input.day ?? (input.rows ? indexDay(candidates, input.rows) : null)) : null;
+  const personal = model && day ? personalLogits(day, model) : null;
+  const mine = personal ? zScores(Array.from(personal)) : null;
+  const onTopic =
+    day?.onTopic ?? zScores(candidates.map((candidate) => candidate.on_topic ?? candidate.rank_score));
   const scored = candidates.map((candidate, index) => {
     // Names are normalised only when someone is followed: it was most of a list's time otherwise.
     const matched = input.texts?.[index];
@@ -131,7 +217,11 @@ export function rankForReader(input: RankInput): PersonalItem[] {
     const text =
       phrases.length === 0 ? "" : (matched?.text ?? normal(`${candidate.title} ${candidate.summary}`));
     const phrase = author === undefined ? phrases.find((entry) => text.includes(entry.normal)) : undefined;
-    const blend = (global[index] as number) + (mine ? weight * (mine[index] as number) : 0);
+    const blend =
+      (onTopic[index] as number) +
+      (day && mine
+        ? settings.mustRead * (day.mustRead[index] as number) + weight * (mine[index] as number)
+        : 0);
     const tier = author !== undefined ? 0 : phrase !== undefined ? 1 : 2;
     return {
       index,
@@ -153,11 +243,11 @@ export function rankForReader(input: RankInput): PersonalItem[] {
   if (mine) {
     // The must-read floor: each sure must-read below the depth moves up to it, in its global order.
     const lifted = scored
-      .slice(MUST_READ_DEPTH)
-      .filter((item) => (candidates[item.index]?.must_read ?? 0) >= SURE_MUST_READ);
+      .slice(settings.depth)
+      .filter((item) => (candidates[item.index]?.must_read ?? 0) >= settings.sure);
     if (lifted.length > 0) {
       const rest = scored.filter((item) => !lifted.includes(item));
-      const at = Math.max(0, Math.min(rest.length, MUST_READ_DEPTH - lifted.length));
+      const at = Math.max(0, Math.min(rest.length, settings.depth - lifted.length));
       for (const item of lifted) item.why.placed_by = "must_read";
       scored.splice(0, scored.length, ...rest.slice(0, at), ...lifted, ...rest.slice(at));
     }
@@ -167,8 +257,8 @@ export function rankForReader(input: RankInput): PersonalItem[] {
     index: item.index,
     for_you: round(sigmoid(item.blend)),
     why_for_you:
-      model && input.rows && position < explain
-        ? { ...item.why, nearest: nearestOf(model, input.rows[item.index] as SparseRow) }
+      model && day && position < explain
+        ? { ...item.why, nearest: nearestOf(model, day.rows[item.index] as SparseRow) }
         : item.why,
   }));
 }
@@ -179,15 +269,12 @@ function nearestOf(model: CompiledReaderModel, row: SparseRow): WhyForYou["neare
   row.indices.forEach((column, k) => {
     values.set(column, row.values[k] as number);
   });
-  const found = model.model.anchors.map((anchor) => {
+  const found = model.anchors.map(({ anchor, columns, values: weights, norm }) => {
     let dot = 0;
-    let norm = 0;
-    anchor.columns.forEach((column, k) => {
-      const value = anchor.values[k] as number;
-      norm += value * value;
-      dot += value * (values.get(column) ?? 0);
+    columns.forEach((column, k) => {
+      dot += (weights[k] as number) * (values.get(column) ?? 0);
     });
-    return { anchor, similarity: norm > 0 ? dot / Math.sqrt(norm) : 0 };
+    return { anchor, similarity: norm > 0 ? dot / norm : 0 };
   });
   return found
     .filter((entry) => entry.similarity > 0)

@@ -6,6 +6,8 @@ import type { Unreadable } from "../../pipeline/domain/library-items.ts";
 import { toCsl } from "../../pipeline/domain/library-items.ts";
 import type { SparseRow } from "../../pipeline/domain/logistic-regression.ts";
 import {
+  type DayIndex,
+  indexDay,
   type MatchedText,
   matchedTexts,
   type PersonalItem,
@@ -16,9 +18,12 @@ import {
   type CompiledReaderModel,
   compileReaderModel,
   fitReaderModel,
+  isCurrentModel,
   type ProfilePaper,
   READER_MODEL_SETTINGS,
+  type ReaderBackground,
   type ReaderModel,
+  readerBackground,
   rowOf,
 } from "../../pipeline/domain/reader-model.ts";
 import {
@@ -39,6 +44,7 @@ import { feedTokenIssued } from "./feed-tokens.ts";
 import {
   eraseReader,
   readerLockKey,
+  readFollows,
   readModel,
   readProfile,
   readVersion,
@@ -91,15 +97,30 @@ export interface RankedDay {
   personal: boolean;
 }
 
-// Compiled models are dense over the vocabulary (about 80 KB each): a bounded number are kept.
-const COMPILED_MODELS = 256;
+// Compiled models are sparse (about 15 KB each): a bounded number are kept; compiling one again costs
+// tens of microseconds.
+const COMPILED_MODELS = 2_048;
 const DAY_ROWS = 64;
+/** Library items' rows, by their text: a refit after one more item reads that item's text only. */
+const ITEM_ROWS = 20_000;
 /** Answers kept, by their bytes: a 25-paper list with its reasons is 15-20 KB. */
 const ANSWER_BYTES = 32 * 1024 * 1024;
+
+/** FNV-1a of a paper's text: names its row in the cache without keeping the text. */
+function textHash(text: { title: string; summary: string }): string {
+  let hash = 0x811c9dc5;
+  const all = `${text.title}\u0000${text.summary}`;
+  for (let i = 0; i < all.length; i++) hash = Math.imul(hash ^ all.charCodeAt(i), 0x01000193) >>> 0;
+  return `${all.length}:${hash.toString(36)}`;
+}
 
 export function createReaderService(options: ReaderServiceOptions): ReaderService {
   const { store, screened, relevance } = options;
   const rowsOfDay = new LRUCache<string, SparseRow[]>({ max: DAY_ROWS });
+  const indexOfDay = new LRUCache<string, DayIndex>({ max: DAY_ROWS });
+  const itemRows = new LRUCache<string, SparseRow>({ max: ITEM_ROWS });
+  // The background's sums, for the newest screened days they were made from.
+  let background: { key: string; sums: ReaderBackground } | null = null;
   const compiled = new LRUCache<
     string,
     { version: number; model: CompiledReaderModel | null; follows: Follows }
@@ -131,13 +152,47 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
     return found;
   };
 
+  const dayIndex = (date: string, papers: readonly ScreenedPaper[]): DayIndex | undefined => {
+    const dayRows = rows(date, papers);
+    if (!dayRows || !relevance) return undefined;
+    const key = `${relevance.model.version}|${date}|${papers.length}`;
+    let found = indexOfDay.get(key);
+    if (!found) {
+      found = indexDay(papers, dayRows);
+      indexOfDay.set(key, found);
+    }
+    return found;
+  };
+
   const statusOf = async (item: LibraryItem): Promise<"ready" | "pending"> =>
     item.title !== null || (item.arxiv_id !== null && (await screened.find(item.arxiv_id)) !== null)
       ? "ready"
       : "pending";
 
+  /** The background's sums over the newest screened days, made again when a day is published. */
+  const backgroundNow = async (): Promise<ReaderBackground | null> => {
+    if (!relevance) return null;
+    const papers: { arxiv_id: string; row: SparseRow }[] = [];
+    const parts: string[] = [relevance.model.version];
+    for (const date of screened.dates()) {
+      if (papers.length >= READER_MODEL_SETTINGS.background) break;
+      const day = await screened.day(date);
+      const dayRows = day && rows(date, day);
+      if (!day || !dayRows) continue;
+      parts.push(`${date}:${day.length}`);
+      day.forEach((paper, i) => {
+        papers.push({ arxiv_id: paper.arxiv_id, row: dayRows[i] as SparseRow });
+      });
+    }
+    const key = parts.join("|");
+    if (background?.key !== key) {
+      background = { key, sums: readerBackground(papers, relevance.vocabulary.idf.length) };
+    }
+    return background.sums;
+  };
+
   /** The personal model of a profile: its library and liked papers against the newest screened days. */
-  const refit = async (profile: Profile, previous: ReaderModel | null): Promise<ReaderModel | null> => {
+  const refit = async (profile: Profile): Promise<ReaderModel | null> => {
     if (!relevance) return null;
     const { features } = relevance.model;
     const paperOf = async (item: {
@@ -151,49 +206,33 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
         seen ??
         (item.title === null ? null : { title: item.title, summary: item.abstract ?? "", categories: [] });
       if (!text) return null;
-      return {
-        key: item.key,
-        arxiv_id: item.arxiv_id,
-        title: seen?.title ?? item.title ?? "",
-        row: rowOf(text, features, relevance.vocabulary),
-      };
+      const rowKey = `${relevance.model.version}|${item.key}|${textHash(text)}`;
+      let row = itemRows.get(rowKey);
+      if (!row) {
+        row = rowOf(text, features, relevance.vocabulary);
+        itemRows.set(rowKey, row);
+      }
+      return { key: item.key, arxiv_id: item.arxiv_id, title: seen?.title ?? item.title ?? "", row };
     };
     const rated = Object.entries(profile.ratings);
     const known = (papers: (ProfilePaper | null)[]) =>
       papers.filter((paper): paper is ProfilePaper => paper !== null);
-    const liked = known([
-      ...(await Promise.all(profile.library.map(paperOf))),
-      ...(await Promise.all(
+    const ratedOf = (value: number) =>
+      Promise.all(
         rated
-          .filter(([, value]) => value === 1)
+          .filter(([, rating]) => rating === value)
           .map(([id]) => paperOf({ key: `arxiv:${id}`, arxiv_id: id, title: null })),
-      )),
-    ]);
-    const disliked = known(
-      await Promise.all(
-        rated
-          .filter(([, value]) => value === -1)
-          .map(([id]) => paperOf({ key: `arxiv:${id}`, arxiv_id: id, title: null })),
-      ),
-    );
-    const background: { arxiv_id: string; row: SparseRow }[] = [];
-    for (const date of screened.dates()) {
-      if (background.length >= READER_MODEL_SETTINGS.background * 2) break;
-      const papers = await screened.day(date);
-      const dayRows = papers && rows(date, papers);
-      if (!papers || !dayRows) continue;
-      papers.forEach((paper, i) => {
-        background.push({ arxiv_id: paper.arxiv_id, row: dayRows[i] as SparseRow });
-      });
-    }
+      );
+    const sums = await backgroundNow();
+    if (!sums) return null;
     return fitReaderModel({
       profileVersion: profile.version,
       relevanceVersion: relevance.model.version,
       features: relevance.vocabulary.idf.length,
-      liked,
-      disliked,
-      background,
-      previous,
+      library: known(await Promise.all(profile.library.map(paperOf))),
+      liked: known(await ratedOf(1)),
+      disliked: known(await ratedOf(-1)),
+      background: sums,
     });
   };
 
@@ -205,12 +244,7 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
     const done = await withStoreLock<T | WriteRefusal>(store, readerLockKey(keyId), async () => {
       const result = await work(await readProfile(store, keyId), new Date(options.now()).toISOString());
       if ("refused" in result) return result;
-      await writeProfile(
-        store,
-        keyId,
-        result.profile,
-        await refit(result.profile, await readModel(store, keyId)),
-      );
+      await writeProfile(store, keyId, result.profile, await refit(result.profile));
       compiled.delete(keyId);
       // Another process may have revoked or rotated the key while this wrote (its key cache lags by
       // seconds). Read after the write: a revocation already made is seen here and the write undone;
@@ -224,29 +258,43 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
     return done ?? { refused: "busy" };
   };
 
+  const refreshModel = async (keyId: string): Promise<ReaderModel | null> =>
+    (
+      await withStoreLock(store, readerLockKey(keyId), async () => {
+        const profile = await readProfile(store, keyId);
+        const model = await refit(profile);
+        await writeProfile(store, keyId, profile, model);
+        return { model };
+      })
+    )?.model ?? null;
+
   const listOf = async (keyId: string, date: string, explain: number): Promise<RankedDay | null> => {
     const papers = await screened.day(date);
     if (!papers) return null;
     const version = await readVersion(store, keyId);
     let held = compiled.get(keyId);
     if (!held || held.version !== version) {
-      const [profile, model] =
+      const [follows, model] =
         version === 0
           ? [null, null]
-          : await Promise.all([readProfile(store, keyId), readModel(store, keyId)]);
-      const usable = model && relevance && model.relevance_version === relevance.model.version ? model : null;
+          : await Promise.all([readFollows(store, keyId), readModel(store, keyId)]);
+      // A model of an older layout or relevance model is refitted once, under the profile's lock.
+      const usable =
+        model && relevance && !isCurrentModel(model, relevance.model.version)
+          ? await refreshModel(keyId)
+          : model;
       held = {
         version,
         model: usable && relevance ? compileReaderModel(usable, relevance.vocabulary.idf.length) : null,
-        follows: profile?.follows ?? { authors: [], phrases: [] },
+        follows: follows ?? { authors: [], phrases: [] },
       };
       compiled.set(keyId, held);
     }
-    const dayRows = held.model ? rows(date, papers) : undefined;
+    const day = held.model ? dayIndex(date, papers) : undefined;
     const follows = held.follows.authors.length + held.follows.phrases.length > 0;
     const items = rankForReader({
       candidates: papers,
-      ...(dayRows ? { rows: dayRows } : {}),
+      ...(day ? { day } : {}),
       ...(follows ? { texts: texts(papers) } : {}),
       model: held.model,
       follows: held.follows,
@@ -333,7 +381,8 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
           relevance_version: model.relevance_version,
           positives: model.positives,
           negatives: model.negatives,
-          terms: model.columns.length,
+          // A model stored before its terms were packed counted them as its columns.
+          terms: model.term_count ?? (model as { columns?: unknown[] }).columns?.length ?? 0,
         },
         bounds: PROFILE_BOUNDS[record.tier],
         feed_token: await feedTokenIssued(store, record.id),

@@ -1,19 +1,22 @@
 // Where a reader's data lives in the store: everything under `reader:{key id}`, so that erasure is one
 // removal of that prefix on every driver, and nothing of it sits under another key's name.
-//   reader:{id}:profile   the profile (library, ratings, follows)
-//   reader:{id}:model     the personal model fitted on it
+//   reader:{id}:profile   the profile (library, ratings, follows), deflated: abstracts are most of it
+//   reader:{id}:follows   the follows alone: what a list needs of the profile beside the model
+//   reader:{id}:model     the personal model fitted on it (packed, a few kilobytes)
 //   reader:{id}:version   the profile's version alone: the one read a ranked request makes
 //   reader:{id}:writes:*  the profile-write rate's counters
 //   reader:{id}:feedtoken the feed token's hash and when it was issued (./feed-tokens.ts)
 // and one record outside the prefix, since it is found by the token and not by the key:
 //   feedtoken:{token hash} the key id behind a feed token, erased with the rest
 
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type { ReaderModel } from "../../pipeline/domain/reader-model.ts";
-import { EMPTY_PROFILE, type Profile } from "../../pipeline/domain/reader-profile.ts";
+import { EMPTY_PROFILE, type Follows, type Profile } from "../../pipeline/domain/reader-profile.ts";
 import type { Store } from "../store/types.ts";
 
 export const readerPrefix = (keyId: string) => `reader:${keyId}`;
 const profileKey = (keyId: string) => `${readerPrefix(keyId)}:profile`;
+const followsKey = (keyId: string) => `${readerPrefix(keyId)}:follows`;
 const modelKey = (keyId: string) => `${readerPrefix(keyId)}:model`;
 const versionKey = (keyId: string) => `${readerPrefix(keyId)}:version`;
 export const feedTokenKey = (keyId: string) => `${readerPrefix(keyId)}:feedtoken`;
@@ -21,8 +24,29 @@ export const feedTokenLookupKey = (tokenHash: string) => `feedtoken:${tokenHash}
 /** The lock every change to a reader's records (profile, feed token, erasure) is made under. */
 export const readerLockKey = (keyId: string) => `readerlock:${keyId}`;
 
+/** The profile as stored: its JSON deflated, in base64 (a profile written before is a plain object). */
+interface StoredProfile {
+  deflated: string;
+}
+
+const NO_FOLLOWS: Follows = { authors: [], phrases: [] };
+
 export async function readProfile(store: Store, keyId: string): Promise<Profile> {
-  return (await store.getItem<Profile>(profileKey(keyId))) ?? EMPTY_PROFILE;
+  const stored = await store.getItem<Profile | StoredProfile>(profileKey(keyId));
+  if (!stored) return EMPTY_PROFILE;
+  if ("deflated" in stored) {
+    return JSON.parse(inflateRawSync(Buffer.from(stored.deflated, "base64")).toString("utf8")) as Profile;
+  }
+  return stored;
+}
+
+/** The followed authors and phrases alone (a list reads these and the model, not the library). */
+export async function readFollows(store: Store, keyId: string): Promise<Follows> {
+  const follows = await store.getItem<Follows>(followsKey(keyId));
+  if (follows) return follows;
+  // A profile written before the follows had their own record.
+  const stored = await store.getItem<Profile | StoredProfile>(profileKey(keyId));
+  return stored && !("deflated" in stored) ? stored.follows : NO_FOLLOWS;
 }
 
 export async function readModel(store: Store, keyId: string): Promise<ReaderModel | null> {
@@ -41,7 +65,9 @@ export async function writeProfile(
   profile: Profile,
   model: ReaderModel | null,
 ): Promise<void> {
-  await store.setItem(profileKey(keyId), profile);
+  const deflated = deflateRawSync(Buffer.from(JSON.stringify(profile), "utf8")).toString("base64");
+  await store.setItem(profileKey(keyId), { deflated } satisfies StoredProfile);
+  await store.setItem(followsKey(keyId), profile.follows);
   if (model) await store.setItem(modelKey(keyId), model);
   else await store.removeItem(modelKey(keyId));
   await store.setItem(versionKey(keyId), profile.version);
@@ -59,8 +85,9 @@ export async function eraseReader(store: Store, keyId: string): Promise<number> 
  * feed token is not moved: whoever held the old key could have issued it, so it ends with that key.
  */
 export async function moveReader(store: Store, fromId: string, toId: string): Promise<boolean> {
-  const profile = await store.getItem<Profile>(profileKey(fromId));
-  if (profile) await writeProfile(store, toId, profile, await readModel(store, fromId));
+  const found = await store.getItem<unknown>(profileKey(fromId));
+  if (found)
+    await writeProfile(store, toId, await readProfile(store, fromId), await readModel(store, fromId));
   await eraseReader(store, fromId);
-  return profile !== null;
+  return found !== null;
 }

@@ -2,12 +2,21 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fitLinearSvm, svmDecision } from "../../../pipeline/domain/linear-svm.ts";
 import {
+  indexDay,
   MUST_READ_DEPTH,
   matchedTexts,
   type RankedCandidate,
   rankForReader,
 } from "../../../pipeline/domain/personal-ranking.ts";
-import { compileReaderModel, fitReaderModel, rowOf } from "../../../pipeline/domain/reader-model.ts";
+import {
+  compileReaderModel,
+  fitReaderModel,
+  isCurrentModel,
+  ReaderModelSchema,
+  readerBackground,
+  readerLogit,
+  rowOf,
+} from "../../../pipeline/domain/reader-model.ts";
 import { buildVocabulary, termCounts } from "../../../pipeline/domain/relevance-features.ts";
 
 const features = { ngrams: 1, title_terms: false, min_df: 1 };
@@ -38,9 +47,13 @@ function modelLiking(indices: number[]) {
     profileVersion: 1,
     relevanceVersion: "relevance-2026.11.2",
     features: vocabulary.idf.length,
-    liked: indices.map((i) => ({ key: `k${i}`, arxiv_id: null, title: `t${i}`, row: rows[i] as never })),
+    library: indices.map((i) => ({ key: `k${i}`, arxiv_id: null, title: `t${i}`, row: rows[i] as never })),
+    liked: [],
     disliked: [],
-    background: day.map((candidate, i) => ({ arxiv_id: candidate.arxiv_id, row: rows[i] as never })),
+    background: readerBackground(
+      day.map((candidate, i) => ({ arxiv_id: candidate.arxiv_id, row: rows[i] as never })),
+      vocabulary.idf.length,
+    ),
   });
   if (!fitted) throw new Error("no model");
   return compileReaderModel(fitted, vocabulary.idf.length);
@@ -111,6 +124,67 @@ describe("the personal ranking", () => {
     expect(at).toBeLessThan(MUST_READ_DEPTH);
     expect(items[at]?.why_for_you.placed_by).toBe("must_read");
     expect(new Set(items.map((item) => item.index)).size).toBe(day.length);
+  });
+});
+
+describe("the reader's model", () => {
+  const background = readerBackground(
+    day.map((candidate, i) => ({ arxiv_id: candidate.arxiv_id, row: rows[i] as never })),
+    vocabulary.idf.length,
+  );
+  const fitOn = (library: number[], liked: number[] = [], disliked: number[] = []) => {
+    const papers = (indices: number[]) =>
+      indices.map((i) => ({
+        key: `k${i}`,
+        arxiv_id: day[i]?.arxiv_id ?? null,
+        title: `t${i}`,
+        row: rows[i] as never,
+      }));
+    return fitReaderModel({
+      profileVersion: 3,
+      relevanceVersion: "relevance-2026.11.2",
+      features: vocabulary.idf.length,
+      library: papers(library),
+      liked: papers(liked),
+      disliked: papers(disliked),
+      background,
+    });
+  };
+
+  it("is stored in its schema, the same for the same profile, and null with nothing liked", () => {
+    const model = fitOn([10, 11, 12], [13], [2]);
+    expect(ReaderModelSchema.parse(model)).toEqual(model);
+    expect(isCurrentModel(model, "relevance-2026.11.2")).toBe(true);
+    expect(isCurrentModel(model, "relevance-2026.12.1")).toBe(false);
+    expect(isCurrentModel({ ...model, format: 1 }, "relevance-2026.11.2")).toBe(false);
+    expect(fitOn([10, 11, 12], [13], [2])).toEqual(model);
+    expect(model?.positives).toBe(4);
+    // The reader's own five papers left the twenty of the background.
+    expect(model?.negatives).toBe(15 + 1);
+    expect(fitOn([], [], [2])).toBeNull();
+  });
+
+  it("scores a day the same through the day's postings as paper by paper", () => {
+    const model = compileReaderModel(fitOn([10, 11, 12]) as never, vocabulary.idf.length);
+    const byRows = rankForReader({ candidates: day, rows, model, follows: noFollows });
+    const byIndex = rankForReader({ candidates: day, day: indexDay(day, rows), model, follows: noFollows });
+    expect(byIndex).toEqual(byRows);
+    const logits = rows.map((row) => readerLogit(model, row));
+    const order = logits.map((_, i) => i).sort((a, b) => (logits[b] as number) - (logits[a] as number));
+    expect(order.slice(0, 3).every((i) => i >= 10)).toBe(true);
+  });
+
+  it("moves a disliked kind of paper down", () => {
+    const mixed = compileReaderModel(fitOn([1, 2, 11, 12]) as never, vocabulary.idf.length);
+    const disliking = compileReaderModel(
+      fitOn([1, 2, 11, 12], [], [3, 4, 5]) as never,
+      vocabulary.idf.length,
+    );
+    const governance = rows.slice(0, 10);
+    const mean = (model: typeof mixed) =>
+      governance.reduce((sum, row) => sum + readerLogit(model, row), 0) / governance.length -
+      rows.slice(10).reduce((sum, row) => sum + readerLogit(model, row), 0) / 10;
+    expect(mean(disliking)).toBeLessThan(mean(mixed));
   });
 });
 

@@ -211,6 +211,42 @@ describe("reader profiles and personal picks", () => {
     expect(liked).toContain(top?.why_for_you.nearest[0]?.arxiv_id);
   });
 
+  it("refits a model stored in an older layout at its first list, and reads a profile stored plain", async () => {
+    const key = await issue();
+    const global = await picks(key, "?limit=25");
+    const liked = global.items.slice(-3).map((item) => item.arxiv_id);
+    expect((await send(key, "PUT", "/v1/me/library", liked)).status).toBe(200);
+    const before = await picks(key, "?limit=25");
+    const id = (await exported(key)).key_id;
+    const stored = await context.store.getItem<Record<string, unknown>>(`reader:${id}:profile`);
+    expect(Object.keys(stored ?? {})).toEqual(["deflated"]);
+    // As the store held them before: the profile as a plain object, the model as dense columns.
+    const profile = { ...(await context.readers.profile(id)), version: 2 };
+    await context.store.setItem(`reader:${id}:profile`, profile);
+    await context.store.removeItem(`reader:${id}:follows`);
+    await context.store.setItem(`reader:${id}:model`, {
+      profile_version: 1,
+      relevance_version: relevance.model.version,
+      positives: 3,
+      negatives: 400,
+      intercept: 0,
+      columns: [1, 2],
+      weights: [0.5, -0.5],
+      anchors: [],
+    });
+    await context.store.setItem(`reader:${id}:version`, 2);
+    const after = await picks(key, "?limit=25");
+    expect(after.profile_version).toBe(2);
+    expect(after.items.map((item) => item.arxiv_id)).toEqual(before.items.map((item) => item.arxiv_id));
+    expect(await context.store.getItem(`reader:${id}:model`)).toMatchObject({
+      format: 2,
+      profile_version: 2,
+    });
+    expect((await exported(key)).library.map((item) => item.number)).toEqual(
+      liked.map((id) => `arXiv:${id}`),
+    );
+  });
+
   it("keeps each key's profile to itself, erases it whole, and erases it when the key is revoked", async () => {
     const [a, b] = [await issue(), await issue()];
     await send(a, "PUT", "/v1/me/follows", { authors: ["Ada Lovelace"], phrases: ["audit trail"] });
@@ -218,8 +254,8 @@ describe("reader profiles and personal picks", () => {
     const idA = (await exported(a)).key_id;
     expect(await context.store.getKeys(`reader:${idA}`)).not.toEqual([]);
     const erased = await send(a, "DELETE", "/v1/me/profile");
-    // The profile and its version: follows alone fit no model.
-    expect((await body(erased)).erased).toBe(2);
+    // The profile, its follows and its version: follows alone fit no model.
+    expect((await body(erased)).erased).toBe(3);
     expect(await context.store.getKeys(`reader:${idA}`)).toEqual([]);
     expect((await exported(a)).version).toBe(0);
 
