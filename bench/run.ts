@@ -4,8 +4,9 @@
 // sections (cpu: curate, the screened file, ranker, scorer and checks in process; readers: the personal ranking in process
 // and GET /v1/me/picks against keyed /v1/papers; feeds: a poll of the personal feed, 200 and 304, against
 // keyed /v1/papers; for-you: a daily.published to 10,000 keys with a profile, their lists ranked and the
-// deliveries made; observability: /metrics and the request
-// log against both off; labelling: the labelling simulation, a few minutes; the tail section follows
+// deliveries made; observability: /metrics and the request log against both off; labelling: the
+// labelling simulation, a few minutes; reader-simulation: the readers' simulation with its settings
+// chosen inside the folds, a few minutes; the tail section follows
 // the loads).
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -30,6 +31,7 @@ import { accessTokenFor } from "./oauth-token.ts";
 import { runObservabilityBench } from "./observability.ts";
 import { runOriginBench } from "./origin.ts";
 import { rankerLines, runRankerBench } from "./ranker.ts";
+import { runReaderSimulationBench } from "./reader-simulation.ts";
 import { readersLines, runReadersBench } from "./readers.ts";
 import { runScorerBench } from "./scorer.ts";
 import { runScreenedBench, screenedLines } from "./screened.ts";
@@ -433,6 +435,10 @@ try {
 
   if (wanted("for-you")) {
     for (const line of forYouLines(await runForYouBench())) console.log(line);
+  }
+
+  if (wanted("reader-simulation")) {
+    for (const line of await runReaderSimulationBench()) console.log(line);
   }
 
   if (wanted("labelling")) {

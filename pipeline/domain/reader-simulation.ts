@@ -3,16 +3,30 @@
 // reader's profile is built from the other days' labels, and the held-out day's lists are measured
 // against what that reader wants. Beside it, the arxiv-sanity-style anchor: a linear SVM on the day's
 // tf-idf, trained on the same library, summed (z-scored) with the global on-topic head.
+// The personal model's and the blend's settings are chosen inside the folds: for each held-out day, by
+// holding each of the other days out in turn against the rest (its global heads fitted without the
+// outer day either), so no figure is measured on a day that had a say in its settings.
 
 import { calibrate } from "./calibration.ts";
 import { fitLinearSvm, svmDecision } from "./linear-svm.ts";
 import type { SparseRow } from "./logistic-regression.ts";
-import { type PersonalItem, type RankedCandidate, rankForReader } from "./personal-ranking.ts";
 import {
+  BLEND_SETTINGS,
+  type BlendSettings,
+  type DayIndex,
+  indexDay,
+  type RankedCandidate,
+  rankForReader,
+} from "./personal-ranking.ts";
+import {
+  type CompiledReaderModel,
   compileReaderModel,
   fitReaderModel,
   type ProfilePaper,
   READER_MODEL_SETTINGS,
+  type ReaderBackground,
+  type ReaderModelSettings,
+  readerBackground,
   rowOf,
 } from "./reader-model.ts";
 import {
@@ -58,17 +72,61 @@ export interface SimSettings {
   ratings_per_day: number;
   /** The held-out days measured; all when absent. */
   held_out?: readonly string[];
-  /** The personal model's settings and the blend's weight, when other than the shipped ones (tuning). */
-  model?: typeof READER_MODEL_SETTINGS;
-  personal_weight?: number;
+  /**
+   * The values tried for each setting. Each held-out day's settings are chosen on the other days alone
+   * (nested): a figure is never measured on a day that chose it. Absent: the shipped settings, untuned.
+   */
+  grid?: TuningGrid;
   /** Whether to run the arxiv-sanity-style anchor too (default true). */
   baseline?: boolean;
 }
 
-/** Each held-out day's global heads (from the other days), kept by the caller across runs. */
+/** The settings the simulation chooses among, each a list of values tried. */
+export interface TuningGrid {
+  shrinkage: readonly number[];
+  background: readonly number[];
+  personal: readonly number[];
+  mustRead: readonly number[];
+  sure: readonly number[];
+  likedWeight: readonly number[];
+  dislikeShare: readonly number[];
+}
+
+/** One point of the grid: the model's and the blend's settings. */
+export interface Tuned {
+  model: ReaderModelSettings;
+  blend: BlendSettings;
+}
+
+export const SHIPPED: Tuned = { model: READER_MODEL_SETTINGS, blend: BLEND_SETTINGS };
+
+/**
+ * What `picks eval --simulate-readers` searches. The first stage (shrinkage, background, the blend's
+ * weights and the floor) is chosen for precision@5 plus recall@10 of the governance and substrate
+ * readers' libraries alone; the second (what a rating weighs) for precision@5 over the rating run.
+ */
+export const DEFAULT_GRID: TuningGrid = {
+  shrinkage: [1e-4, 3e-4, 1e-3],
+  background: [400, 800],
+  personal: [1, 2, 3],
+  mustRead: [0, 0.5],
+  sure: [0.3, 0.5],
+  likedWeight: [0.25, 1],
+  dislikeShare: [0, 0.25, 0.5],
+};
+
+/**
+ * Each held-out day's global heads (fitted without it, and without the outer day when it is an inner
+ * fold), kept by the caller across runs; keyed by the day and the days left out.
+ */
 export type FoldCache = Map<string, ScoredHeads[]>;
 
-export const FULL_SIMULATION: SimSettings = { library: 20, rating_days: 5, ratings_per_day: 5 };
+export const FULL_SIMULATION: SimSettings = {
+  library: 20,
+  rating_days: 5,
+  ratings_per_day: 5,
+  grid: DEFAULT_GRID,
+};
 
 const wants = (reader: ReaderKind, paper: SimPaper): boolean => {
   if (paper.label === 0) return false;
@@ -126,6 +184,10 @@ export interface ReaderSummary {
 
 export interface SimReport {
   settings: SimSettings;
+  /** Each held-out day's settings, chosen on the other days alone. */
+  chosen: ({ date: string } & Tuned)[];
+  /** The settings chosen on every day (what the service ships), when a grid was searched on all. */
+  chosen_on_all: Tuned | null;
   relevance_version: string;
   days: ReaderDay[];
   readers: ReaderSummary[];
@@ -176,7 +238,13 @@ interface Fold {
   /** The day's papers in the global order (by the fold's rank score). */
   ordered: SimPaper[];
   onTopic: number[];
-  rows: SparseRow[];
+  index: DayIndex;
+}
+
+/** One reader's measures on one day. */
+interface Measured {
+  precision5: number;
+  recall10: number | null;
 }
 
 /**
@@ -192,6 +260,7 @@ export function simulateReaders(
 ): SimReport {
   const byDate = [...days].sort((a, b) => (a.date < b.date ? -1 : 1));
   const features = shipped.features;
+  const size = vocabulary.idf.length;
   const choice = chosenSettingsOf(shipped);
   const rowsOf = new Map<SimPaper, SparseRow>();
   const row = (paper: SimPaper) => {
@@ -202,13 +271,19 @@ export function simulateReaders(
     }
     return found;
   };
-  const foldOf = (held: SimDay): Fold => {
-    const others = byDate.filter((day) => day !== held);
-    let heads = cache.get(held.date);
+  /** A day's fold: its global heads fitted on every day but it and `without`. */
+  const folds = new Map<string, Fold>();
+  const foldOf = (held: SimDay, without: readonly SimDay[]): Fold => {
+    const left = [held, ...without].map((day) => day.date).sort();
+    const key = `${held.date}|${left.join()}`;
+    const kept = folds.get(key);
+    if (kept) return kept;
+    let heads = cache.get(key);
     if (!heads) {
+      const others = byDate.filter((day) => !left.includes(day.date));
       const scorer = fitRelevanceWith(others.map(asLabelled), { features, max_terms: 12_000 }, choice);
       heads = scorer(held.papers);
-      cache.set(held.date, heads);
+      cache.set(key, heads);
     }
     const scored = heads;
     const order = held.papers
@@ -229,13 +304,15 @@ export function simulateReaders(
         on_topic: scored[i]?.on_topic as number,
       };
     });
-    return {
+    const fold = {
       day: held,
       candidates,
       ordered,
       onTopic: order.map((i) => scored[i]?.on_topic as number),
-      rows: ordered.map(row),
+      index: indexDay(candidates, ordered.map(row)),
     };
+    folds.set(key, fold);
+    return fold;
   };
 
   const profilePaper = (paper: SimPaper): ProfilePaper => ({
@@ -244,113 +321,199 @@ export function simulateReaders(
     title: paper.title,
     row: row(paper),
   });
-  const backgrounds = new Map<string, { arxiv_id: string; row: SparseRow }[]>();
-  const listOf = (
-    fold: Fold,
-    liked: readonly SimPaper[],
-    disliked: readonly SimPaper[],
-    others: readonly SimDay[],
-  ) => {
-    // The newest papers first, as the server's background is its newest screened days.
-    const key = others.map((day) => day.date).join();
-    let background = backgrounds.get(key);
-    if (!background) {
-      background = [...others]
+  // The newest papers first, as the server's background is its newest screened days.
+  const backgrounds = new Map<string, ReaderBackground>();
+  const backgroundOf = (learn: readonly SimDay[], papers: number) => {
+    const key = `${papers}|${learn.map((day) => day.date).join()}`;
+    let found = backgrounds.get(key);
+    if (!found) {
+      const newest = [...learn]
         .reverse()
         .flatMap((day) => day.papers)
-        .slice(0, (settings.model ?? READER_MODEL_SETTINGS).background * 2)
         .map((paper) => ({ arxiv_id: paper.id, row: row(paper) }));
-      backgrounds.set(key, background);
+      found = readerBackground(newest, size, papers);
+      backgrounds.set(key, found);
     }
+    return found;
+  };
+  const modelOf = (
+    tuned: Tuned,
+    learn: readonly SimDay[],
+    library: readonly SimPaper[],
+    liked: readonly SimPaper[],
+    disliked: readonly SimPaper[],
+  ) => {
     const model = fitReaderModel(
       {
         profileVersion: 1,
         relevanceVersion: shipped.version,
-        features: vocabulary.idf.length,
+        features: size,
+        library: library.map(profilePaper),
         liked: liked.map(profilePaper),
         disliked: disliked.map(profilePaper),
-        background,
+        background: backgroundOf(learn, tuned.model.background),
       },
-      settings.model,
+      tuned.model,
     );
+    return model && compileReaderModel(model, size);
+  };
+  const listOf = (fold: Fold, model: CompiledReaderModel | null, blend: BlendSettings) => {
     const items = rankForReader({
       candidates: fold.candidates,
-      rows: fold.rows,
-      model: model && compileReaderModel(model, vocabulary.idf.length),
+      day: fold.index,
+      model,
       follows: { authors: [], phrases: [] },
-      ...(settings.personal_weight === undefined ? {} : { weight: settings.personal_weight }),
+      blend,
     });
-    return items;
+    return { items, papers: items.map((item) => fold.ordered[item.index] as SimPaper) };
   };
-  const papersOf = (fold: Fold, items: readonly PersonalItem[]) =>
-    items.map((item) => fold.ordered[item.index] as SimPaper);
+  const measure = (fold: Fold, list: readonly SimPaper[], reader: ReaderKind): Measured => ({
+    precision5: precisionAt(list, reader, 5),
+    recall10: recallAt(list, reader, fold.day.papers, 10),
+  });
+  /**
+   * The rating run: on each of the nearest `learn` days, the reader rates the first papers of their list
+   * that they have not judged yet, by the true labels; the held-out day is measured after each.
+   */
+  const ratingRun = (
+    tuned: Tuned,
+    reader: ReaderKind,
+    held: Fold,
+    learn: readonly SimDay[],
+    library: readonly SimPaper[],
+    without: readonly SimDay[],
+  ): number[] => {
+    const ratingDays = [...learn]
+      .sort(
+        (a, b) =>
+          Math.abs(Date.parse(a.date) - Date.parse(held.day.date)) -
+            Math.abs(Date.parse(b.date) - Date.parse(held.day.date)) || (a.date < b.date ? -1 : 1),
+      )
+      .slice(0, settings.rating_days);
+    const liked: SimPaper[] = [];
+    const disliked: SimPaper[] = [];
+    const curve: number[] = [];
+    const measureNow = () =>
+      curve.push(
+        precisionAt(
+          listOf(held, modelOf(tuned, learn, library, liked, disliked), tuned.blend).papers,
+          reader,
+          5,
+        ),
+      );
+    measureNow();
+    for (const ratingDay of ratingDays) {
+      const fold = foldOf(ratingDay, without);
+      const judged = new Set([...library, ...liked, ...disliked].map((paper) => paper.id));
+      const theirs = listOf(fold, modelOf(tuned, learn, library, liked, disliked), tuned.blend).papers;
+      for (const paper of theirs
+        .filter((paper) => !judged.has(paper.id))
+        .slice(0, settings.ratings_per_day)) {
+        (wants(reader, paper) ? liked : disliked).push(paper);
+      }
+      measureNow();
+    }
+    return curve;
+  };
+
+  /**
+   * The settings chosen on `learn` days alone: each of them held out in turn against the others (and
+   * never `outer`, the day being measured), for the governance and substrate readers.
+   */
+  const tune = (learn: readonly SimDay[], outer: SimDay | null): Tuned => {
+    const without = outer ? [outer] : [];
+    const grid = settings.grid;
+    if (!grid) return SHIPPED;
+    const tuners = ["governance", "substrate"] as const;
+    const inner = learn.map((day) => {
+      const rest = learn.filter((other) => other !== day);
+      return {
+        fold: foldOf(day, without),
+        rest,
+        libraries: tuners.map((reader) => simulatedLibrary(reader, rest, settings.library)),
+      };
+    });
+    // Stage one: the model's shrinkage and background, the blend's weights and the floor.
+    let best: { score: number; tuned: Tuned } | null = null;
+    for (const shrinkage of grid.shrinkage) {
+      for (const background of grid.background) {
+        const model = { ...READER_MODEL_SETTINGS, shrinkage, background };
+        const models = inner.map(({ rest, libraries }) =>
+          libraries.map((library) => modelOf({ model, blend: BLEND_SETTINGS }, rest, library, [], [])),
+        );
+        for (const personal of grid.personal) {
+          for (const mustRead of grid.mustRead) {
+            for (const sure of grid.sure) {
+              const blend = { ...BLEND_SETTINGS, personal, mustRead, sure };
+              const measured = inner.flatMap(({ fold }, i) =>
+                tuners.map((reader, r) =>
+                  measure(fold, listOf(fold, models[i]?.[r] ?? null, blend).papers, reader),
+                ),
+              );
+              const score =
+                mean(measured.map((m) => m.precision5)) + (meanOrNull(measured.map((m) => m.recall10)) ?? 0);
+              if (!best || score > best.score + 1e-9) best = { score, tuned: { model, blend } };
+            }
+          }
+        }
+      }
+    }
+    const first = (best as { tuned: Tuned }).tuned;
+    if (settings.rating_days === 0) return first;
+    // Stage two: what a rating weighs, for precision@5 over the rating run.
+    let bestRating: { score: number; tuned: Tuned } | null = null;
+    for (const likedWeight of grid.likedWeight) {
+      for (const dislikeShare of grid.dislikeShare) {
+        const tuned = { model: { ...first.model, likedWeight, dislikeShare }, blend: first.blend };
+        const curves = inner.flatMap(({ fold, rest, libraries }) =>
+          tuners.map((reader, r) =>
+            ratingRun(tuned, reader, fold, rest, libraries[r] as SimPaper[], without),
+          ),
+        );
+        const score = mean(curves.map((curve) => mean(curve.slice(1))));
+        if (!bestRating || score > bestRating.score + 1e-9) bestRating = { score, tuned };
+      }
+    }
+    return (bestRating as { tuned: Tuned }).tuned;
+  };
 
   const held = byDate.filter(
     (day) => settings.held_out === undefined || settings.held_out.includes(day.date),
   );
   const results: ReaderDay[] = [];
   const curves = new Map<ReaderKind, number[][]>();
-  const folds = new Map<string, Fold>();
-  const fold = (day: SimDay) => {
-    let found = folds.get(day.date);
-    if (!found) {
-      found = foldOf(day);
-      folds.set(day.date, found);
-    }
-    return found;
-  };
+  const chosen: SimReport["chosen"] = [];
   for (const day of held) {
-    const current = fold(day);
     const others = byDate.filter((other) => other !== day);
+    const tuned = tune(others, day);
+    chosen.push({ date: day.date, ...tuned });
+    const current = foldOf(day, []);
     for (const reader of READERS) {
       const library = simulatedLibrary(reader, others, settings.library);
-      const items = listOf(current, library, [], others);
-      const list = papersOf(current, items);
+      const { items, papers: list } = listOf(current, modelOf(tuned, others, library, [], []), tuned.blend);
       const baseline =
         library.length > 0 && settings.baseline !== false
           ? baselineOrder(library, current.ordered, current.onTopic).map(
               (i) => current.ordered[i] as SimPaper,
             )
           : null;
+      const personal = measure(current, list, reader);
+      const global = measure(current, current.ordered, reader);
       results.push({
         date: day.date,
         reader,
         precision5: {
-          personal: precisionAt(list, reader, 5),
-          global: precisionAt(current.ordered, reader, 5),
+          personal: personal.precision5,
+          global: global.precision5,
           baseline: baseline && precisionAt(baseline, reader, 5),
         },
-        recall10: {
-          personal: recallAt(list, reader, day.papers, 10),
-          global: recallAt(current.ordered, reader, day.papers, 10),
-        },
+        recall10: { personal: personal.recall10, global: global.recall10 },
         equals_global: items.every((item, position) => item.index === position),
         lifted: items.filter((item) => item.why_for_you.placed_by === "must_read").length,
       });
       if (reader === "cold" || settings.rating_days === 0) continue;
-      // The rating run: on each of the nearest other days, the reader rates the first papers of their
-      // list that they have not judged yet, by the true labels; the held-out day is measured after each.
-      const ratingDays = [...others]
-        .sort(
-          (a, b) =>
-            Math.abs(Date.parse(a.date) - Date.parse(day.date)) -
-            Math.abs(Date.parse(b.date) - Date.parse(day.date)),
-        )
-        .slice(0, settings.rating_days);
-      const liked = [...library];
-      const disliked: SimPaper[] = [];
-      const curve = [precisionAt(list, reader, 5)];
-      for (const ratingDay of ratingDays) {
-        const ratingFold = fold(ratingDay);
-        const judged = new Set([...liked, ...disliked].map((paper) => paper.id));
-        const theirs = papersOf(ratingFold, listOf(ratingFold, liked, disliked, others));
-        for (const paper of theirs
-          .filter((paper) => !judged.has(paper.id))
-          .slice(0, settings.ratings_per_day)) {
-          (wants(reader, paper) ? liked : disliked).push(paper);
-        }
-        curve.push(precisionAt(papersOf(current, listOf(current, liked, disliked, others)), reader, 5));
-      }
+      // Rating days' lists come from global heads fitted without the held-out day too.
+      const curve = ratingRun(tuned, reader, current, others, library, [day]);
       const rows = curves.get(reader) ?? [];
       rows.push(curve);
       curves.set(reader, rows);
@@ -387,5 +550,46 @@ export function simulateReaders(
           : (curve[0] as number[]).map((_, k) => round(mean(curve.map((row) => row[k] as number)))),
     };
   });
-  return { settings, relevance_version: shipped.version, days: results, readers };
+  const all = settings.grid && settings.held_out === undefined ? tune(byDate, null) : null;
+  return { settings, chosen, chosen_on_all: all, relevance_version: shipped.version, days: results, readers };
+}
+
+const figure = (value: number | null) => (value === null ? "-" : value.toFixed(2));
+
+/** The report as the CLI and the bench print it: a row per reader, then the settings each day chose. */
+export function simulationLines(report: SimReport): string[] {
+  const lines = [
+    "reader      p@5 personal  global  anchor   recall@10 personal  global   cold=global   ratings curve (days 0..n)",
+  ];
+  for (const reader of report.readers) {
+    lines.push(
+      [
+        reader.reader.padEnd(11),
+        figure(reader.precision5.personal).padStart(12),
+        figure(reader.precision5.global).padStart(7),
+        figure(reader.precision5.baseline).padStart(7),
+        figure(reader.recall10.personal).padStart(19),
+        figure(reader.recall10.global).padStart(7),
+        `${reader.cold_equals_global_days}/${reader.days}`.padStart(13),
+        `   ${reader.learning_curve.map((value) => value.toFixed(2)).join(" ")}`,
+      ].join(" "),
+    );
+  }
+  const settingsOf = ({ model, blend }: Tuned) =>
+    `shrinkage ${model.shrinkage}, background ${model.background}, personal ${blend.personal}, ` +
+    `must-read ${blend.mustRead}, sure ${blend.sure}, liked ${model.likedWeight}, dislike share ${model.dislikeShare}`;
+  if (report.settings.grid) {
+    // How often each value was chosen: a setting chosen alike on most days is a stable one.
+    const counts = new Map<string, number>();
+    for (const tuned of report.chosen) {
+      const key = settingsOf(tuned);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    lines.push("settings chosen inside the folds (days: settings):");
+    for (const [key, count] of [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) {
+      lines.push(`  ${count}: ${key}`);
+    }
+  }
+  if (report.chosen_on_all) lines.push(`settings chosen on every day: ${settingsOf(report.chosen_on_all)}`);
+  return lines;
 }
