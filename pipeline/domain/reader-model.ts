@@ -187,10 +187,7 @@ export function fitReaderModel(
     weights[j] = ((liked[j] as number) - negative) / (variance + settings.shrinkage);
     middle[j] = ((liked[j] as number) + negative) / 2;
   }
-  const strongest: number[] = [];
-  for (let j = 0; j < size; j++) if ((weights[j] as number) !== 0) strongest.push(j);
-  strongest.sort((a, b) => Math.abs(weights[b] as number) - Math.abs(weights[a] as number) || a - b);
-  const columns = strongest.slice(0, settings.maxTerms).sort((a, b) => a - b);
+  const columns = strongestColumns(weights, settings.maxTerms);
   const packed = packTerms(
     columns,
     columns.map((j) => weights[j] as number),
@@ -232,6 +229,33 @@ export function fitReaderModel(
       };
     }),
   };
+}
+
+/**
+ * The columns of the `count` largest weights (by size; on a tie, the lower column), ascending. A typed
+ * sort of the sizes finds the cut, so a refit does not sort the whole vocabulary by comparator.
+ */
+function strongestColumns(weights: Float64Array, count: number): number[] {
+  const sizes = Float64Array.from(weights, Math.abs).sort();
+  let nonZero = 0;
+  for (const size of sizes) if (size > 0) nonZero++;
+  const keep = Math.min(count, nonZero);
+  if (keep === 0) return [];
+  const cut = sizes[sizes.length - keep] as number;
+  let above = 0;
+  for (const size of sizes) if (size > cut) above++;
+  // Every weight above the cut, then those at it, in column order, until `keep`.
+  let atCut = keep - above;
+  const columns: number[] = [];
+  weights.forEach((weight, j) => {
+    const size = Math.abs(weight);
+    if (size > cut) columns.push(j);
+    else if (size === cut && atCut > 0) {
+      columns.push(j);
+      atCut--;
+    }
+  });
+  return columns;
 }
 
 /** A stored model made ready to score: its weights unpacked (sparse), its anchors' terms by column. */
