@@ -10,6 +10,12 @@ export interface PackedTerms {
 }
 
 const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+/** Each base64 digit's value by its character code ("=" and anything else read as 0). */
+const DIGITS = (() => {
+  const digits = new Uint8Array(128);
+  for (let k = 0; k < BASE64.length; k++) digits[BASE64.charCodeAt(k)] = k;
+  return digits;
+})();
 
 function toBase64(bytes: readonly number[]): string {
   let text = "";
@@ -31,7 +37,7 @@ function fromBase64(text: string): number[] {
   for (let i = 0; i + 3 < text.length; i += 4) {
     let triple = 0;
     for (let k = 0; k < 4; k++) {
-      const digit = text[i + k] === "=" ? 0 : BASE64.indexOf(text[i + k] as string);
+      const digit = DIGITS[text.charCodeAt(i + k) & 127] as number;
       triple = (triple << 6) | digit;
     }
     bytes.push((triple >> 16) & 255);

@@ -57,18 +57,21 @@ export interface ReaderModelInput {
 
 /**
  * Chosen by the readers' simulation (`picks eval --simulate-readers`) inside its folds: each held-out
- * day's settings were chosen on the other days only (docs/curation.md has the nested figures, and how
- * often each value was chosen). These are the values chosen on all twelve released days.
+ * day's settings were chosen on the other days alone (docs/curation.md has the nested figures). These
+ * are the values the twelve folds chose most often: shrinkage 3e-4 with 800 background papers (4 of 12;
+ * 1e-3 on 6, 3e-4 on 5), a liked paper a quarter of a library item (10 of 12). Disliked papers were
+ * given no share of the negatives on 8 of 12 and a quarter on 4: a quarter is shipped, so that a
+ * thumbs-down moves the reader's list.
  */
 export const READER_MODEL_SETTINGS = {
   /** Added to each term's background variance: larger trusts rare terms less. */
   shrinkage: 3e-4,
   /** The newest screened papers the reader's papers are told apart from. */
   background: 800,
-  /** A liked paper's weight in the reader's mean, against a library item's 1. */
-  likedWeight: 1,
+  /** A liked paper's weight in the reader's mean, against a library item's 1 (1 with no library). */
+  likedWeight: 0.25,
   /** The disliked papers' share of the negatives' mean (the rest is the background's). */
-  dislikeShare: 0.5,
+  dislikeShare: 0.25,
   /** Weights kept (largest first): the store holds a few kilobytes a reader, not the whole vocabulary. */
   maxTerms: 1_000,
   /** Papers kept to say which of them a ranked paper is nearest to, with their strongest terms. */
@@ -170,7 +173,8 @@ export function fitReaderModel(
   }
   if (count <= 0 && input.disliked.length === 0) return null;
   const liked = new Float64Array(size);
-  const likedWeight = input.liked.length > 0 ? settings.likedWeight : 0;
+  // With no library the liked papers are all the reader said: they count whole.
+  const likedWeight = input.liked.length === 0 ? 0 : input.library.length === 0 ? 1 : settings.likedWeight;
   const total = input.library.length + likedWeight * input.liked.length;
   if (total <= 0) return null;
   for (const paper of input.library) addRow(liked, null, paper.row, 1 / total);
@@ -178,6 +182,7 @@ export function fitReaderModel(
   const disliked = new Float64Array(size);
   for (const paper of input.disliked) addRow(disliked, null, paper.row, 1 / input.disliked.length);
   const share = input.disliked.length === 0 ? 0 : count <= 0 ? 1 : settings.dislikeShare;
+  if (count <= 0 && share === 0) return null;
   const weights = new Float64Array(size);
   const middle = new Float64Array(size);
   for (let j = 0; j < size; j++) {
@@ -263,24 +268,37 @@ export interface CompiledReaderModel {
   model: ReaderModel;
   columns: Int32Array;
   weights: Float64Array;
-  anchors: { anchor: ReaderModel["anchors"][number]; columns: number[]; values: number[]; norm: number }[];
+  /** The anchors' terms, unpacked at the first `why_for_you` (a list that explains nothing never needs them). */
+  anchors(): CompiledAnchor[];
+}
+
+export interface CompiledAnchor {
+  anchor: ReaderModel["anchors"][number];
+  columns: number[];
+  values: number[];
+  norm: number;
 }
 
 /** Unpacks a stored model; `vocabularySize` bounds its columns (a model of a larger one is cut). */
 export function compileReaderModel(model: ReaderModel, vocabularySize: number): CompiledReaderModel {
   const { columns, values } = unpackTerms(model);
-  const inside = columns.flatMap((column, k) => (column < vocabularySize ? [k] : []));
-  const anchors = model.anchors.map((anchor) => {
-    const unpacked = unpackTerms(anchor, false);
-    let norm = 0;
-    for (const value of unpacked.values) norm += value * value;
-    return { anchor, ...unpacked, norm: Math.sqrt(norm) };
-  });
+  let inside = 0;
+  while (inside < columns.length && (columns[inside] as number) < vocabularySize) inside++;
+  let anchors: CompiledAnchor[] | null = null;
   return {
     model,
-    columns: Int32Array.from(inside, (k) => columns[k] as number),
-    weights: Float64Array.from(inside, (k) => values[k] as number),
-    anchors,
+    // The columns ascend: those inside the vocabulary are a prefix.
+    columns: Int32Array.from(columns.slice(0, inside)),
+    weights: Float64Array.from(values.slice(0, inside)),
+    anchors() {
+      anchors ??= model.anchors.map((anchor) => {
+        const unpacked = unpackTerms(anchor, false);
+        let norm = 0;
+        for (const value of unpacked.values) norm += value * value;
+        return { anchor, ...unpacked, norm: Math.sqrt(norm) };
+      });
+      return anchors;
+    },
   };
 }
 

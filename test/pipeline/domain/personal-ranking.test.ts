@@ -75,7 +75,7 @@ describe("the personal ranking", () => {
 
   it("puts a reader's kind of paper first, and names the liked papers it is nearest to", () => {
     const model = modelLiking([10, 11, 12]);
-    const items = rankForReader({ candidates: day, rows, model, follows: noFollows, explain: 5 });
+    const items = rankForReader({ candidates: day, rows, model, follows: noFollows, explain: 5, weight: 3 });
     const top = items.slice(0, 5).map((item) => item.index);
     expect(top.every((index) => index >= 10)).toBe(true);
     expect(items[0]?.why_for_you.nearest[0]?.key).toMatch(/^k1[0-2]$/);
@@ -119,7 +119,7 @@ describe("the personal ranking", () => {
   it("never leaves a sure must-read below the floor's depth", () => {
     const candidates = day.map((candidate, i) => (i === 3 ? { ...candidate, must_read: 0.9 } : candidate));
     const model = modelLiking([10, 11, 12]);
-    const items = rankForReader({ candidates, rows, model, follows: noFollows });
+    const items = rankForReader({ candidates, rows, model, follows: noFollows, weight: 3 });
     const at = items.findIndex((item) => item.index === 3);
     expect(at).toBeLessThan(MUST_READ_DEPTH);
     expect(items[at]?.why_for_you.placed_by).toBe("must_read");
