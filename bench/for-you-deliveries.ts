@@ -13,6 +13,7 @@ import {
   type ProfilePaper,
   READER_MODEL_SETTINGS,
   type ReaderModel,
+  readerBackground,
   rowOf,
 } from "../pipeline/domain/reader-model.ts";
 import type { Profile } from "../pipeline/domain/reader-profile.ts";
@@ -95,12 +96,16 @@ export async function runForYouBench(options: { profiles?: number } = {}): Promi
 
   // Profiles of 5, 20 and 60 library papers, their models fitted once and stored for every key: each
   // key's list still reads and compiles its own stored model, as a delivery's does.
-  const background = pool
-    .slice(-READER_MODEL_SETTINGS.background * 2)
-    .map((paper) => ({ arxiv_id: paper.id, row: rowOfPaper(paper) }));
+  const background = readerBackground(
+    pool
+      .slice(-READER_MODEL_SETTINGS.background)
+      .reverse()
+      .map((paper) => ({ arxiv_id: paper.id, row: rowOfPaper(paper) })),
+    vocabulary.idf.length,
+  );
   const shapes = [5, 20, 60].map((size, s) => {
     const library = pool.filter((_, i) => i % 7 === s).slice(0, size);
-    const liked: ProfilePaper[] = library.map((paper) => ({
+    const papers: ProfilePaper[] = library.map((paper) => ({
       key: `arxiv:${paper.id}`,
       arxiv_id: paper.id,
       title: paper.title,
@@ -110,7 +115,8 @@ export async function runForYouBench(options: { profiles?: number } = {}): Promi
       profileVersion: 1,
       relevanceVersion: model.version,
       features: vocabulary.idf.length,
-      liked,
+      library: papers,
+      liked: [],
       disliked: [],
       background,
     }) as ReaderModel;
