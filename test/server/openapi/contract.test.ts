@@ -514,14 +514,17 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
   };
 
   beforeAll(async () => {
+    // The per-key rates are fixed windows on the real clock: a year long here, so that no window ends
+    // between the calls that spend a rate and the later ones that expect its 429.
+    const windowSeconds = 365 * 24 * 3600;
     const config = {
       verifyLimit: 1,
       submitLimit: 1,
-      benchRubricRate: { ...DEFAULT_CONFIG.benchRubricRate, limit: 1 },
-      webhookActionEndpointRate: { ...DEFAULT_CONFIG.webhookActionEndpointRate, limit: 2 },
-      oldDayRate: { ...DEFAULT_CONFIG.oldDayRate, limit: 2 },
-      profileWriteRate: { ...DEFAULT_CONFIG.profileWriteRate, limit: PROFILE_WRITES },
-      feedReadRate: { ...DEFAULT_CONFIG.feedReadRate, limit: FEED_READS },
+      benchRubricRate: { ...DEFAULT_CONFIG.benchRubricRate, limit: 1, windowSeconds },
+      webhookActionEndpointRate: { ...DEFAULT_CONFIG.webhookActionEndpointRate, limit: 2, windowSeconds },
+      oldDayRate: { ...DEFAULT_CONFIG.oldDayRate, limit: 2, windowSeconds },
+      profileWriteRate: { ...DEFAULT_CONFIG.profileWriteRate, limit: PROFILE_WRITES, windowSeconds },
+      feedReadRate: { ...DEFAULT_CONFIG.feedReadRate, limit: FEED_READS, windowSeconds },
     };
     const main = await testContext(snapshots, { config });
     const issue = async (context: AppContext, tier: "free" | "enterprise") =>
