@@ -17,6 +17,7 @@ import { createFileSource } from "../pipeline/sources/file-source.ts";
 import { createSampleSource, sampleDays } from "../pipeline/sources/sample-source.ts";
 import type { CandidateSource } from "../pipeline/sources/source.ts";
 import { type DayNews, recordUnannounced, type ServersState, tellServers } from "../server/published-day.ts";
+import type { ArxivLookup } from "../server/readers/pending-lookup.ts";
 import { publishOption, publishTargetOf } from "./bucket-option.ts";
 import { createLiveSetup, type LiveSetup } from "./curate-live.ts";
 import { checkMetricsFile, failuresOf, metricsFileOption, writeRunMetrics } from "./metrics-file.ts";
@@ -172,6 +173,11 @@ export interface CurateJobOptions {
   env?: NodeJS.ProcessEnv;
   /** The bucket the folder is published to after the day is written, before anything announces it. */
   publishTo?: BucketTarget;
+  /**
+   * With `announce`: the readers' pending library items are completed before the announcement, those
+   * not among the screened papers asked of arXiv with this lookup (null: offline, not asked).
+   */
+  arxivLookup?: ArxivLookup | null;
 }
 
 /** Where `picks publish`, curate and backfill publish to, reporting through `out`. */
@@ -190,18 +196,22 @@ export async function dailyJobSettings(
 ): Promise<Omit<DailyJobOptions, "date" | "source">> {
   const env = options.env ?? process.env;
   const { out } = options;
+  let relevance: Promise<CompiledRelevance | null> | undefined;
   const servers: ServersState = {
     env,
     rootDir: PROJECT_ROOT,
     siteUrl: siteUrlFromEnv(env),
-    // The model `picks serve` reads its readers' papers with; without it, lists keep the global order.
-    relevance: () =>
-      newestModelPath()
+    // The model `picks serve` reads its readers' papers with, read once if at all; without it, lists
+    // keep the global order.
+    relevance: () => {
+      relevance ??= newestModelPath()
         .then(loadRelevanceModel)
         .catch((error: unknown) => {
           out.progress(`readers: ${(error as Error).message}; for_you lists are in the global order`);
           return null;
-        }),
+        });
+      return relevance;
+    },
   };
   return {
     outDir: options.outDir,
@@ -231,8 +241,17 @@ export async function dailyJobSettings(
       const firmViews = options.firmViews !== false;
       const announce = options.webhooks === "announce";
       if (!firmViews && !announce) return;
-      const news = await tellServers(written, servers, { firmViews, announce, citations: options.citations });
+      const pending = announce
+        ? { lookup: options.arxivLookup ?? null, publicDir: options.outDir }
+        : undefined;
+      const news = await tellServers(written, servers, {
+        firmViews,
+        announce,
+        citations: options.citations,
+        pending,
+      });
       printFirmViews(out, news.firmViews);
+      printPending(out, news.pending);
       printAnnounced(out, written.snapshot.date, news.announced);
     },
   };
@@ -262,6 +281,19 @@ function printFirmViews(out: Output, views: DayNews["firmViews"]): void {
     );
   }
   for (const problem of views.problems) out.line(`  warning: bench citations: ${problem}`);
+}
+
+/** The readers' pending library items: a failure never fails the curation (they wait a day). */
+function printPending(out: Output, pending: DayNews["pending"]): void {
+  if (pending instanceof Error) {
+    out.line(`  warning: readers: pending library items were not completed: ${pending.message}`);
+  } else if (pending && pending.profiles > 0) {
+    out.line(
+      `  readers: ${pending.profiles} profiles with pending items, ${pending.completed} completed and refitted; ` +
+        `${pending.screened} ids found among the screened papers, ${pending.asked} asked of arXiv ` +
+        `(${pending.found} found, ${pending.unknown} unknown, ${pending.failed} failed)`,
+    );
+  }
 }
 
 /** The day's `daily.published`: a failure to queue it never fails the curation. */
@@ -346,6 +378,7 @@ async function curateDay(flags: CurateFlags): Promise<void> {
       ...(client ? { httpCounts: () => client.counts() } : {}),
       webhooks: "announce",
       ...(publishTo ? { publishTo } : {}),
+      arxivLookup: live.arxivLookup ?? null,
     });
   } finally {
     if (metricsFile) {

@@ -10,7 +10,7 @@ import { createJudgeCache } from "../pipeline/judge/judge-cache.ts";
 import { judgeConfigFromEnv } from "../pipeline/judge/judge-config.ts";
 import { createLlmJudge } from "../pipeline/judge/llm-judge.ts";
 import type { CandidateScorer } from "../pipeline/screen.ts";
-import { DEFAULT_ARXIV_API_URL } from "../pipeline/sources/arxiv-api.ts";
+import { type ArxivTexts, DEFAULT_ARXIV_API_URL, lookupArxivTexts } from "../pipeline/sources/arxiv-api.ts";
 import { HISTORY_PAGE_SIZE } from "../pipeline/sources/arxiv-history.ts";
 import {
   type ArxivSource,
@@ -43,6 +43,11 @@ export interface LiveSetup {
   client?: HttpClient;
   /** The query API the arXiv source completes the listing from, and `picks backfill` reads. */
   arxivApiUrl: string;
+  /**
+   * The readers' pending library items asked of the query API (server/readers/pending-lookup.ts): with
+   * the arXiv source, or an offline one given ARXIV_API_URL explicitly.
+   */
+  arxivLookup?: (ids: readonly string[]) => Promise<ArxivTexts>;
 }
 
 const set = (env: Env, name: string): string | undefined => env[name]?.trim() || undefined;
@@ -113,7 +118,8 @@ export function createLiveSetup(options: LiveOptions): LiveSetup {
     citationsSkipped = `offline source (${options.source}): set S2_API_URL or OPENALEX_URL to look citations up`;
   }
   const wantsCitations = citationsSkipped === "";
-  if (!wantsCitations && offline && options.judge === "rules")
+  const wantsLookups = !offline || set(env, "ARXIV_API_URL") !== undefined;
+  if (!wantsCitations && !wantsLookups && options.judge === "rules")
     return { citationsSkipped, arxivApiUrl: apiUrl };
 
   const timeoutMs = wholeNumber(env, "PICKS_HTTP_TIMEOUT_MS");
@@ -138,6 +144,7 @@ export function createLiveSetup(options: LiveOptions): LiveSetup {
   if (options.source === "arxiv") {
     setup.arxiv = createArxivSource({ client, categories: options.categories, listingUrl, apiUrl });
   }
+  if (wantsLookups) setup.arxivLookup = (ids) => lookupArxivTexts({ client, apiUrl }, ids);
   if (wantsCitations) {
     const s2Key = set(env, "S2_API_KEY");
     const openAlexKey = set(env, "OPENALEX_API_KEY");

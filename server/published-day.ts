@@ -13,6 +13,7 @@ import { createBenchStore } from "./bench/bench-store.ts";
 import { buildFirmViews, type FirmViewsResult, type WatchedLookup } from "./bench/firm-views.ts";
 import { configFromEnv } from "./config.ts";
 import { deferredReaderService } from "./readers/deferred-reader-service.ts";
+import { type ArxivLookup, completePendingItems, type PendingReport } from "./readers/pending-lookup.ts";
 import { dayScreenedSource } from "./readers/screened-source.ts";
 import { createStoreFromEnv, serversStoreExists } from "./store/from-env.ts";
 import type { Store } from "./store/types.ts";
@@ -46,19 +47,36 @@ export interface DayNews {
   firmViews: FirmViewsResult | Error | null;
   /** Whether `daily.published` was queued now (false: it was already), or what stopped it; null when not asked for or without a servers' store. */
   announced: boolean | Error | null;
+  /** The readers' pending library items completed before the announcement; null when not asked for. */
+  pending: PendingReport | Error | null;
+}
+
+/** The daily job's completion of the readers' pending items (pending-lookup.ts). */
+export interface PendingOptions {
+  /** The arXiv API's lookup; null offline (the items found among the screened papers are completed). */
+  lookup: ArxivLookup | null;
+  /** The published folder: the screened history the items are looked for in and the models learn against. */
+  publicDir: string;
 }
 
 /**
- * Tells the servers of a published day: the firms' views first (`firmViews`), then the event
- * (`announce`). A failure of either is returned, never thrown: the public day is published whatever
+ * Tells the servers of a published day: the firms' views first (`firmViews`), then the readers'
+ * pending library items (`pending`: completed and refitted before their lists are ranked), then the
+ * event (`announce`). A failure of any is returned, never thrown: the public day is published whatever
  * the servers make of it.
  */
 export async function tellServers(
   day: PublishedDay,
   state: ServersState,
-  options: { firmViews: boolean; announce: boolean; citations?: WatchedLookup | undefined },
+  options: {
+    firmViews: boolean;
+    announce: boolean;
+    citations?: WatchedLookup | undefined;
+    pending?: PendingOptions | undefined;
+  },
 ): Promise<DayNews> {
-  if (!serversStoreExists(state.env, state.rootDir)) return { firmViews: null, announced: null };
+  if (!serversStoreExists(state.env, state.rootDir))
+    return { firmViews: null, announced: null, pending: null };
   let store: Store;
   try {
     store = await createStoreFromEnv(state.env, { rootDir: state.rootDir });
@@ -66,6 +84,7 @@ export async function tellServers(
     return {
       firmViews: options.firmViews ? (error as Error) : null,
       announced: options.announce ? (error as Error) : null,
+      pending: options.pending ? (error as Error) : null,
     };
   }
   try {
@@ -82,6 +101,15 @@ export async function tellServers(
         citations: options.citations,
       }).catch((error: unknown) => error as Error);
     }
+    const pending = options.pending
+      ? await completePendingItems({
+          store,
+          now: Date.now,
+          lookup: options.pending.lookup,
+          publicDir: options.pending.publicDir,
+          relevance: state.relevance,
+        }).catch((error: unknown) => error as Error)
+      : null;
     // The day's lists, ranked as a server ranks them: the same profiles, file and model.
     const readers = deferredReaderService(
       { store, now: Date.now, screened: dayScreenedSource(day.screened) },
@@ -98,7 +126,7 @@ export async function tellServers(
           day.snapshot,
         ).catch((error: unknown) => error as Error)
       : null;
-    return { firmViews, announced };
+    return { firmViews, announced, pending };
   } finally {
     await store.close();
   }

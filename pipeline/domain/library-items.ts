@@ -183,3 +183,38 @@ export function toCsl(item: LibraryItem): CslItem {
   }
   return csl;
 }
+
+/** A paper's text as the arXiv API or a screened file gives it: what makes a pending item ready. */
+export interface LibraryText {
+  title: string;
+  abstract: string;
+  authors: readonly string[];
+}
+
+/**
+ * The library with each pending item (an arXiv id without a title) whose id has a text in `texts`
+ * given that text, clipped as an imported item is; its own authors are kept when it has some.
+ * @example withTexts([{ key: "arxiv:1707.08567", arxiv_id: "1707.08567", title: null, ... }], texts).filled // 1
+ */
+export function withTexts(
+  library: readonly LibraryItem[],
+  texts: ReadonlyMap<string, LibraryText>,
+): { library: LibraryItem[]; filled: number } {
+  let filled = 0;
+  const completed = library.map((item) => {
+    const text = item.title === null && item.arxiv_id !== null ? texts.get(item.arxiv_id) : undefined;
+    const title = text && clean(text.title, TITLE_MAX_LENGTH);
+    if (!text || !title) return item;
+    filled += 1;
+    return {
+      ...item,
+      title,
+      abstract: clean(text.abstract, ABSTRACT_MAX_LENGTH),
+      authors:
+        item.authors.length > 0
+          ? item.authors
+          : text.authors.flatMap((name) => clean(name, FOLLOW_MAX_LENGTH) ?? []).slice(0, AUTHORS_MAX),
+    };
+  });
+  return { library: completed, filled };
+}

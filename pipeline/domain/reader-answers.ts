@@ -57,7 +57,20 @@ export const ProfileExportSchema = z.object({
   version: z.int().min(0),
   updated_at: z.string().nullable(),
   library: z.array(CslExportItemSchema),
-  pending: z.array(z.string()).describe("library keys whose arXiv id is not among the screened papers yet"),
+  pending: z
+    .array(z.string())
+    .describe(
+      "library keys of items without a text yet: their arXiv id is neither screened nor found by the daily job",
+    ),
+  pending_reasons: z
+    .array(
+      z.object({
+        key: z.string(),
+        reason: z.string().describe("why it is pending: waiting for the daily job, or what arXiv answered"),
+        looked_up_at: z.string().nullable().describe("when the daily job last asked arXiv, if it has"),
+      }),
+    )
+    .describe("each pending item, in the order of `pending`, with its reason"),
   ratings: z.array(z.object({ arxiv_id: z.string(), rating: RatingValueSchema })),
   follows: FollowsSchema,
   model: z

@@ -110,7 +110,7 @@ export const LibraryWriteSchema = z.object({
     .array(z.object({ key: z.string(), status: z.enum(["ready", "pending"]) }))
     .describe(
       "items now in the library: `ready` when its text is known (its own title, or a screened paper), " +
-        "`pending` until the daily job finds its arXiv id among the screened papers",
+        "`pending` until the daily job finds its text (among the screened papers, or from the arXiv API)",
     ),
   duplicates: z.array(z.object({ key: z.string(), reason: z.string() })),
   unreadable: z

@@ -65,3 +65,37 @@ export async function fetchArxivDetails(
   }
   return { found, unknown: ids.filter((id) => !found.has(id)), requests };
 }
+
+/** Papers' texts by id, as the daily job completes the readers' pending library items with them. */
+export interface ArxivTexts {
+  found: Map<string, { title: string; abstract: string; authors: string[] }>;
+  /** Ids the API does not know. */
+  unknown: string[];
+  /** Ids of a batch whose request failed, with why: they are asked again another day. */
+  failed: Map<string, string>;
+}
+
+/**
+ * `fetchArxivDetails` batch by batch (the client spaces them as arXiv asks), a failed batch recorded
+ * for its ids rather than ending the others.
+ */
+export async function lookupArxivTexts(
+  options: ArxivApiOptions,
+  ids: readonly string[],
+): Promise<ArxivTexts> {
+  const texts: ArxivTexts = { found: new Map(), unknown: [], failed: new Map() };
+  const size = options.batchSize ?? ARXIV_API_BATCH;
+  for (let start = 0; start < ids.length; start += size) {
+    const batch = ids.slice(start, start + size);
+    try {
+      const details = await fetchArxivDetails(options, batch);
+      for (const [id, entry] of details.found) {
+        texts.found.set(id, { title: entry.title, abstract: entry.summary, authors: entry.authors });
+      }
+      texts.unknown.push(...details.unknown);
+    } catch (error) {
+      for (const id of batch) texts.failed.set(id, `the arXiv API failed: ${(error as Error).message}`);
+    }
+  }
+  return texts;
+}

@@ -2,8 +2,8 @@
 // the personal model), the export, and the ranked day. The ranking itself is pure (pipeline/domain).
 
 import { LRUCache } from "lru-cache";
-import type { Unreadable } from "../../pipeline/domain/library-items.ts";
-import { toCsl } from "../../pipeline/domain/library-items.ts";
+import type { LibraryText, Unreadable } from "../../pipeline/domain/library-items.ts";
+import { toCsl, withTexts } from "../../pipeline/domain/library-items.ts";
 import type { SparseRow } from "../../pipeline/domain/logistic-regression.ts";
 import {
   type DayIndex,
@@ -41,6 +41,7 @@ import { findKeyById, type KeyRecord } from "../access/key-service.ts";
 import { withStoreLock } from "../store/store-lock.ts";
 import type { Store } from "../store/types.ts";
 import { feedTokenIssued } from "./feed-tokens.ts";
+import { lookupsKey, type PendingReason } from "./pending-reasons.ts";
 import {
   eraseReader,
   readerLockKey,
@@ -88,6 +89,17 @@ export interface ReaderService {
   picksJson(record: KeyRecord, date: string, limit: number, capped: boolean): Promise<string | null>;
   /** A day's list for a profile already read (the daily delivery ranks many keys' lists this way). */
   rankDay(keyId: string, date: string, explain: number): Promise<RankedDay | null>;
+  /**
+   * The daily job's completion of pending items (pending-lookup.ts): each pending item whose arXiv id
+   * has a text in `texts` takes it, the profile's model is refitted, and `reasons` (why the others are
+   * still pending) is kept for the export. How many items were completed; 0 when the profile was
+   * erased meanwhile, or its lock not had.
+   */
+  completeLibrary(
+    keyId: string,
+    texts: ReadonlyMap<string, LibraryText>,
+    reasons: Readonly<Record<string, PendingReason>>,
+  ): Promise<number>;
 }
 
 export interface RankedDay {
@@ -365,6 +377,8 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
       ]);
       const pending: string[] = [];
       for (const item of profile.library) if ((await statusOf(item)) === "pending") pending.push(item.key);
+      const reasons = (await store.getItem<Record<string, PendingReason>>(lookupsKey(record.id))) ?? {};
+      const byKey = new Map(profile.library.map((item) => [item.key, item.arxiv_id]));
       return {
         key_id: record.id,
         tier: record.tier,
@@ -372,6 +386,14 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
         updated_at: profile.updated_at,
         library: profile.library.map(toCsl),
         pending,
+        pending_reasons: pending.map((key) => {
+          const found = reasons[byKey.get(key) ?? ""];
+          return {
+            key,
+            reason: found?.reason ?? "waiting for the daily job's arXiv lookup",
+            looked_up_at: found?.at ?? null,
+          };
+        }),
         ratings: Object.entries(profile.ratings)
           .sort(([a], [b]) => (a < b ? -1 : 1))
           .map(([arxiv_id, rating]) => ({ arxiv_id, rating })),
@@ -441,6 +463,22 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
       };
     },
     rankDay: listOf,
+    async completeLibrary(keyId, texts, reasons) {
+      const done = await withStoreLock(store, readerLockKey(keyId), async () => {
+        const profile = await readProfile(store, keyId);
+        // Erased since the pending ids were read: nothing of it is written back.
+        if (profile.version === 0) return 0;
+        if (Object.keys(reasons).length > 0) await store.setItem(lookupsKey(keyId), reasons);
+        else await store.removeItem(lookupsKey(keyId));
+        const { library, filled } = withTexts(profile.library, texts);
+        if (filled === 0) return 0;
+        const next = changed(profile, { library }, new Date(options.now()).toISOString());
+        await writeProfile(store, keyId, next, await refit(next));
+        compiled.delete(keyId);
+        return filled;
+      });
+      return done ?? 0;
+    },
   };
   return service;
 }

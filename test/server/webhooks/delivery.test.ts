@@ -2,6 +2,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeUpstream, xmlReply } from "../../helpers/fake-upstream.ts";
 import { runPicks } from "../../helpers/processes.ts";
 import { curateListingArgs, publishSampleDays } from "../../helpers/published.ts";
 import { redisSkipReason, startRedis } from "../../helpers/redis.ts";
@@ -118,6 +119,38 @@ describe("webhooks from one server on the embedded store", () => {
     const plain = receiver.received.filter((r) => r.path === "/daily-a" && r.id === "evt_daily_2026-11-25");
     expect(JSON.parse(plain[0]?.body ?? "{}").data.for_you).toBeUndefined();
   }, 30_000);
+
+  it("curate completes a pending library item from a (fake, loopback) arXiv API and refits its profile", async () => {
+    const arxiv = await startFakeUpstream();
+    try {
+      arxiv.route("GET", "/api/query", xmlReply("arxiv/api-id-list-one-invalid.xml"));
+      const reader = await issuePaidKey(env);
+      const written = await api("/v1/me/library", { method: "PUT", body: '["1707.08567"]' }, reader);
+      expect(((await written.json()) as { added: unknown }).added).toEqual([
+        { key: "arxiv:1707.08567", status: "pending" },
+      ]);
+      const done = await runPicks(curateListingArgs(site.publicDir, site.runsDir, "2026-11-26"), {
+        ...process.env,
+        ...env,
+        ARXIV_API_URL: `${arxiv.url}/api/query`,
+        ARXIV_MIN_INTERVAL_MS: "0",
+      });
+      expect(done.code, done.stderr).toBe(0);
+      expect(done.stdout).toMatch(/readers: \d+ profiles with pending items, \d+ completed and refitted/);
+      expect(arxiv.seen("/api/query")[0]?.query.get("id_list")?.split(",")).toContain("1707.08567");
+      const profile = (await (await api("/v1/me/profile", {}, reader)).json()) as {
+        version: number;
+        pending: string[];
+        library: { id: string; title?: string }[];
+        model: { positives: number; profile_version: number } | null;
+      };
+      expect(profile.pending).toEqual([]);
+      expect(profile.library[0]?.title).toMatch(/^Proceedings of Workshop AEW10/);
+      expect(profile.model).toMatchObject({ positives: 1, profile_version: profile.version });
+    } finally {
+      await arxiv.close();
+    }
+  }, 60_000);
 
   it("a scored submission: submission.scored, without the contact email", async () => {
     receiver.behaviours.set("/about", (_req, res) =>

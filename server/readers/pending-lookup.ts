@@ -1,0 +1,153 @@
+// The daily job's look at the libraries' pending items: an arXiv id whose paper the service has no text
+// for (not among the screened papers when it was added, and brought without a title). Once a day,
+// after the day's screened file is written, every profile's pending ids are collected: those now
+// screened take their text from there, the rest are asked of the arXiv API (the caller's lookup: the
+// existing client, batched and rate-limited). Each profile that gained a text is completed and its
+// model refitted; an id arXiv does not know, or a lookup that failed, stays pending with its reason.
+
+import type { LibraryText } from "../../pipeline/domain/library-items.ts";
+import type { CompiledRelevance } from "../../pipeline/domain/relevance-model.ts";
+import { createSnapshotCache } from "../snapshots/snapshot-cache.ts";
+import type { Store } from "../store/types.ts";
+import { deferredReaderService } from "./deferred-reader-service.ts";
+import type { PendingReason } from "./pending-reasons.ts";
+import type { ReaderService } from "./reader-service.ts";
+import { readProfile } from "./reader-store.ts";
+import { publishedScreenedSource, type ScreenedSource } from "./screened-source.ts";
+
+/** What the arXiv API said of a batch of ids: their texts, those it does not know, those it failed on. */
+export interface LookupAnswer {
+  found: ReadonlyMap<string, LibraryText>;
+  unknown: readonly string[];
+  /** Ids whose request failed, with why (the next daily run asks again). */
+  failed: ReadonlyMap<string, string>;
+}
+
+export type ArxivLookup = (ids: readonly string[]) => Promise<LookupAnswer>;
+
+/** Ids asked of arXiv in one run at most (20 requests of 100, a minute at arXiv's pace); the rest wait a day. */
+export const MAX_LOOKUPS_PER_RUN = 2_000;
+
+export interface PendingReport {
+  /** Profiles with pending items, and those completed (and refitted). */
+  profiles: number;
+  completed: number;
+  /** Ids found among the screened papers, asked of arXiv, found there, unknown to it, failed. */
+  screened: number;
+  asked: number;
+  found: number;
+  unknown: number;
+  failed: number;
+}
+
+export interface PendingDeps {
+  store: Store;
+  readers: Pick<ReaderService, "completeLibrary">;
+  screened: ScreenedSource;
+  /** Null when the run is offline: nothing is asked, and pending items wait. */
+  lookup: ArxivLookup | null;
+  now: () => number;
+}
+
+const PROFILE_KEY = /^reader:([^:]+):profile$/;
+
+/** The pending arXiv ids of every profile, by key id. */
+export async function pendingByKey(store: Store): Promise<Map<string, string[]>> {
+  const pending = new Map<string, string[]>();
+  for (const key of await store.getKeys("reader")) {
+    const keyId = PROFILE_KEY.exec(key)?.[1];
+    if (keyId === undefined) continue;
+    const ids = (await readProfile(store, keyId)).library.flatMap((item) =>
+      item.title === null && item.arxiv_id !== null ? [item.arxiv_id] : [],
+    );
+    if (ids.length > 0) pending.set(keyId, ids);
+  }
+  return pending;
+}
+
+/** Completes the profiles' pending items where a text is found; see the file comment. */
+export async function resolvePendingItems(
+  deps: PendingDeps,
+  pending: ReadonlyMap<string, readonly string[]>,
+): Promise<PendingReport> {
+  const ids = [...new Set([...pending.values()].flat())].sort();
+  const texts = new Map<string, LibraryText>();
+  const ask: string[] = [];
+  for (const id of ids) {
+    const paper = await deps.screened.find(id);
+    if (paper) texts.set(id, { title: paper.title, abstract: paper.summary, authors: [...paper.authors] });
+    else ask.push(id);
+  }
+  const asked = deps.lookup ? ask.slice(0, MAX_LOOKUPS_PER_RUN) : [];
+  const answer: LookupAnswer =
+    deps.lookup && asked.length > 0
+      ? await deps.lookup(asked).catch((error: unknown) => ({
+          found: new Map(),
+          unknown: [],
+          failed: new Map(asked.map((id) => [id, `the arXiv API failed: ${(error as Error).message}`])),
+        }))
+      : { found: new Map(), unknown: [], failed: new Map() };
+  for (const [id, text] of answer.found) texts.set(id, text);
+  const at = new Date(deps.now()).toISOString();
+  const reasonOf = (id: string): string | null => {
+    if (texts.has(id)) return null;
+    if (answer.unknown.includes(id)) return "arXiv does not know this id (looked up by the daily job)";
+    const failed = answer.failed.get(id);
+    if (failed) return failed;
+    return deps.lookup
+      ? "waiting for the daily job's arXiv lookup (more ids were pending than one run asks)"
+      : "waiting for the daily job's arXiv lookup (this run was offline)";
+  };
+  let completed = 0;
+  for (const [keyId, mine] of pending) {
+    const found = new Map(mine.flatMap((id) => (texts.has(id) ? [[id, texts.get(id) as LibraryText]] : [])));
+    const reasons = Object.fromEntries(
+      mine.flatMap((id) => {
+        const reason = reasonOf(id);
+        return reason === null ? [] : [[id, { at, reason } satisfies PendingReason]];
+      }),
+    );
+    if ((await deps.readers.completeLibrary(keyId, found, reasons)) > 0) completed += 1;
+  }
+  return {
+    profiles: pending.size,
+    completed,
+    screened: ids.length - ask.length,
+    asked: asked.length,
+    found: answer.found.size,
+    unknown: answer.unknown.length,
+    failed: answer.failed.size,
+  };
+}
+
+/**
+ * What `picks curate` runs after writing a day: the pending items of every profile completed from the
+ * published folder's screened papers and `lookup`, and the profiles refitted as a server would (the
+ * same history and model). Nothing is opened or loaded when no item is pending.
+ */
+export async function completePendingItems(options: {
+  store: Store;
+  now: () => number;
+  lookup: ArxivLookup | null;
+  publicDir: string;
+  relevance: () => Promise<CompiledRelevance | null>;
+}): Promise<PendingReport> {
+  const pending = await pendingByKey(options.store);
+  if (pending.size === 0) {
+    return { profiles: 0, completed: 0, screened: 0, asked: 0, found: 0, unknown: 0, failed: 0 };
+  }
+  const snapshots = await createSnapshotCache({ publicDir: options.publicDir });
+  try {
+    const screened = publishedScreenedSource(snapshots);
+    const readers = deferredReaderService(
+      { store: options.store, now: options.now, screened },
+      options.relevance,
+    );
+    return await resolvePendingItems(
+      { store: options.store, readers, screened, lookup: options.lookup, now: options.now },
+      pending,
+    );
+  } finally {
+    snapshots.close();
+  }
+}
