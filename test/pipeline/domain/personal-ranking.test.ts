@@ -12,6 +12,7 @@ import {
   compileReaderModel,
   fitReaderModel,
   isCurrentModel,
+  READER_MODEL_SETTINGS,
   ReaderModelSchema,
   readerBackground,
   readerLogit,
@@ -132,7 +133,7 @@ describe("the reader's model", () => {
     day.map((candidate, i) => ({ arxiv_id: candidate.arxiv_id, row: rows[i] as never })),
     vocabulary.idf.length,
   );
-  const fitOn = (library: number[], liked: number[] = [], disliked: number[] = []) => {
+  const fitOn = (library: number[], liked: number[] = [], disliked: number[] = [], dislikeShare = 0) => {
     const papers = (indices: number[]) =>
       indices.map((i) => ({
         key: `k${i}`,
@@ -140,15 +141,18 @@ describe("the reader's model", () => {
         title: `t${i}`,
         row: rows[i] as never,
       }));
-    return fitReaderModel({
-      profileVersion: 3,
-      relevanceVersion: "relevance-2026.11.2",
-      features: vocabulary.idf.length,
-      library: papers(library),
-      liked: papers(liked),
-      disliked: papers(disliked),
-      background,
-    });
+    return fitReaderModel(
+      {
+        profileVersion: 3,
+        relevanceVersion: "relevance-2026.11.2",
+        features: vocabulary.idf.length,
+        library: papers(library),
+        liked: papers(liked),
+        disliked: papers(disliked),
+        background,
+      },
+      { ...READER_MODEL_SETTINGS, dislikeShare },
+    );
   };
 
   it("is stored in its schema, the same for the same profile, and null with nothing liked", () => {
@@ -174,17 +178,18 @@ describe("the reader's model", () => {
     expect(order.slice(0, 3).every((i) => i >= 10)).toBe(true);
   });
 
-  it("moves a disliked kind of paper down", () => {
-    const mixed = compileReaderModel(fitOn([1, 2, 11, 12]) as never, vocabulary.idf.length);
-    const disliking = compileReaderModel(
-      fitOn([1, 2, 11, 12], [], [3, 4, 5]) as never,
-      vocabulary.idf.length,
-    );
+  it("moves a disliked kind of paper down, when disliked papers have a share of the negatives", () => {
+    const compiled = (model: unknown) => compileReaderModel(model as never, vocabulary.idf.length);
+    const mixed = compiled(fitOn([1, 2, 11, 12]));
+    const disliking = compiled(fitOn([1, 2, 11, 12], [], [3, 4, 5], 0.5));
+    const shipped = compiled(fitOn([1, 2, 11, 12], [], [3, 4, 5]));
     const governance = rows.slice(0, 10);
     const mean = (model: typeof mixed) =>
       governance.reduce((sum, row) => sum + readerLogit(model, row), 0) / governance.length -
       rows.slice(10).reduce((sum, row) => sum + readerLogit(model, row), 0) / 10;
     expect(mean(disliking)).toBeLessThan(mean(mixed));
+    // With the shipped share (none), a dislike only takes its paper out of the background.
+    expect(Math.abs(mean(shipped) - mean(mixed))).toBeLessThan(Math.abs(mean(disliking) - mean(mixed)));
   });
 });
 
