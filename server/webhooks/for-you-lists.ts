@@ -15,7 +15,6 @@ import {
   forYouDelivered,
   type RankedForDelivery,
 } from "../../pipeline/domain/for-you-delivery.ts";
-import { readVersion } from "../readers/reader-store.ts";
 import type { Store } from "../store/types.ts";
 import { recipientsOf } from "./fan-out.ts";
 import { type EventRecord, eventKey, forYouListKey, HISTORY_TTL_SECONDS } from "./webhook-records.ts";
@@ -51,13 +50,13 @@ export async function writeForYouLists(deps: ListsDeps, event: EventRecord, date
   for (let start = 0; start < owners.length; start += CHUNK) {
     const made = await Promise.all(
       owners.slice(start, start + CHUNK).map(async (owner) => {
-        const key = forYouListKey(owner, event.id);
-        // A key without a profile (version 0) is not ranked: its deliveries keep the event's body.
-        if ((await readVersion(store, owner)) === 0 || (await store.getItem(key)) !== null) return false;
+        // A key without a profile (version 0) gets no list: its deliveries keep the event's body. Its
+        // ranking is the day's own order, read from no model, so it costs next to nothing.
         const ranked = await deps.rankDay(owner, date);
         if (!ranked || ranked.version === 0) return false;
         const list = forYouDelivered(ranked, date, deps.apiBase);
-        return store.setIfAbsent(key, list, { ttlSeconds: HISTORY_TTL_SECONDS });
+        // Written only if absent: a pass after an interrupted one ranks again but keeps the first list.
+        return store.setIfAbsent(forYouListKey(owner, event.id), list, { ttlSeconds: HISTORY_TTL_SECONDS });
       }),
     );
     written += made.filter(Boolean).length;
