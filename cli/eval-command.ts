@@ -9,6 +9,7 @@ import { writeFileAtomic } from "../pipeline/publish.ts";
 import { ModelFileError, readModelFile } from "../pipeline/relevance-file.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
 import { createLiveSetup } from "./curate-live.ts";
+import { EMBEDDINGS_HELP, trainSettingsOf } from "./embeddings-option.ts";
 import { describeMiss, printEvalReport } from "./eval-report.ts";
 import { parseFractionOption, parseIntOption } from "./options.ts";
 import { createOutput, UsageError } from "./output.ts";
@@ -42,6 +43,7 @@ interface EvalFlags extends ScoringFlags {
   crossValidate: boolean;
   compareSelections: boolean;
   record?: string;
+  embeddings?: string;
   simulateLabelling: boolean;
   simulateReaders: boolean;
   k: SimulationFlags["k"];
@@ -75,6 +77,7 @@ export function registerEval(program: Command): void {
       "also let each way of choosing picks (no floor, thresholds on the model, the rubric floor) choose every day's picks from the same ranking, compare them, and choose the rule inside the folds (nested)",
       false,
     )
+    .option("--embeddings <file>", `with --cross-validate: ${EMBEDDINGS_HELP}`)
     .option(
       "--record <model>",
       "with --cross-validate --compare-selections over days that include every day the model was trained on: write the nested figures into that model file, for its card",
@@ -180,6 +183,11 @@ function refuseFlagsThatClash(flags: EvalFlags): void {
       "`--compare-selections` compares rules over rankings by models that did not see each day: it needs `--cross-validate`",
     );
   }
+  if (flags.embeddings !== undefined && !flags.crossValidate) {
+    throw new UsageError(
+      "`--embeddings` is for the models `--cross-validate` trains: it needs `--cross-validate`",
+    );
+  }
   if (flags.record !== undefined && !(flags.crossValidate && flags.compareSelections)) {
     throw new UsageError(
       "`--record` writes nested figures: it needs `--cross-validate` and `--compare-selections`",
@@ -195,6 +203,7 @@ async function runEval(flags: EvalFlags): Promise<void> {
   // Read before the long run, so a file that cannot take the figures fails at once.
   const recorded = flags.record === undefined ? undefined : await modelToRecord(flags.record);
   const ranker = flags.crossValidate ? undefined : await rankerFrom(flags);
+  const settings = flags.crossValidate ? await trainSettingsOf(flags.embeddings) : DEFAULT_TRAIN_SETTINGS;
   const live = createLiveSetup({
     source: "file",
     categories: [],
@@ -211,7 +220,7 @@ async function runEval(flags: EvalFlags): Promise<void> {
         selection: selectionFrom(flags),
         ...(live.scorer ? { scorer: live.scorer } : {}),
         ...(ranker ? { ranker } : {}),
-        ...(flags.crossValidate ? { crossValidate: DEFAULT_TRAIN_SETTINGS, train: trainOnThreads } : {}),
+        ...(flags.crossValidate ? { crossValidate: settings, train: trainOnThreads } : {}),
         ...(flags.compareSelections ? { compareSelections: SELECTION_RULES } : {}),
         bounds: {
           ...(flags.minPrecision === undefined ? {} : { min_precision: flags.minPrecision }),

@@ -9,12 +9,7 @@ import {
 } from "../pipeline/domain/promotion.ts";
 import { gateDaysOf } from "../pipeline/domain/promotion-gate.ts";
 import type { RelevanceModel } from "../pipeline/domain/relevance-model.ts";
-import {
-  DEFAULT_TRAIN_SETTINGS,
-  embeddingOf,
-  type TrainedRelevance,
-  type TrainSettings,
-} from "../pipeline/domain/relevance-training.ts";
+import type { TrainedRelevance, TrainSettings } from "../pipeline/domain/relevance-training.ts";
 import { RANKED_SELECTION } from "../pipeline/domain/selection.ts";
 import { EvalInputError } from "../pipeline/labels-file.ts";
 import { writeFileAtomic } from "../pipeline/publish.ts";
@@ -32,7 +27,7 @@ import {
   readModelFile,
 } from "../pipeline/relevance-file.ts";
 import { loadRubric } from "../pipeline/rubric-file.ts";
-import { readWordVectorsFile } from "../pipeline/word-vectors-corpus.ts";
+import { EMBEDDINGS_HELP, trainSettingsOf } from "./embeddings-option.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { trainOnThreads } from "./train-threads.ts";
 
@@ -72,10 +67,7 @@ export function registerTrain(program: Command): void {
     .option("--models-dir <dir>", "where the models are, the newest being the current one", MODELS_DIR)
     .option("--promote-anyway", "promote the model even where it measures worse than the current one", false)
     .option("--out <file>", "write the model to this file instead, with no comparison and no promotion")
-    .option(
-      "--embeddings <file>",
-      "word vectors from `picks embed`: each paper's vector becomes a feature, and the model carries them",
-    )
+    .option("--embeddings <file>", `${EMBEDDINGS_HELP}; the model carries them`)
     .option("--json", "print the model's summary as JSON", false)
     .action(runTrain);
 }
@@ -220,17 +212,6 @@ function printTrained(
   if (model.promotion?.decision === "first model") out.line("no current model: promoted as the first");
   if (current?.problem) out.line(`the current model could not be read (${current.problem}): replaced anyway`);
   if (run.promoted) out.line(`promoted: ${run.promoted} is now the newest model`);
-}
-
-/** The training settings, with the word vectors of `--embeddings` when given. */
-async function trainSettingsOf(path: string | undefined): Promise<Omit<TrainSettings, "version">> {
-  if (path === undefined) return DEFAULT_TRAIN_SETTINGS;
-  try {
-    return { ...DEFAULT_TRAIN_SETTINGS, embedding: embeddingOf(await readWordVectorsFile(path)) };
-  } catch (error) {
-    if (error instanceof EvalInputError) throw new UsageError(error.message);
-    throw error;
-  }
 }
 
 /** What the gate decides: the first model, no worse, promoted anyway, or not promoted, with the comparison. */

@@ -137,7 +137,7 @@ export async function learnWordVectors(options: CorpusOptions): Promise<LearnedV
   return { file: WordVectorsFileSchema.parse(file), skipped_lines: skipped };
 }
 
-/** A word-vectors file as `picks embed` wrote it, checked; any problem names the file. */
+/** A word-vectors file as `picks embed` wrote it (or a model file's), checked; any problem names the file. */
 export async function readWordVectorsFile(path: string): Promise<WordVectorsFile> {
   let json: unknown;
   try {
@@ -146,6 +146,10 @@ export async function readWordVectorsFile(path: string): Promise<WordVectorsFile
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === "ENOENT" ? "no such file" : (code ?? `not valid JSON (${(error as Error).message})`);
     throw new EvalInputError(`word vectors ${path}: cannot read it (${why})`);
+  }
+  // A model file that carries word vectors lends them: the same vectors, to train its procedure again.
+  if (typeof json === "object" && json !== null && "format" in json && "embedding" in json) {
+    json = json.embedding;
   }
   const parsed = WordVectorsFileSchema.safeParse(json);
   if (!parsed.success) {

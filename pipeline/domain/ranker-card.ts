@@ -40,6 +40,20 @@ export const RankerCardSchema = z.object({
 });
 export type RankerCard = z.infer<typeof RankerCardSchema>;
 
+/** What the card says of the word vectors a model carries: the corpus, its revision and size, what was left out. */
+function vectorsNote(model: RelevanceModel): string {
+  const embedding = model.embedding;
+  if (!embedding) return "";
+  const { corpus, settings } = embedding;
+  const leftOut = corpus.left_out_days.length;
+  return (
+    `, and each paper's word vector (the idf-weighted mean of ${embedding.words.length} words' ${settings.dims}-dimension vectors, ` +
+    `learned offline from ${corpus.papers} papers in ${corpus.files} listings of ${corpus.name}` +
+    `${corpus.commit ? ` at ${corpus.commit}` : ""}, ${leftOut} labelled day${leftOut === 1 ? "" : "s"} left out; ` +
+    `read by ${embedding.heads.join(", ")} at scale ${embedding.weight})`
+  );
+}
+
 /** The card of the model curate ranked with, or of the rules when it ranked without one. */
 export function rankerCard(model: RelevanceModel | undefined): RankerCard {
   if (!model) {
@@ -64,7 +78,7 @@ export function rankerCard(model: RelevanceModel | undefined): RankerCard {
     features:
       `tf-idf of word ${ngrams === 1 ? "unigrams" : `1..${ngrams}-grams`} over title and abstract` +
       `${titleTerms ? ", title terms apart" : ""} and arXiv categories; ${model.vocabulary.length} terms ` +
-      `(in at least ${minDf} training papers); three class-balanced L2 logistic regressions (on topic, must-read, REG FIT 3)`,
+      `(in at least ${minDf} training papers)${vectorsNote(model)}; three class-balanced L2 logistic regressions (on topic, must-read, REG FIT 3)`,
     trained_on: model.training.days,
     cross_validation: model.cross_validation,
     calibration: model.calibration,

@@ -16,7 +16,7 @@ export interface EmbeddingSettings {
   seed: number;
 }
 
-export const DEFAULT_EMBEDDING_SETTINGS: EmbeddingSettings = { words: 6000, dims: 48, window: 5, seed: 50 };
+export const DEFAULT_EMBEDDING_SETTINGS: EmbeddingSettings = { words: 4000, dims: 64, window: 5, seed: 50 };
 
 /** Learned vectors: one unit-length row of `dims` numbers per word, and the word's idf in the corpus. */
 export interface WordVectors {
