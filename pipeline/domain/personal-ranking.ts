@@ -118,6 +118,8 @@ export interface DayIndex {
   values: Float64Array;
   onTopic: number[];
   mustRead: number[];
+  /** Zeros over the day's columns, lent to `why_for_you`'s lookups (and left zero). */
+  scratch: Float64Array;
 }
 
 /** @example rankForReader({ candidates, day: indexDay(candidates, rows), model, follows }) */
@@ -153,6 +155,7 @@ export function indexDay(candidates: readonly RankedCandidate[], rows: readonly 
     // heads, which pulled the substrate reader's list towards governance papers (0.77 against 0.87).
     onTopic: zScores(candidates.map((candidate) => candidate.on_topic ?? candidate.rank_score)),
     mustRead: zScores(candidates.map((candidate) => logitOf(candidate.must_read ?? candidate.rank_score))),
+    scratch: new Float64Array(columns),
   };
 }
 
@@ -259,24 +262,29 @@ export function rankForReader(input: RankInput): PersonalItem[] {
     for_you: round(sigmoid(item.blend)),
     why_for_you:
       model && day && position < explain
-        ? { ...item.why, nearest: nearestOf(model, day.rows[item.index] as SparseRow) }
+        ? { ...item.why, nearest: nearestOf(model, day, item.index) }
         : item.why,
   }));
 }
 
 /** The anchors (library and liked papers) with the largest cosine to `row` on their strongest terms. */
-function nearestOf(model: CompiledReaderModel, row: SparseRow): WhyForYou["nearest"] {
-  const values = new Map<number, number>();
+function nearestOf(model: CompiledReaderModel, day: DayIndex, index: number): WhyForYou["nearest"] {
+  // The row spread into the day's scratch array (and cleared after): a lookup per anchor term without
+  // a map made for each explained paper.
+  const row = day.rows[index] as SparseRow;
+  const dense = day.scratch;
   row.indices.forEach((column, k) => {
-    values.set(column, row.values[k] as number);
+    dense[column] = row.values[k] as number;
   });
   const found = model.anchors().map(({ anchor, columns, values: weights, norm }) => {
     let dot = 0;
-    columns.forEach((column, k) => {
-      dot += (weights[k] as number) * (values.get(column) ?? 0);
-    });
+    for (let k = 0; k < columns.length; k++) {
+      const column = columns[k] as number;
+      if (column < dense.length) dot += (weights[k] as number) * (dense[column] as number);
+    }
     return { anchor, similarity: norm > 0 ? dot / norm : 0 };
   });
+  for (const column of row.indices) dense[column] = 0;
   return found
     .filter((entry) => entry.similarity > 0)
     .sort((a, b) => b.similarity - a.similarity || (a.anchor.key < b.anchor.key ? -1 : 1))
