@@ -354,38 +354,38 @@ export function registerReaderRoutes(app: H3, context: AppContext): void {
     },
   });
 
-  route(app, "/v1/me/picks", {
-    GET: async (event) => {
-      const record = await authorize(event, context);
-      if (record instanceof Response) return record;
-      const query = validateQuery(PersonalPicksQuerySchema, event.url.searchParams, { lowered: ["limit"] });
-      const dateIssue =
-        query.ok && query.value.date !== undefined ? checkDateParam(query.value.date) : undefined;
-      if (!query.ok || dateIssue) {
-        const issues: ValidationIssue[] = query.ok
-          ? [makeIssue(dateIssue?.type ?? "", ["query", "date"], dateIssue?.msg ?? "", query.value.date)]
-          : query.issues;
-        return jsonText({ status: 422, body: validationErrorBody(issues) });
-      }
-      await context.snapshots.ready();
-      const latest = context.snapshots.latestDate();
-      const date = query.value.date ?? latest;
-      if (date === null || latest === null) return detail(404, "No day has been published yet");
-      const history = TIERS[record.tier].history_days;
-      if (!withinHistory(date, latest, history)) {
-        return detail(
-          403,
-          `${date} is outside the ${history} days of history of the ${record.tier} tier.`,
-          quotaHeaders(record, await context.keys.usage(record)),
-        );
-      }
-      const spent = await spendOrRefuse(context, record);
-      if (spent instanceof Response) return spent;
-      const maxLimit = TIERS[record.tier].max_limit;
-      const limit = Math.min(query.value.limit, maxLimit);
-      const answer = await readers.picksJson(record, date, limit, query.value.limit > maxLimit);
-      if (answer === null) return detail(404, `No screened papers for ${date}`, spent.headers);
-      return jsonText({ status: 200, body: answer }, spent.headers);
-    },
-  });
+  route(app, "/v1/me/picks", { GET: (event) => personalPicks(event, context) });
+}
+
+/** GET /v1/me/picks: the day's screened papers in the key's own order, charged as one call. */
+async function personalPicks(event: H3Event, context: AppContext): Promise<Response> {
+  const record = await authorize(event, context);
+  if (record instanceof Response) return record;
+  const query = validateQuery(PersonalPicksQuerySchema, event.url.searchParams, { lowered: ["limit"] });
+  const dateIssue = query.ok && query.value.date !== undefined ? checkDateParam(query.value.date) : undefined;
+  if (!query.ok || dateIssue) {
+    const issues: ValidationIssue[] = query.ok
+      ? [makeIssue(dateIssue?.type ?? "", ["query", "date"], dateIssue?.msg ?? "", query.value.date)]
+      : query.issues;
+    return jsonText({ status: 422, body: validationErrorBody(issues) });
+  }
+  await context.snapshots.ready();
+  const latest = context.snapshots.latestDate();
+  const date = query.value.date ?? latest;
+  if (date === null || latest === null) return detail(404, "No day has been published yet");
+  const history = TIERS[record.tier].history_days;
+  if (!withinHistory(date, latest, history)) {
+    return detail(
+      403,
+      `${date} is outside the ${history} days of history of the ${record.tier} tier.`,
+      quotaHeaders(record, await context.keys.usage(record)),
+    );
+  }
+  const spent = await spendOrRefuse(context, record);
+  if (spent instanceof Response) return spent;
+  const maxLimit = TIERS[record.tier].max_limit;
+  const limit = Math.min(query.value.limit, maxLimit);
+  const answer = await context.readers.picksJson(record, date, limit, query.value.limit > maxLimit);
+  if (answer === null) return detail(404, `No screened papers for ${date}`, spent.headers);
+  return jsonText({ status: 200, body: answer }, spent.headers);
 }
