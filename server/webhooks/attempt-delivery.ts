@@ -65,6 +65,26 @@ export type AttemptResult = { done: true } | { done: false; retryAt: number };
 
 const DONE: AttemptResult = { done: true };
 
+/** The endpoint's health after an attempt: healthy once delivered; failing since the first failure, and
+ * disabled once every delivery has failed for the settings' span. */
+function healthAfter(
+  before: EndpointHealth,
+  delivered: boolean,
+  started: number,
+  now: number,
+  settings: DeliveryDeps["settings"],
+): { after: EndpointHealth; disabled: boolean } {
+  if (delivered) return { after: HEALTHY, disabled: false };
+  const since = before.failing_since ?? new Date(started).toISOString();
+  const disabled = shouldDisable(Date.parse(since), now, settings.disableAfterMs);
+  const days = Math.round((settings.disableAfterMs / 86_400_000) * 10) / 10;
+  const reason = disabled
+    ? `Disabled at ${new Date(now).toISOString()}: every delivery failed for ${days} days (since ${since}). ` +
+      "Fix the endpoint, then send a test event: a delivered test enables it again."
+    : before.disabled_reason;
+  return { after: { failing_since: since, disabled_reason: reason }, disabled };
+}
+
 /**
  * One attempt at one delivery: POST the event's body (with the key's `for_you` list when it has one),
  * signed, record the attempt, and decide whether
@@ -115,22 +135,8 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
     ? null
     : retryDelayMs(number - delivery.attempt_base, settings.retryScheduleMs, deps.random());
   const before = health ?? HEALTHY;
-  let after: EndpointHealth;
-  if (outcome.delivered) {
-    after = HEALTHY;
-  } else {
-    const since = before.failing_since ?? new Date(started).toISOString();
-    const disable = shouldDisable(Date.parse(since), now, settings.disableAfterMs);
-    const days = Math.round((settings.disableAfterMs / 86_400_000) * 10) / 10;
-    after = {
-      failing_since: since,
-      disabled_reason: disable
-        ? `Disabled at ${new Date(now).toISOString()}: every delivery failed for ${days} days (since ${since}). ` +
-          "Fix the endpoint, then send a test event: a delivered test enables it again."
-        : before.disabled_reason,
-    };
-    if (disable) next = null;
-  }
+  const { after, disabled: disabledNow } = healthAfter(before, outcome.delivered, started, now, settings);
+  if (disabledNow) next = null;
   if (after.failing_since !== before.failing_since || after.disabled_reason !== before.disabled_reason) {
     await store.setItem(healthKey(endpoint.id), after);
   }
