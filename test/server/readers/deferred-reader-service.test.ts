@@ -1,31 +1,22 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
-import type { CompiledRelevance } from "../../../pipeline/domain/relevance-model.ts";
-import { loadRelevanceModel, newestModelPath } from "../../../pipeline/relevance-file.ts";
-import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
+import { expect, it } from "vitest";
 import { clientFor } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
-import { publishRankedSampleDays } from "../../helpers/published.ts";
+import { useRankedSample } from "../../helpers/ranked-sample.ts";
 
 // `picks serve` reads the relevance model at the readers' first call: the readers must answer as
 // they do with the model read before the start, and the model must not be read before then.
 
-let snapshots: SnapshotCache;
-let relevance: CompiledRelevance;
-beforeAll(async () => {
-  snapshots = await createSnapshotCache({ publicDir: (await publishRankedSampleDays()).publicDir });
-  relevance = await loadRelevanceModel(await newestModelPath());
-});
-afterAll(() => snapshots.close());
+const sample = useRankedSample();
 
 it("answers every reader call as the service given the model at the start, reading it once, at the first", async () => {
   let loads = 0;
   const load = async () => {
     loads += 1;
-    return relevance;
+    return sample.relevance;
   };
   const apps = await Promise.all(
-    [relevance, load].map(async (given) => {
-      const context = await testContext(snapshots, {
+    [sample.relevance, load].map(async (given) => {
+      const context = await testContext(sample.snapshots, {
         now: () => Date.parse("2026-11-29T09:00:00Z"),
         relevance: given,
       });

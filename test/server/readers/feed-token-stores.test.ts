@@ -6,28 +6,19 @@ import { parseAtomFeed } from "feedsmith";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PersonalPicks } from "../../../pipeline/domain/reader-answers.ts";
-import type { CompiledRelevance } from "../../../pipeline/domain/relevance-model.ts";
-import { loadRelevanceModel, newestModelPath } from "../../../pipeline/relevance-file.ts";
 import type { AppContext } from "../../../server/context.ts";
 import { hashFeedToken, issueFeedToken } from "../../../server/readers/feed-tokens.ts";
-import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { createRedisStore } from "../../../server/store/redis-store.ts";
 import { createSqliteStore } from "../../../server/store/sqlite-store.ts";
 import { type Call, clientFor } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
-import { publishRankedSampleDays } from "../../helpers/published.ts";
+import { useRankedSample } from "../../helpers/ranked-sample.ts";
 import { type RedisServer, redisSkipReason, startRedis } from "../../helpers/redis.ts";
 
 // The personal feed's token on the real stores: two servers sharing one Redis serve each key its own
 // feed, and erasure and revocation leave no record of the token in Redis or in the SQLite file.
 
-let snapshots: SnapshotCache;
-let relevance: CompiledRelevance;
-beforeAll(async () => {
-  snapshots = await createSnapshotCache({ publicDir: (await publishRankedSampleDays()).publicDir });
-  relevance = await loadRelevanceModel(await newestModelPath());
-});
-afterAll(() => snapshots.close());
+const sample = useRankedSample();
 
 const send = (call: Call, key: string, method: string, path: string, body?: unknown) =>
   call(path, {
@@ -58,7 +49,7 @@ describe.skipIf(skip !== null)("feed tokens on two servers sharing Redis", () =>
     redis = await startRedis();
     for (let i = 0; i < 2; i++) {
       const store = await createRedisStore({ url: redis.url, prefix: "rp" });
-      const context = await testContext(snapshots, { store, relevance });
+      const context = await testContext(sample.snapshots, { store, relevance: sample.relevance });
       servers.push({ context, ...(await clientFor(i === 0 ? "in-process" : "real port", context)) });
     }
   });
@@ -132,7 +123,7 @@ describe("the SQLite file after erasure and revocation", () => {
     const path = join(dir, "picks.db");
     const store = createSqliteStore({ path });
     try {
-      const context = await testContext(snapshots, { store, relevance });
+      const context = await testContext(sample.snapshots, { store, relevance: sample.relevance });
       const { record } = await context.keys.issue({ tier: "free", email: "e@example.org", label: "e" });
       // Revoked (and erased) elsewhere; this process's cached record still says active.
       await context.keys.revoke(record.id);
@@ -155,7 +146,7 @@ describe("the SQLite file after erasure and revocation", () => {
     const path = join(dir, "picks.db");
     const store = createSqliteStore({ path });
     try {
-      const context = await testContext(snapshots, { store, relevance });
+      const context = await testContext(sample.snapshots, { store, relevance: sample.relevance });
       const { call, close } = await clientFor("in-process", context);
       const rows = (pattern: string) => {
         const db = new Database(path, { readonly: true });

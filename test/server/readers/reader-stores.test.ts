@@ -4,27 +4,18 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CompiledRelevance } from "../../../pipeline/domain/relevance-model.ts";
-import { loadRelevanceModel, newestModelPath } from "../../../pipeline/relevance-file.ts";
 import type { AppContext } from "../../../server/context.ts";
-import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { createRedisStore } from "../../../server/store/redis-store.ts";
 import { createSqliteStore } from "../../../server/store/sqlite-store.ts";
 import { type Call, clientFor } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
-import { publishRankedSampleDays } from "../../helpers/published.ts";
+import { useRankedSample } from "../../helpers/ranked-sample.ts";
 import { type RedisServer, redisSkipReason, startRedis } from "../../helpers/redis.ts";
 
 // The proof of the profile's privacy on the real stores: two servers sharing one Redis, and the
 // SQLite file itself, read after an erasure.
 
-let snapshots: SnapshotCache;
-let relevance: CompiledRelevance;
-beforeAll(async () => {
-  snapshots = await createSnapshotCache({ publicDir: (await publishRankedSampleDays()).publicDir });
-  relevance = await loadRelevanceModel(await newestModelPath());
-});
-afterAll(() => snapshots.close());
+const sample = useRankedSample();
 
 const send = (call: Call, key: string, method: string, path: string, body?: unknown) =>
   call(path, {
@@ -42,7 +33,7 @@ describe.skipIf(skip !== null)("two servers sharing Redis", () => {
     redis = await startRedis();
     for (let i = 0; i < 2; i++) {
       const store = await createRedisStore({ url: redis.url, prefix: "rp" });
-      const context = await testContext(snapshots, { store, relevance });
+      const context = await testContext(sample.snapshots, { store, relevance: sample.relevance });
       servers.push({ context, ...(await clientFor(i === 0 ? "in-process" : "real port", context)) });
     }
   });
@@ -108,7 +99,7 @@ describe("the SQLite file after an erasure", () => {
     const path = join(dir, "picks.db");
     const store = createSqliteStore({ path });
     try {
-      const context = await testContext(snapshots, { store, relevance });
+      const context = await testContext(sample.snapshots, { store, relevance: sample.relevance });
       const { call, close } = await clientFor("in-process", context);
       const { key, record } = await context.keys.issue({ tier: "free", email: "c@example.org", label: "c" });
       expect((await send(call, key, "PUT", "/v1/me/library", ["2310.08560", "2406.13352"])).status).toBe(200);

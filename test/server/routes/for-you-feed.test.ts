@@ -2,13 +2,10 @@ import { parseAtomFeed, parseJsonFeed } from "feedsmith";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PersonalJsonFeedSchema } from "../../../pipeline/domain/personal-feed.ts";
 import type { PersonalPicks, ProfileExport } from "../../../pipeline/domain/reader-answers.ts";
-import type { CompiledRelevance } from "../../../pipeline/domain/relevance-model.ts";
-import { loadRelevanceModel, newestModelPath } from "../../../pipeline/relevance-file.ts";
 import type { AppContext } from "../../../server/context.ts";
-import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { type Call, clientFor, MODES } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
-import { publishRankedSampleDays } from "../../helpers/published.ts";
+import { useRankedSample } from "../../helpers/ranked-sample.ts";
 
 // The personal feed at its capability URL, over both ways of calling the app: issued and rotated with
 // the key, read with the token alone, checked by an independent feed parser (feedsmith, as the group
@@ -22,13 +19,7 @@ interface Issued {
   replaced: boolean;
 }
 
-let snapshots: SnapshotCache;
-let relevance: CompiledRelevance;
-beforeAll(async () => {
-  snapshots = await createSnapshotCache({ publicDir: (await publishRankedSampleDays()).publicDir });
-  relevance = await loadRelevanceModel(await newestModelPath());
-});
-afterAll(() => snapshots.close());
+const sample = useRankedSample();
 
 const FEED_READS = 8;
 
@@ -55,8 +46,8 @@ describe.each(MODES)("the personal feed (%s)", (mode) => {
     (await (await send(key, "GET", `/v1/me/picks?limit=${limit}`)).json()) as PersonalPicks;
 
   beforeAll(async () => {
-    context = await testContext(snapshots, {
-      relevance,
+    context = await testContext(sample.snapshots, {
+      relevance: sample.relevance,
       config: {
         profileWriteRate: { name: "profile-writes", limit: 1000, windowSeconds: 60 },
         feedReadRate: { name: "feed-reads", limit: FEED_READS, windowSeconds: 3600 },

@@ -1,14 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PersonalPicks, ProfileExport } from "../../../pipeline/domain/reader-answers.ts";
-import type { CompiledRelevance } from "../../../pipeline/domain/relevance-model.ts";
-import { loadRelevanceModel, newestModelPath } from "../../../pipeline/relevance-file.ts";
 import { createKeyService } from "../../../server/access/key-service.ts";
 import type { AppContext } from "../../../server/context.ts";
-import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { type Call, clientFor } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
-import { publishRankedSampleDays } from "../../helpers/published.ts";
+import { useRankedSample } from "../../helpers/ranked-sample.ts";
 
 /** A JSON answer, read loosely: each test asserts the fields it names. */
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field by the assertions
@@ -16,13 +13,7 @@ const body = async (response: Response): Promise<any> => response.json();
 
 const exports = (name: string) => readFile(new URL(`../readers/exports/${name}`, import.meta.url), "utf8");
 
-let snapshots: SnapshotCache;
-let relevance: CompiledRelevance;
-beforeAll(async () => {
-  snapshots = await createSnapshotCache({ publicDir: (await publishRankedSampleDays()).publicDir });
-  relevance = await loadRelevanceModel(await newestModelPath());
-});
-afterAll(() => snapshots.close());
+const sample = useRankedSample();
 
 describe("reader profiles and personal picks", () => {
   let context: AppContext;
@@ -45,8 +36,8 @@ describe("reader profiles and personal picks", () => {
     (await (await send(key, "GET", "/v1/me/profile")).json()) as ProfileExport;
 
   beforeAll(async () => {
-    context = await testContext(snapshots, {
-      relevance,
+    context = await testContext(sample.snapshots, {
+      relevance: sample.relevance,
       config: { profileWriteRate: { name: "profile-writes", limit: 1000, windowSeconds: 60 } },
     });
     ({ call, close } = await clientFor("in-process", context));
@@ -200,7 +191,7 @@ describe("reader profiles and personal picks", () => {
     expect(profile.model).toMatchObject({
       profile_version: 1,
       positives: 3,
-      relevance_version: relevance.model.version,
+      relevance_version: sample.relevance.model.version,
     });
     const mine = await picks(key, "?limit=25");
     expect(mine.personal).toBe(true);
@@ -226,7 +217,7 @@ describe("reader profiles and personal picks", () => {
     await context.store.removeItem(`reader:${id}:follows`);
     await context.store.setItem(`reader:${id}:model`, {
       profile_version: 1,
-      relevance_version: relevance.model.version,
+      relevance_version: sample.relevance.model.version,
       positives: 3,
       negatives: 400,
       intercept: 0,
@@ -313,8 +304,8 @@ describe("reader profiles and personal picks", () => {
 
 describe("the profile-write rate", () => {
   it("refuses writes past its rate with 429 and spends no read quota", async () => {
-    const context = await testContext(snapshots, {
-      relevance,
+    const context = await testContext(sample.snapshots, {
+      relevance: sample.relevance,
       config: { profileWriteRate: { name: "profile-writes", limit: 2, windowSeconds: 60 } },
     });
     const { call, close } = await clientFor("in-process", context);
