@@ -111,6 +111,14 @@ export async function createRedisStore(options: RedisStoreOptions): Promise<Stor
       } while (cursor !== "0");
       return client.del(...found);
     },
+    async getItems<T>(keys: readonly string[]): Promise<(T | null)[]> {
+      assertOpen();
+      const targets = keys.map((key) => redisKey(assertKey(key)));
+      if (targets.length === 0) return [];
+      // The texts the redis driver wrote for these keys, read as its getItemRaw reads them.
+      const texts = await client.mget(...targets);
+      return texts.map((text) => (text === null ? null : (JSON.parse(text) as T)));
+    },
     async peek(key) {
       assertOpen();
       const text = await client.get(redisKey(assertKey(key)));

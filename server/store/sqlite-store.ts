@@ -82,6 +82,11 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     value: db.prepare<[string, number], number | string>(
       "SELECT value FROM kv WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)",
     ),
+    // Many records in one statement: the keys as one JSON array, looked up in key order.
+    values: db.prepare<[string, number], { key: string; value: number | string }>(
+      "SELECT key, value FROM kv WHERE key IN (SELECT value FROM json_each(?)) " +
+        "AND (expires_at IS NULL OR expires_at > ?)",
+    ),
     next: db.prepare<[string], number>(NEXT).pluck(),
     setIfAbsent: db.prepare<{ key: string; value: string; expiresAt: number | null; now: number }>(
       SET_IF_ABSENT,
@@ -158,6 +163,17 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       open();
       const row = kv.get.get(assertKey(key), clock());
       return row === undefined ? null : (JSON.parse(String(row.value)) as T);
+    },
+    async getItems<T>(keys: readonly string[]): Promise<(T | null)[]> {
+      open();
+      for (const key of keys) assertKey(key);
+      if (keys.length === 0) return [];
+      const found = new Map<string, string>();
+      for (const row of sql.values.all(JSON.stringify(keys), clock())) found.set(row.key, String(row.value));
+      return keys.map((key) => {
+        const text = found.get(key);
+        return text === undefined ? null : (JSON.parse(text) as T);
+      });
     },
     async setItem(key, value, opts) {
       open();

@@ -77,6 +77,11 @@ export type StoreKind = "memory" | "sqlite" | "redis";
 export interface Store {
   readonly kind: StoreKind;
   getItem<T>(key: string): Promise<T | null>;
+  /**
+   * The values of `keys`, in their order, null where absent or expired: `getItem` of each, in one read
+   * of the store (one statement on SQLite, one MGET on Redis), for work that reads many records at once.
+   */
+  getItems<T>(keys: readonly string[]): Promise<(T | null)[]>;
   setItem(key: string, value: unknown, opts?: SetOptions): Promise<void>;
   removeItem(key: string): Promise<void>;
   /** Keys below `prefix` (segment-wise: "usage" lists "usage:..."), sorted; "" lists all. */

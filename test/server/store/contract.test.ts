@@ -48,6 +48,25 @@ for (const backend of backends) {
         await store.removeItem("value:0");
       });
 
+      it("reads many records at once, in the order asked, null where absent", async () => {
+        expect(await store.getItems([])).toEqual([]);
+        await store.setItem("many:b", { b: [1, "2"] });
+        await store.setItem("many:a", "123");
+        await store.setItem("many:c", 0);
+        expect(await store.getItem("many:a")).toBe("123");
+        expect(await store.getItems(["many:c", "missing", "many:a", "many:b", "many:a"])).toEqual([
+          0,
+          null,
+          "123",
+          { b: [1, "2"] },
+          "123",
+        ]);
+        const keys = Array.from({ length: 1_500 }, (_, index) => `many:n:${index}`);
+        await Promise.all(keys.filter((_, index) => index % 3 === 0).map((key) => store.setItem(key, key)));
+        expect(await store.getItems(keys)).toEqual(keys.map((key, index) => (index % 3 === 0 ? key : null)));
+        await expect(store.getItems(["many:a", "A"])).rejects.toThrow();
+      });
+
       it("hands out copies, not its own objects", async () => {
         const value = { list: [1] };
         await store.setItem("copy", value);
@@ -121,6 +140,7 @@ for (const backend of backends) {
         await sleep(1_150);
         expect(await store.getItem("ttl:short")).toBeNull();
         expect(await store.getItem("ttl:long")).toBe("stays");
+        expect(await store.getItems(["ttl:short", "ttl:long"])).toEqual([null, "stays"]);
         expect(await store.getKeys("ttl")).toEqual(["ttl:long"]);
         expect(await store.setIfAbsent("ttl:nx", 2)).toBe(true);
         expect(await store.getItem("ttl:nx")).toBe(2);
