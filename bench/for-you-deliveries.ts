@@ -177,7 +177,7 @@ export async function runForYouBench(options: { profiles?: number } = {}): Promi
         store,
         now: Date.now,
         siteUrl: "https://picks.example.org",
-        rankDay: (keyId, date) => readers.rankDay(keyId, date, 0),
+        rankDays: (keyIds, date) => readers.rankDays(keyIds, date, 0),
       },
       snapshot,
     );

@@ -338,7 +338,7 @@ async function serveContext(
       siteUrl: options.siteUrl,
       log,
       wake: () => deliveries?.wake(),
-      rankDay: (keyId, date) => context.readers.rankDay(keyId, date, 0),
+      rankDays: (keyIds, date) => context.readers.rankDays(keyIds, date, 0),
     },
     snapshots,
   );

@@ -121,7 +121,7 @@ export async function tellServers(
             store,
             now: Date.now,
             siteUrl: state.siteUrl,
-            rankDay: (keyId, date) => readers.rankDay(keyId, date, 0),
+            rankDays: (keyIds, date) => readers.rankDays(keyIds, date, 0),
           },
           day.snapshot,
         ).catch((error: unknown) => error as Error)

@@ -26,6 +26,7 @@ export function deferredReaderService(
     picksJson: async (record, date, limit, capped) =>
       (await service()).picksJson(record, date, limit, capped),
     rankDay: async (keyId, date, explain) => (await service()).rankDay(keyId, date, explain),
+    rankDays: async (keyIds, date, explain) => (await service()).rankDays(keyIds, date, explain),
     completeLibrary: async (keyId, texts, reasons) =>
       (await service()).completeLibrary(keyId, texts, reasons),
   };

@@ -46,9 +46,11 @@ import {
   eraseReader,
   readerLockKey,
   readFollows,
+  readListInputs,
   readModel,
   readProfile,
   readVersion,
+  readVersions,
   writeProfile,
 } from "./reader-store.ts";
 import type { ScreenedPaper, ScreenedSource } from "./screened-source.ts";
@@ -89,6 +91,8 @@ export interface ReaderService {
   picksJson(record: KeyRecord, date: string, limit: number, capped: boolean): Promise<string | null>;
   /** A day's list for a profile already read (the daily delivery ranks many keys' lists this way). */
   rankDay(keyId: string, date: string, explain: number): Promise<RankedDay | null>;
+  /** `rankDay` of many keys, their profiles read together: the daily delivery's lists, a chunk at a time. */
+  rankDays(keyIds: readonly string[], date: string, explain: number): Promise<(RankedDay | null)[]>;
   /**
    * The daily job's completion of pending items (pending-lookup.ts): each pending item whose arXiv id
    * has a text in `texts` takes it, the profile's model is refitted, and `reasons` (why the others are
@@ -280,28 +284,36 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
       })
     )?.model ?? null;
 
-  const listOf = async (keyId: string, date: string, explain: number): Promise<RankedDay | null> => {
-    const papers = await screened.day(date);
-    if (!papers) return null;
-    const version = await readVersion(store, keyId);
-    let held = compiled.get(keyId);
-    if (!held || held.version !== version) {
-      const [follows, model] =
-        version === 0
-          ? [null, null]
-          : await Promise.all([readFollows(store, keyId), readModel(store, keyId)]);
-      // A model of an older layout or relevance model is refitted once, under the profile's lock.
-      const usable =
-        model && relevance && !isCurrentModel(model, relevance.model.version)
-          ? await refreshModel(keyId)
-          : model;
-      held = {
-        version,
-        model: usable && relevance ? compileReaderModel(usable, relevance.vocabulary.idf.length) : null,
-        follows: follows ?? { authors: [], phrases: [] },
-      };
-      compiled.set(keyId, held);
-    }
+  type Held = { version: number; model: CompiledReaderModel | null; follows: Follows };
+  /** The compiled model and follows of a key's profile at `version`: cached, or compiled from `stored`. */
+  const heldOf = async (
+    keyId: string,
+    version: number,
+    stored: () => Promise<{ follows: Follows; model: ReaderModel | null }>,
+  ): Promise<Held> => {
+    const cached = compiled.get(keyId);
+    if (cached && cached.version === version) return cached;
+    const { follows, model } = version === 0 ? { follows: null, model: null } : await stored();
+    // A model of an older layout or relevance model is refitted once, under the profile's lock.
+    const usable =
+      model && relevance && !isCurrentModel(model, relevance.model.version)
+        ? await refreshModel(keyId)
+        : model;
+    const held = {
+      version,
+      model: usable && relevance ? compileReaderModel(usable, relevance.vocabulary.idf.length) : null,
+      follows: follows ?? { authors: [], phrases: [] },
+    };
+    compiled.set(keyId, held);
+    return held;
+  };
+
+  const rankedWith = (
+    date: string,
+    papers: readonly ScreenedPaper[],
+    held: Held,
+    explain: number,
+  ): RankedDay => {
     const day = held.model ? dayIndex(date, papers) : undefined;
     const follows = held.follows.authors.length + held.follows.phrases.length > 0;
     const items = rankForReader({
@@ -313,7 +325,44 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
       explain,
     });
     const personal = held.model !== null || held.follows.authors.length + held.follows.phrases.length > 0;
-    return { papers, items, version, personal };
+    return { papers, items, version: held.version, personal };
+  };
+
+  const listOf = async (keyId: string, date: string, explain: number): Promise<RankedDay | null> => {
+    const papers = await screened.day(date);
+    if (!papers) return null;
+    const version = await readVersion(store, keyId);
+    const held = await heldOf(keyId, version, async () => {
+      const [follows, model] = await Promise.all([readFollows(store, keyId), readModel(store, keyId)]);
+      return { follows, model };
+    });
+    return rankedWith(date, papers, held, explain);
+  };
+
+  // Many keys' lists: their versions in one store read, then the follows and models of those not
+  // compiled at that version in another, instead of two or three reads per key.
+  const listsOf = async (keyIds: readonly string[], date: string, explain: number) => {
+    const papers = await screened.day(date);
+    if (!papers) return keyIds.map(() => null);
+    const versions = await readVersions(store, keyIds);
+    const stale = keyIds.filter(
+      (keyId, index) => versions[index] !== 0 && compiled.get(keyId)?.version !== versions[index],
+    );
+    const inputs = await readListInputs(store, stale);
+    const read = new Map(stale.map((keyId, index) => [keyId, inputs[index]]));
+    return Promise.all(
+      keyIds.map(async (keyId, index) => {
+        const version = versions[index] as number;
+        const held = await heldOf(keyId, version, async () => {
+          const found = read.get(keyId);
+          if (found) return found;
+          // Compiled at this version when the batch was read, and evicted since: read on its own.
+          const [follows, model] = await Promise.all([readFollows(store, keyId), readModel(store, keyId)]);
+          return { follows, model };
+        });
+        return rankedWith(date, papers, held, explain);
+      }),
+    );
   };
 
   const service: ReaderService = {
@@ -463,6 +512,7 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
       };
     },
     rankDay: listOf,
+    rankDays: listsOf,
     async completeLibrary(keyId, texts, reasons) {
       const done = await withStoreLock(store, readerLockKey(keyId), async () => {
         const profile = await readProfile(store, keyId);

@@ -53,6 +53,30 @@ export async function readModel(store: Store, keyId: string): Promise<ReaderMode
   return store.getItem<ReaderModel>(modelKey(keyId));
 }
 
+/** The versions of many keys' profiles (0 where there is none), in one read of the store. */
+export async function readVersions(store: Store, keyIds: readonly string[]): Promise<number[]> {
+  return (await store.getItems<number>(keyIds.map(versionKey))).map((version) => version ?? 0);
+}
+
+/**
+ * The follows and model of many keys' profiles, in one read of the store: what their lists need. A
+ * profile written before the follows had their own record reads them from the profile, on its own.
+ */
+export async function readListInputs(
+  store: Store,
+  keyIds: readonly string[],
+): Promise<{ follows: Follows; model: ReaderModel | null }[]> {
+  const found = await store.getItems<unknown>(
+    keyIds.flatMap((keyId) => [followsKey(keyId), modelKey(keyId)]),
+  );
+  return Promise.all(
+    keyIds.map(async (keyId, index) => ({
+      follows: (found[2 * index] as Follows | null) ?? (await readFollows(store, keyId)),
+      model: found[2 * index + 1] as ReaderModel | null,
+    })),
+  );
+}
+
 /** The profile's version, 0 when there is none: a cached model of the same version is still good. */
 export async function readVersion(store: Store, keyId: string): Promise<number> {
   return (await store.getItem<number>(versionKey(keyId))) ?? 0;

@@ -30,10 +30,10 @@ export interface AnnounceDeps {
   /** The public site's base url, for the snapshot url in the event and the lists' `list_url`. */
   siteUrl: string;
   /**
-   * A day's list for a key (the reader service's `rankDay`): every process that announces ranks the
-   * lists of the keys with a profile before the event is recorded (for-you-lists.ts).
+   * A day's lists for many keys (the reader service's `rankDays`): every process that announces ranks
+   * the lists of the keys with a profile before the event is recorded (for-you-lists.ts).
    */
-  rankDay: DayRanker;
+  rankDays: DayRanker;
 }
 
 async function announcedDays(store: Store): Promise<Set<string>> {
@@ -61,7 +61,7 @@ async function announceDay(deps: AnnounceDeps, day: DailySnapshot): Promise<bool
     data: dailyPublishedData(day, deps.siteUrl),
   };
   const at = deps.now();
-  const lists = { store: deps.store, rankDay: deps.rankDay, apiBase: deps.siteUrl };
+  const lists = { store: deps.store, rankDays: deps.rankDays, apiBase: deps.siteUrl };
   const created = await rankOnce(lists, eventRecordOf(event, at), day.date, () =>
     publishEvent(deps.store, event, at),
   );

@@ -78,8 +78,8 @@ describe("for_you in daily.published deliveries", () => {
       headers: { "x-api-key": key, "content-type": "application/json" },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-  const rankDay: DayRanker = (keyId, date) => context.readers.rankDay(keyId, date, 0);
-  const deps = () => ({ store: context.store, now: () => clock, siteUrl: SITE, rankDay });
+  const rankDays: DayRanker = (keyIds, date) => context.readers.rankDays(keyIds, date, 0);
+  const deps = () => ({ store: context.store, now: () => clock, siteUrl: SITE, rankDays });
 
   beforeAll(async () => {
     context = await contextOn(await createMemoryStore());
@@ -191,12 +191,12 @@ describe("for_you in daily.published deliveries", () => {
         if (value !== null) await target.setItem(key, value);
       }
     }
-    const server = { store: viaServer, rankDay, apiBase: SITE };
-    const fromCurate: DayRanker = (keyId, date) => curate.rankDay(keyId, date, 0);
+    const server = { store: viaServer, rankDays, apiBase: SITE };
+    const fromCurate: DayRanker = (keyIds, date) => curate.rankDays(keyIds, date, 0);
     expect(await writeForYouLists(server, event, day)).toBe(1);
-    expect(await writeForYouLists({ store: viaCurate, rankDay: fromCurate, apiBase: SITE }, event, day)).toBe(
-      1,
-    );
+    expect(
+      await writeForYouLists({ store: viaCurate, rankDays: fromCurate, apiBase: SITE }, event, day),
+    ).toBe(1);
     const reader = keys.reader?.owner as string;
     const list = await viaServer.getItem(forYouListKey(reader, event.id));
     expect(list).not.toBeNull();
