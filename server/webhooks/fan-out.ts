@@ -26,7 +26,7 @@ export async function recipientsOf(store: Store, event: EventRecord): Promise<En
     return target ? [target] : [];
   }
   const keys = await store.getKeys(ENDPOINT_PREFIX);
-  const records = await Promise.all(keys.map((key) => store.getItem<EndpointRecord>(key)));
+  const records = await store.getItems<EndpointRecord>(keys);
   const subscribed = records.filter(
     (record): record is EndpointRecord =>
       record !== null &&
@@ -37,14 +37,16 @@ export async function recipientsOf(store: Store, event: EventRecord): Promise<En
   const owners = [...new Set(subscribed.map((record) => record.owner))];
   const ownerKeys = await Promise.all(owners.map((owner) => findKeyById(store, owner)));
   const active = new Set(owners.filter((_, index) => ownerKeys[index]?.revoked_at === null));
-  const health = await Promise.all(
-    subscribed.map((record) => store.getItem<EndpointHealth>(healthKey(record.id))),
-  );
+  const health = await store.getItems<EndpointHealth>(subscribed.map((record) => healthKey(record.id)));
   return subscribed.filter((record, index) => active.has(record.owner) && !health[index]?.disabled_reason);
 }
 
-/** Deliveries made at once: their writes share a commit (a short one: other writers wait on it). */
-const FAN_OUT_CHUNK = 16;
+/**
+ * Deliveries made at once: their writes share a commit, and their keys' lists are one store read.
+ * Other writers wait on that commit, so chunks stay small: 128 take about 20 ms in all. 10,000
+ * deliveries took 2.4 s made 16 at a time, 1.4-1.8 s made 128 at a time (load 2-4).
+ */
+const FAN_OUT_CHUNK = 128;
 
 /**
  * Makes one delivery per recipient and queues it. Each delivery's id follows from the endpoint and
@@ -57,12 +59,13 @@ export async function fanOut(store: Store, eventId: string): Promise<number> {
   const event = await store.getItem<EventRecord>(eventKey(eventId));
   if (!event) return 0;
   const recipients = await recipientsOf(store, event);
-  const lists = forYouLists(store, event);
+  const lists = new Map<string, string | undefined>();
   let queued = 0;
   for (let start = 0; start < recipients.length; start += FAN_OUT_CHUNK) {
     const chunk = recipients.slice(start, start + FAN_OUT_CHUNK);
+    await findForYouLists(store, event, chunk, lists);
     const made = await Promise.all(
-      chunk.map(async (endpoint) => makeDelivery(store, event, endpoint, await lists(endpoint.owner))),
+      chunk.map((endpoint) => makeDelivery(store, event, endpoint, lists.get(endpoint.owner))),
     );
     queued += made.filter(Boolean).length;
   }
@@ -71,21 +74,25 @@ export async function fanOut(store: Store, eventId: string): Promise<number> {
 
 /**
  * Which key's deliveries carry a `for_you` list: those of a `daily.published` whose key had a profile
- * when the day was announced, which stored the list before the event (for-you-lists.ts). Looked up once
- * per key, whatever its number of endpoints.
+ * when the day was announced, which stored the list before the event (for-you-lists.ts). Adds to
+ * `found` (owner to list key, undefined for none) the owners of `endpoints` not in it yet: looked up
+ * once per key, whatever its number of endpoints, and a chunk's keys in one store read.
  */
-function forYouLists(store: Store, event: EventRecord): (owner: string) => Promise<string | undefined> {
-  const found = new Map<string, Promise<string | undefined>>();
-  return (owner) => {
-    if (event.type !== "daily.published") return Promise.resolve(undefined);
-    let list = found.get(owner);
-    if (list === undefined) {
-      const key = forYouListKey(owner, event.id);
-      list = store.getItem(key).then((value) => (value === null ? undefined : key));
-      found.set(owner, list);
-    }
-    return list;
-  };
+async function findForYouLists(
+  store: Store,
+  event: EventRecord,
+  endpoints: readonly EndpointRecord[],
+  found: Map<string, string | undefined>,
+): Promise<void> {
+  if (event.type !== "daily.published") return;
+  const owners = [...new Set(endpoints.map((endpoint) => endpoint.owner))].filter(
+    (owner) => !found.has(owner),
+  );
+  const keys = owners.map((owner) => forYouListKey(owner, event.id));
+  const lists = await store.getItems(keys);
+  owners.forEach((owner, index) => {
+    found.set(owner, lists[index] === null ? undefined : keys[index]);
+  });
 }
 
 /** Makes and queues the delivery of `event` to `endpoint`; whether it was queued by this call. */
