@@ -36,6 +36,34 @@ export interface FeedPaper {
   picked: boolean;
 }
 
+/**
+ * Why a paper is in the feed, as far as a capability URL may tell: the rule that placed it and its scores.
+ * The URL ends up in shared OPML files and browser history, so the library and liked papers it is near
+ * (whose titles can be a reader's private drafts) and the followed author or phrase are never named.
+ */
+export const FeedWhySchema = WhyForYouSchema.pick({
+  global_likelihood: true,
+  personal: true,
+  placed_by: true,
+}).extend({
+  near_library: z
+    .boolean()
+    .describe(
+      "the paper is near papers in the reader's library or likes (which ones is left out of the feed)",
+    ),
+});
+export type FeedWhy = z.infer<typeof FeedWhySchema>;
+
+/** The feed's reasons of a list's reasons: nothing that names the reader's library or follows. */
+export function feedWhy(why: WhyForYou): FeedWhy {
+  return {
+    global_likelihood: why.global_likelihood,
+    personal: why.personal,
+    placed_by: why.placed_by,
+    near_library: why.nearest.length > 0,
+  };
+}
+
 export const ForYouNoteSchema = z.object({
   date: z.string(),
   rank: z.int().min(1).describe("the paper's place in this reader's list"),
@@ -43,7 +71,7 @@ export const ForYouNoteSchema = z.object({
   arxiv_id: z.string(),
   picked: z.boolean().describe("one of the day's published picks"),
   for_you: z.number().min(0).max(1),
-  why_for_you: WhyForYouSchema,
+  why_for_you: FeedWhySchema,
 });
 
 export const PersonalJsonFeedSchema = JsonFeedHeadSchema.extend({
@@ -68,22 +96,16 @@ export function forYouChannel(token: string): FeedChannel {
   };
 }
 
-const quotedTitles = (why: WhyForYou): string =>
-  why.nearest
-    .slice(0, 2)
-    .map((paper) => `"${paper.title}"`)
-    .join(" and ");
-
-/** Why the paper is where it is, in one sentence a feed reader shows. */
-export function whyText(why: WhyForYou): string {
+/** Why the paper is where it is, in one sentence a feed reader shows; it names nothing of the reader's. */
+export function whyText(why: FeedWhy): string {
   const likelihood =
     why.global_likelihood === null ? "" : ` Must-read likelihood ${likelihoodText(why.global_likelihood)}.`;
-  const near = why.nearest.length > 0 ? ` Near ${quotedTitles(why)} from your library or likes.` : "";
+  const near = why.near_library ? " Near papers in your library or likes." : "";
   switch (why.placed_by) {
     case "followed_author":
-      return `By ${why.followed_author}, whom you follow.${likelihood}`;
+      return `By an author you follow.${likelihood}`;
     case "followed_phrase":
-      return `Mentions "${why.followed_phrase}", which you follow.${likelihood}`;
+      return `Mentions a phrase you follow.${likelihood}`;
     case "must_read":
       return `A must-read the global model is sure of, kept near the top of every list.${near}${likelihood}`;
     case "blend":
@@ -111,6 +133,7 @@ export function forYouEntries(input: {
     if (!paper) return [];
     const rank = position + 1;
     const global = item.index + 1;
+    const why = feedWhy(item.why_for_you);
     return [
       {
         id: `${paper.abs_url}#for-you-${date}`,
@@ -122,7 +145,7 @@ export function forYouEntries(input: {
         updated: input.generatedAt,
         summary:
           `For you #${rank} of ${date} (global #${global}${paper.picked ? ", one of the day's picks" : ""}): ` +
-          whyText(item.why_for_you),
+          whyText(why),
         // A screened paper's summary can be empty; content_text must not be.
         abstract: paper.summary || paper.title,
         authors: [...paper.authors],
@@ -135,7 +158,7 @@ export function forYouEntries(input: {
           arxiv_id: paper.arxiv_id,
           picked: paper.picked,
           for_you: item.for_you,
-          why_for_you: item.why_for_you,
+          why_for_you: why,
         },
       },
     ];

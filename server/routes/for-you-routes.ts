@@ -62,7 +62,8 @@ function feedOperation(form: FeedForm): OperationDoc {
     summary: `Your list as ${form === "json" ? "JSON Feed 1.1" : "Atom"}`,
     description:
       `The top ${FOR_YOU_FEED_ITEMS} (at most the tier's max_limit) of your list of the newest published day, in the ` +
-      "order GET /v1/me/picks gives, each entry saying why it is there (`_for_you` in JSON Feed). The token in the " +
+      "order GET /v1/me/picks gives, each entry saying why it is there (`_for_you` in JSON Feed) without naming the " +
+      "library or liked papers or the followed authors and phrases (GET /v1/me/picks does). The token in the " +
       "path is the only credential: give this URL to a feed reader, never the API key. The ETag follows the day and " +
       "the profile's version, so a poll of an unchanged feed is a 304. A token that is unknown, was replaced, or whose " +
       "key was revoked or rotated answers 404.",

@@ -6,6 +6,7 @@ import {
   buildForYouJson,
   FEED_TOKEN_PATTERN,
   type FeedPaper,
+  feedWhy,
   forYouEntries,
   PersonalJsonFeedSchema,
   whyText,
@@ -35,25 +36,69 @@ const paper = (id: string, title: string, picked = false, summary = `About ${tit
   picked,
 });
 
+const NEAR = [
+  { key: "arxiv:2401.00001", arxiv_id: "2401.00001", title: "Audit trails", similarity: 0.5 },
+  { key: "title:my unpublished draft", arxiv_id: null, title: "My unpublished draft", similarity: 0.4 },
+  { key: "arxiv:2401.00003", arxiv_id: "2401.00003", title: "Third", similarity: 0.3 },
+];
+
 describe("whyText", () => {
-  it("says in one sentence which rule placed the paper, with what it is near and the likelihood", () => {
-    const near = [
-      { key: "arxiv:2401.00001", arxiv_id: "2401.00001", title: "Audit trails", similarity: 0.5 },
-      { key: "title:x", arxiv_id: null, title: "Model risk", similarity: 0.4 },
-      { key: "arxiv:2401.00003", arxiv_id: "2401.00003", title: "Third", similarity: 0.3 },
+  it("says in one sentence which rule placed the paper and the likelihood, naming nothing of the reader's", () => {
+    expect(whyText(feedWhy(why("followed_author", { followed_author: "Ada Lovelace" })))).toBe(
+      "By an author you follow. Must-read likelihood 42%.",
+    );
+    expect(
+      whyText(feedWhy(why("followed_phrase", { followed_phrase: "audit trail", global_likelihood: null }))),
+    ).toBe("Mentions a phrase you follow.");
+    expect(whyText(feedWhy(why("blend", { nearest: NEAR })))).toBe(
+      "Placed by your profile and the global model together. Near papers in your library or likes. " +
+        "Must-read likelihood 42%.",
+    );
+    expect(whyText(feedWhy(why("blend")))).not.toContain("Near");
+    expect(whyText(feedWhy(why("must_read", { global_likelihood: 0.999 })))).toContain(
+      "Must-read likelihood >99%.",
+    );
+    expect(whyText(feedWhy(why("global")))).toMatch(/^In the day's global order/);
+  });
+});
+
+describe("the feed of a reader with a private library and follows", () => {
+  const papers = [paper("2401.00001", "Screened one"), paper("2401.00002", "Screened two")];
+  const entries = forYouEntries({
+    date: "2026-11-20",
+    generatedAt: "2026-11-20T06:00:00Z",
+    sample: false,
+    papers,
+    items: [
+      { index: 1, for_you: 0.9, why_for_you: why("followed_phrase", { followed_phrase: "quokka ledger" }) },
+      { index: 0, for_you: 0.7, why_for_you: why("blend", { nearest: NEAR, personal: 0.8 }) },
+    ],
+    limit: 10,
+    site: SITE,
+  });
+
+  it("never names a library title, a library key or a followed phrase in either document", () => {
+    const bodies = [
+      buildForYouAtom(entries, SITE, TOKEN, "2026-11-20T06:00:00Z", false),
+      JSON.stringify(buildForYouJson(entries, SITE, TOKEN, false)),
     ];
-    expect(whyText(why("followed_author", { followed_author: "Ada Lovelace" }))).toBe(
-      "By Ada Lovelace, whom you follow. Must-read likelihood 42%.",
-    );
-    expect(whyText(why("followed_phrase", { followed_phrase: "audit trail", global_likelihood: null }))).toBe(
-      'Mentions "audit trail", which you follow.',
-    );
-    expect(whyText(why("blend", { nearest: near }))).toBe(
-      'Placed by your profile and the global model together. Near "Audit trails" and "Model risk" from your ' +
-        "library or likes. Must-read likelihood 42%.",
-    );
-    expect(whyText(why("must_read", { global_likelihood: 0.999 }))).toContain("Must-read likelihood >99%.");
-    expect(whyText(why("global"))).toMatch(/^In the day's global order/);
+    for (const body of bodies) {
+      for (const secret of [
+        "My unpublished draft",
+        "my unpublished draft",
+        "Audit trails",
+        "quokka ledger",
+      ]) {
+        expect(body).not.toContain(secret);
+      }
+      // The screened papers themselves are the feed.
+      expect(body).toContain("Screened one");
+    }
+    const json = buildForYouJson(entries, SITE, TOKEN, false);
+    expect(json.items.map((item) => item._for_you.why_for_you)).toEqual([
+      { global_likelihood: 0.42, personal: null, placed_by: "followed_phrase", near_library: false },
+      { global_likelihood: 0.42, personal: 0.8, placed_by: "blend", near_library: true },
+    ]);
   });
 });
 
@@ -84,7 +129,7 @@ describe("the personal feed's documents", () => {
       "https://arxiv.org/abs/2401.00001#for-you-2026-11-20",
     ]);
     expect(entries[0]?.summary).toBe(
-      "For you #1 of 2026-11-20 (global #3): By Ada Lovelace, whom you follow. Must-read likelihood 42%.",
+      "For you #1 of 2026-11-20 (global #3): By an author you follow. Must-read likelihood 42%.",
     );
     // An empty screened summary still gives the entry content.
     expect(entries[0]?.abstract).toBe("Third");
