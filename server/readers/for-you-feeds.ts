@@ -1,7 +1,8 @@
 // The bytes of a reader's personal feed: the top of their list of the newest published day, the same
 // ranking as GET /v1/me/picks, in Atom or JSON Feed. A feed reader polls every few minutes while the list
-// changes only with the day or the profile, so the bytes are kept per key, profile version, day and
-// form: a poll costs the profile version's store read, and an unchanged feed a 304.
+// changes only with the day or the profile, so the bytes are kept per key, profile stamp (version and
+// nonce, reader-store.ts), day and form: a poll costs the profile version's store read, and an unchanged
+// feed a 304.
 
 import { hash } from "node:crypto";
 import { LRUCache } from "lru-cache";
@@ -17,7 +18,7 @@ import type { KeyRecord } from "../access/key-service.ts";
 import type { SnapshotCache } from "../snapshots/snapshot-cache.ts";
 import type { Store } from "../store/types.ts";
 import type { ReaderService } from "./reader-service.ts";
-import { readVersion } from "./reader-store.ts";
+import { readStamp } from "./reader-store.ts";
 
 export type FeedForm = "atom" | "json";
 
@@ -63,7 +64,7 @@ export function createForYouFeeds(options: {
     site: FeedSite,
     date: string | null,
     limit: number,
-  ): Promise<{ body: string; version: number | null }> => {
+  ): Promise<{ body: string; tag: string | null }> => {
     const ranked = date === null ? null : await readers.rankDay(record.id, date, limit);
     const day = date === null ? null : await snapshots.readDay(date).catch(() => null);
     const sample = day?.sample ?? false;
@@ -84,23 +85,23 @@ export function createForYouFeeds(options: {
       form === "atom"
         ? buildForYouAtom(entries, site, token, updated, sample)
         : JSON.stringify(buildForYouJson(entries, site, token, sample));
-    return { body, version: ranked?.version ?? null };
+    return { body, tag: ranked?.tag ?? null };
   };
 
   return {
     async answer(record, token, form, baseUrl) {
       await snapshots.ready();
       const date = snapshots.latestDate();
-      const version = await readVersion(store, record.id);
+      const { version, tag } = await readStamp(store, record.id);
       const limit = Math.min(FOR_YOU_FEED_ITEMS, TIERS[record.tier].max_limit);
-      const key = `${record.id}|${version}|${date}|${loadOf(snapshots.days())}|${limit}|${form}|${baseUrl}|${token}`;
+      const key = `${record.id}|${tag}|${date}|${loadOf(snapshots.days())}|${limit}|${form}|${baseUrl}|${token}`;
       const found = kept.get(key);
       if (found) return found;
       const built = await build(record, token, form, { baseUrl }, date, limit);
       const digest = hash("sha256", built.body, "hex").slice(0, 16);
       const answer = { body: built.body, etag: `"fy-${date ?? "none"}-v${version}-${digest}"` };
-      // Kept only under the version it was ranked with (a write between the two reads made a new one).
-      if (built.version === null || built.version === version) kept.set(key, answer);
+      // Kept only under the stamp it was ranked with (a write between the two reads made a new one).
+      if (built.tag === null || built.tag === tag) kept.set(key, answer);
       return answer;
     },
   };

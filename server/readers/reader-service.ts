@@ -44,13 +44,14 @@ import { feedTokenIssued } from "./feed-tokens.ts";
 import { lookupsKey, type PendingReason } from "./pending-reasons.ts";
 import {
   eraseReader,
+  type ProfileStamp,
   readerLockKey,
   readFollows,
   readListInputs,
   readModel,
   readProfile,
-  readVersion,
-  readVersions,
+  readStamp,
+  readStamps,
   writeProfile,
 } from "./reader-store.ts";
 import type { ScreenedPaper, ScreenedSource } from "./screened-source.ts";
@@ -85,8 +86,8 @@ export interface ReaderService {
   /** The day's list for the key; null when the day has no screened papers. */
   picks(record: KeyRecord, date: string, limit: number, capped: boolean): Promise<PersonalPicks | null>;
   /**
-   * `picks` as JSON text, kept per key, profile version, day and limit: a list changes only when one of
-   * them does, so a repeated read costs the version's store read, not a ranking.
+   * `picks` as JSON text, kept per key, profile stamp (version and nonce), day and limit: a list changes
+   * only when one of them does, so a repeated read costs the version's store read, not a ranking.
    */
   picksJson(record: KeyRecord, date: string, limit: number, capped: boolean): Promise<string | null>;
   /** A day's list for a profile already read (the daily delivery ranks many keys' lists this way). */
@@ -110,6 +111,8 @@ export interface RankedDay {
   papers: readonly ScreenedPaper[];
   items: PersonalItem[];
   version: number;
+  /** The profile's stamp tag (reader-store.ts): what a cache of the list is keyed by. */
+  tag: string;
   personal: boolean;
 }
 
@@ -130,6 +133,40 @@ function textHash(text: { title: string; summary: string }): string {
   return `${all.length}:${hash.toString(36)}`;
 }
 
+/** The answer of GET /v1/me/picks from a ranked day. */
+function picksOf(
+  record: KeyRecord,
+  date: string,
+  limit: number,
+  capped: boolean,
+  ranked: RankedDay,
+): PersonalPicks {
+  const { papers, items } = ranked;
+  return {
+    date,
+    tier: record.tier,
+    profile_version: ranked.version,
+    personal: ranked.personal,
+    limit,
+    capped: capped ? ["limit"] : [],
+    screened: papers.length,
+    items: items.slice(0, limit).map((item, position) => {
+      const paper = papers[item.index] as ScreenedPaper;
+      return {
+        rank: position + 1,
+        global_rank: item.index + 1,
+        arxiv_id: paper.arxiv_id,
+        title: paper.title,
+        authors: [...paper.authors],
+        abs_url: paper.abs_url,
+        picked: paper.picked,
+        for_you: item.for_you,
+        why_for_you: item.why_for_you,
+      };
+    }),
+  };
+}
+
 export function createReaderService(options: ReaderServiceOptions): ReaderService {
   const { store, screened, relevance } = options;
   const rowsOfDay = new LRUCache<string, SparseRow[]>({ max: DAY_ROWS });
@@ -139,7 +176,7 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
   let background: { key: string; sums: ReaderBackground } | null = null;
   const compiled = new LRUCache<
     string,
-    { version: number; model: CompiledReaderModel | null; follows: Follows }
+    { version: number; tag: string; model: CompiledReaderModel | null; follows: Follows }
   >({ max: COMPILED_MODELS });
   const answers = new LRUCache<string, string>({
     maxSize: ANSWER_BYTES,
@@ -284,15 +321,15 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
       })
     )?.model ?? null;
 
-  type Held = { version: number; model: CompiledReaderModel | null; follows: Follows };
-  /** The compiled model and follows of a key's profile at `version`: cached, or compiled from `stored`. */
+  type Held = { version: number; tag: string; model: CompiledReaderModel | null; follows: Follows };
+  /** The compiled model and follows of a key's profile at `stamp`: cached, or compiled from `stored`. */
   const heldOf = async (
     keyId: string,
-    version: number,
+    { version, tag }: ProfileStamp,
     stored: () => Promise<{ follows: Follows; model: ReaderModel | null }>,
   ): Promise<Held> => {
     const cached = compiled.get(keyId);
-    if (cached && cached.version === version) return cached;
+    if (cached && cached.tag === tag) return cached;
     const { follows, model } = version === 0 ? { follows: null, model: null } : await stored();
     // A model of an older layout or relevance model is refitted once, under the profile's lock.
     const usable =
@@ -301,6 +338,7 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
         : model;
     const held = {
       version,
+      tag,
       model: usable && relevance ? compileReaderModel(usable, relevance.vocabulary.idf.length) : null,
       follows: follows ?? { authors: [], phrases: [] },
     };
@@ -325,14 +363,14 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
       explain,
     });
     const personal = held.model !== null || held.follows.authors.length + held.follows.phrases.length > 0;
-    return { papers, items, version: held.version, personal };
+    return { papers, items, version: held.version, tag: held.tag, personal };
   };
 
   const listOf = async (keyId: string, date: string, explain: number): Promise<RankedDay | null> => {
     const papers = await screened.day(date);
     if (!papers) return null;
-    const version = await readVersion(store, keyId);
-    const held = await heldOf(keyId, version, async () => {
+    const stamp = await readStamp(store, keyId);
+    const held = await heldOf(keyId, stamp, async () => {
       const [follows, model] = await Promise.all([readFollows(store, keyId), readModel(store, keyId)]);
       return { follows, model };
     });
@@ -344,16 +382,15 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
   const listsOf = async (keyIds: readonly string[], date: string, explain: number) => {
     const papers = await screened.day(date);
     if (!papers) return keyIds.map(() => null);
-    const versions = await readVersions(store, keyIds);
+    const stamps = await readStamps(store, keyIds);
     const stale = keyIds.filter(
-      (keyId, index) => versions[index] !== 0 && compiled.get(keyId)?.version !== versions[index],
+      (keyId, index) => stamps[index]?.version !== 0 && compiled.get(keyId)?.tag !== stamps[index]?.tag,
     );
     const inputs = await readListInputs(store, stale);
     const read = new Map(stale.map((keyId, index) => [keyId, inputs[index]]));
     return Promise.all(
       keyIds.map(async (keyId, index) => {
-        const version = versions[index] as number;
-        const held = await heldOf(keyId, version, async () => {
+        const held = await heldOf(keyId, stamps[index] as ProfileStamp, async () => {
           const found = read.get(keyId);
           if (found) return found;
           // Compiled at this version when the batch was read, and evicted since: read on its own.
@@ -465,51 +502,29 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
       const erased =
         (await withStoreLock(store, readerLockKey(keyId), () => eraseReader(store, keyId))) ??
         (await eraseReader(store, keyId));
+      // The nonce keeps every process from serving the erased profile's lists; these go now as well.
       compiled.delete(keyId);
+      for (const key of [...answers.keys()]) if (key.startsWith(`${keyId}|`)) answers.delete(key);
       return erased;
     },
     async picksJson(record, date, limit, capped) {
-      const version = await readVersion(store, record.id);
+      const { tag } = await readStamp(store, record.id);
       // The screened day's length keys a republished day apart from the one kept.
       const papers = await screened.day(date);
       if (!papers) return null;
-      const key = `${record.id}|${version}|${date}|${papers.length}|${record.tier}|${limit}|${capped}`;
+      const key = `${record.id}|${tag}|${date}|${papers.length}|${record.tier}|${limit}|${capped}`;
       const kept = answers.get(key);
       if (kept !== undefined) return kept;
-      const answer = await service.picks(record, date, limit, capped);
-      if (!answer) return null;
-      const text = JSON.stringify(answer);
-      // Kept only under the version it was ranked with (a write between the two reads made a new one).
-      if (answer.profile_version === version) answers.set(key, text);
+      const ranked = await listOf(record.id, date, limit);
+      if (!ranked) return null;
+      const text = JSON.stringify(picksOf(record, date, limit, capped, ranked));
+      // Kept only under the stamp it was ranked with (a write between the two reads made a new one).
+      if (ranked.tag === tag) answers.set(key, text);
       return text;
     },
     async picks(record, date, limit, capped) {
       const ranked = await listOf(record.id, date, limit);
-      if (!ranked) return null;
-      const { papers, items } = ranked;
-      return {
-        date,
-        tier: record.tier,
-        profile_version: ranked.version,
-        personal: ranked.personal,
-        limit,
-        capped: capped ? ["limit"] : [],
-        screened: papers.length,
-        items: items.slice(0, limit).map((item, position) => {
-          const paper = papers[item.index] as ScreenedPaper;
-          return {
-            rank: position + 1,
-            global_rank: item.index + 1,
-            arxiv_id: paper.arxiv_id,
-            title: paper.title,
-            authors: [...paper.authors],
-            abs_url: paper.abs_url,
-            picked: paper.picked,
-            for_you: item.for_you,
-            why_for_you: item.why_for_you,
-          };
-        }),
-      };
+      return ranked && picksOf(record, date, limit, capped, ranked);
     },
     rankDay: listOf,
     rankDays: listsOf,

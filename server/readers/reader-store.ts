@@ -3,12 +3,13 @@
 //   reader:{id}:profile   the profile (library, ratings, follows), deflated: abstracts are most of it
 //   reader:{id}:follows   the follows alone: what a list needs of the profile beside the model
 //   reader:{id}:model     the personal model fitted on it (packed, a few kilobytes)
-//   reader:{id}:version   the profile's version alone: the one read a ranked request makes
+//   reader:{id}:version   the profile's version alone (with its nonce): the one read a ranked request makes
 //   reader:{id}:writes:*  the profile-write rate's counters
 //   reader:{id}:feedtoken the feed token's hash and when it was issued (./feed-tokens.ts)
 // and one record outside the prefix, since it is found by the token and not by the key:
 //   feedtoken:{token hash} the key id behind a feed token, erased with the rest
 
+import { randomBytes } from "node:crypto";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type { ReaderModel } from "../../pipeline/domain/reader-model.ts";
 import { EMPTY_PROFILE, type Follows, type Profile } from "../../pipeline/domain/reader-profile.ts";
@@ -53,9 +54,34 @@ export async function readModel(store: Store, keyId: string): Promise<ReaderMode
   return store.getItem<ReaderModel>(modelKey(keyId));
 }
 
-/** The versions of many keys' profiles (0 where there is none), in one read of the store. */
-export async function readVersions(store: Store, keyIds: readonly string[]): Promise<number[]> {
-  return (await store.getItems<number>(keyIds.map(versionKey))).map((version) => version ?? 0);
+/**
+ * The version record: the profile's version and a nonce made at its first write after none (erased with
+ * it). Versions count up from 1 again after an erasure, so caches key a profile by both: a list or model
+ * of an erased profile is never taken for the new one's, in any process. Written before the nonce, the
+ * record was the plain number.
+ */
+interface StoredVersion {
+  version: number;
+  nonce: string;
+}
+
+/** A profile's version and what caches key it by: `tag` never repeats for a key id, erasures included. */
+export interface ProfileStamp {
+  version: number;
+  tag: string;
+}
+
+const NO_PROFILE: ProfileStamp = { version: 0, tag: "0" };
+
+function stampOf(stored: number | StoredVersion | null): ProfileStamp {
+  if (stored === null) return NO_PROFILE;
+  if (typeof stored === "number") return { version: stored, tag: `:${stored}` };
+  return { version: stored.version, tag: `${stored.nonce}:${stored.version}` };
+}
+
+/** The stamps of many keys' profiles (version 0 where there is none), in one read of the store. */
+export async function readStamps(store: Store, keyIds: readonly string[]): Promise<ProfileStamp[]> {
+  return (await store.getItems<number | StoredVersion>(keyIds.map(versionKey))).map(stampOf);
 }
 
 /**
@@ -77,9 +103,9 @@ export async function readListInputs(
   );
 }
 
-/** The profile's version, 0 when there is none: a cached model of the same version is still good. */
-export async function readVersion(store: Store, keyId: string): Promise<number> {
-  return (await store.getItem<number>(versionKey(keyId))) ?? 0;
+/** The profile's stamp, version 0 when there is none: a cached model of the same stamp is still good. */
+export async function readStamp(store: Store, keyId: string): Promise<ProfileStamp> {
+  return stampOf(await store.getItem<number | StoredVersion>(versionKey(keyId)));
 }
 
 /** Writes the profile and its model, the version last, so a reader of the version finds both. */
@@ -89,12 +115,16 @@ export async function writeProfile(
   profile: Profile,
   model: ReaderModel | null,
 ): Promise<void> {
+  const prior = await store.getItem<number | StoredVersion>(versionKey(keyId));
+  // The nonce lasts as long as the profile: made at its first write, or when its record predates it.
+  const nonce =
+    prior !== null && typeof prior === "object" ? prior.nonce : randomBytes(9).toString("base64url");
   const deflated = deflateRawSync(Buffer.from(JSON.stringify(profile), "utf8")).toString("base64");
   await store.setItem(profileKey(keyId), { deflated } satisfies StoredProfile);
   await store.setItem(followsKey(keyId), profile.follows);
   if (model) await store.setItem(modelKey(keyId), model);
   else await store.removeItem(modelKey(keyId));
-  await store.setItem(versionKey(keyId), profile.version);
+  await store.setItem(versionKey(keyId), { version: profile.version, nonce } satisfies StoredVersion);
 }
 
 /** Erases everything held for the key, the feed token's lookup first; returns how many records went. */

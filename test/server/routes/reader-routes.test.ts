@@ -289,6 +289,41 @@ describe("reader profiles and personal picks", () => {
     expect(await context.store.getKeys(`reader:${rotated?.old.id}`)).toEqual([]);
   });
 
+  it("never serves an erased profile's list again, here or on another server, when a new one reaches its version", async () => {
+    const key = await issue();
+    const global = await picks(key, "?limit=25");
+    const erasedIds = global.items.slice(-3).map((item) => item.arxiv_id);
+    const newIds = global.items.slice(-6, -3).map((item) => item.arxiv_id);
+    // Another server on the same store, with caches of its own.
+    const other = await clientFor(
+      "in-process",
+      await testContext(sample.snapshots, { store: context.store, relevance: sample.relevance }),
+    );
+    const picksThere = async () => {
+      const response = await other.call("/v1/me/picks?limit=25", { headers: { "x-api-key": key } });
+      expect(response.status).toBe(200);
+      return (await body(response)) as PersonalPicks;
+    };
+    try {
+      expect((await send(key, "PUT", "/v1/me/library", erasedIds)).status).toBe(200);
+      // Both servers rank version 1 and keep it.
+      for (const list of [await picks(key, "?limit=25"), await picksThere()]) {
+        expect(list.profile_version).toBe(1);
+        expect(erasedIds).toContain(list.items[0]?.why_for_you.nearest[0]?.arxiv_id);
+      }
+      expect((await send(key, "DELETE", "/v1/me/profile")).status).toBe(200);
+      expect((await send(key, "PUT", "/v1/me/library", newIds)).status).toBe(200);
+      for (const list of [await picks(key, "?limit=25"), await picksThere()]) {
+        expect(list.profile_version).toBe(1);
+        const nearest = list.items.flatMap((item) => item.why_for_you.nearest.map((paper) => paper.arxiv_id));
+        expect(nearest.length).toBeGreaterThan(0);
+        expect(nearest.filter((id) => id !== null && erasedIds.includes(id))).toEqual([]);
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
   it("refuses picks of a malformed day, and of one outside the tier's history", async () => {
     const key = await issue();
     const bad = await send(key, "GET", "/v1/me/picks?date=2026-02-30");
