@@ -51,6 +51,11 @@ export interface ServerConfig {
    */
   feedReadRate: Rate;
   /**
+   * Reads of /v1/feeds/for-you/{token} whose token opens no feed, per client address per hour: each costs
+   * store reads, and an address past it is refused (429) before any, even for a live token.
+   */
+  feedMissRate: Rate;
+  /**
    * The service's public origin (PUBLIC_BASE_URL): the OAuth issuer and the resource `/mcp` tokens are
    * for. Null: each request's own origin, which is right only when clients reach the server directly.
    */
@@ -164,6 +169,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
     feedReadRate: {
       name: "feed-reads",
       limit: positiveInt(env, "FEED_READ_RATE_LIMIT", 60),
+      windowSeconds: 3600,
+    },
+    feedMissRate: {
+      name: "feed-misses",
+      limit: positiveInt(env, "FEED_MISS_RATE_LIMIT", 60),
       windowSeconds: 3600,
     },
     webhookActionKeyRate: {

@@ -38,7 +38,7 @@ export async function limitAddressCalls(
   limit: number,
   windowSeconds: number,
 ): Promise<IpLimitResult> {
-  const ip = hashKeyPart(limitAddress(clientAddress, context.config.ipv6Prefix), context.ipSecret);
+  const ip = addressHash(context, clientAddress);
   const windowEnds = context.windowEnds;
   const now = context.now();
   const opensNow = now + windowSeconds * 1000;
@@ -59,6 +59,33 @@ export async function limitAddressCalls(
   }
   const resetSeconds = Math.max(1, Math.ceil((resetsAt - now) / 1000));
   const headers = rateLimitHeaders(name, limit, windowSeconds, limit - spent.count, resetSeconds);
-  if (!spent.allowed) headers["retry-after"] = String(resetSeconds);
+  if (!spent.allowed) {
+    headers["retry-after"] = String(resetSeconds);
+    windowEnds.set(`iplimit-over:${name}:${ip}`, resetsAt, { ttl: resetsAt - now });
+  }
   return { allowed: spent.allowed, headers, resetsAt };
 }
+
+/**
+ * The refusal of an address this process has seen refused by `name` in a window that has not ended, or
+ * null: a route that must check the limit before paying for a call (and count only some calls) asks it
+ * first, at no store read. Per process: another process refuses the address at its own first count.
+ */
+export function knownRefusal(
+  context: AppContext,
+  clientAddress: string,
+  name: string,
+  limit: number,
+  windowSeconds: number,
+): IpLimitResult | null {
+  const resetsAt = context.windowEnds.get(`iplimit-over:${name}:${addressHash(context, clientAddress)}`);
+  const now = context.now();
+  if (resetsAt === undefined || resetsAt <= now) return null;
+  const resetSeconds = Math.max(1, Math.ceil((resetsAt - now) / 1000));
+  const headers = rateLimitHeaders(name, limit, windowSeconds, 0, resetSeconds);
+  headers["retry-after"] = String(resetSeconds);
+  return { allowed: false, headers, resetsAt };
+}
+
+const addressHash = (context: AppContext, clientAddress: string): string =>
+  hashKeyPart(limitAddress(clientAddress, context.config.ipv6Prefix), context.ipSecret);

@@ -13,9 +13,11 @@ import {
   FOR_YOU_FEED_ITEMS,
   PersonalJsonFeedSchema,
 } from "../../pipeline/domain/personal-feed.ts";
+import { knownRefusal, limitAddressCalls } from "../access/ip-limit.ts";
 import { limitByKey, rateRefusal } from "../access/key-limit.ts";
 import type { KeyRecord } from "../access/key-service.ts";
 import { authFailure, authorize } from "../access/keyed.ts";
+import { requestIp } from "../access/request-ip.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { detail, json } from "../http/answers.ts";
@@ -49,7 +51,9 @@ const TokenPathSchema = z.object({
   token: z.string().describe("the feed token from POST /v1/me/feed-token (`rpf_` and 43 characters)"),
 });
 
-const feedRate = `Free: reads spend no quota (a feed reader polls on its own); they count against ${DEFAULT_CONFIG.feedReadRate.limit} per hour per key (FEED_READ_RATE_LIMIT).`;
+const feedRate =
+  `Free: reads spend no quota (a feed reader polls on its own); they count against ${DEFAULT_CONFIG.feedReadRate.limit} per hour per key (FEED_READ_RATE_LIMIT). ` +
+  `A client address whose tokens opened no feed ${DEFAULT_CONFIG.feedMissRate.limit} times in an hour (FEED_MISS_RATE_LIMIT) is answered 429 with Retry-After, whatever the token, until that hour ends.`;
 
 function feedOperation(form: FeedForm): OperationDoc {
   const validators = { ETag: true, "Cache-Control": true } as const;
@@ -154,8 +158,27 @@ export function registerForYouRoutes(app: H3, context: AppContext): void {
 
   const serve = (form: FeedForm) => async (event: H3Event) => {
     const token = pathParam(event, "token");
-    const record = FEED_TOKEN_PATTERN.test(token) ? await ownerOf(context, token) : null;
-    if (!record) return detail(404, NO_FEED);
+    // A malformed token costs nothing; a well-formed one costs two store reads, so an address that keeps
+    // asking for feeds that do not exist is stopped before it pays for them.
+    if (!FEED_TOKEN_PATTERN.test(token)) return detail(404, NO_FEED);
+    const { feedMissRate: misses, trustProxy } = context.config;
+    const address = requestIp(event, trustProxy);
+    const over = knownRefusal(context, address, misses.name, misses.limit, misses.windowSeconds);
+    if (over) return rateRefusal(over, "reads of feeds that do not exist from this address", misses);
+    const record = await ownerOf(context, token);
+    if (!record) {
+      const counted = await limitAddressCalls(
+        context,
+        address,
+        misses.name,
+        misses.limit,
+        misses.windowSeconds,
+      );
+      if (!counted.allowed) {
+        return rateRefusal(counted, "reads of feeds that do not exist from this address", misses);
+      }
+      return detail(404, NO_FEED);
+    }
     noteKey(event.context, record);
     const rate = await limitByKey(context, context.config.feedReadRate, record.id);
     if (!rate.allowed) return rateRefusal(rate, "feed reads", context.config.feedReadRate);

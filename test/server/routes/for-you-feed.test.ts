@@ -248,3 +248,65 @@ describe.each(MODES)("the personal feed (%s)", (mode) => {
     expect((await send("rp_labs_not-a-key", "POST", "/v1/me/feed-token")).status).toBe(401);
   });
 });
+
+describe.each(MODES)("the personal feed's misses per address (%s)", (mode) => {
+  const MISSES = 3;
+  let context: AppContext;
+  let call: Call;
+  let close: () => Promise<void>;
+  let clock = Date.parse("2026-11-29T12:00:00Z");
+
+  beforeAll(async () => {
+    context = await testContext(sample.snapshots, {
+      relevance: sample.relevance,
+      now: () => clock,
+      config: { feedMissRate: { name: "feed-misses", limit: MISSES, windowSeconds: 3600 } },
+    });
+    ({ call, close } = await clientFor(mode, context));
+  });
+  afterAll(() => close());
+
+  it("answers the same 404 to each dead token below the limit, then 429 with Retry-After until the hour ends", async () => {
+    const key = (await context.keys.issue({ tier: "free", email: "reader@example.org", label: "reader" }))
+      .key;
+    const issued = await call("/v1/me/feed-token", { method: "POST", headers: { "x-api-key": key } });
+    const { token } = (await issued.json()) as Issued;
+    const dead = (n: number) => `/v1/feeds/for-you/rpf_${String(n).padStart(43, "A")}.json`;
+
+    const bodies: string[] = [];
+    for (let n = 0; n < MISSES; n++) {
+      const miss = await call(dead(n));
+      expect(miss.status).toBe(404);
+      bodies.push(await miss.text());
+    }
+    expect(new Set(bodies).size).toBe(1);
+    // A malformed token costs no store read and is not counted.
+    expect((await call("/v1/feeds/for-you/not-a-token.xml")).status).toBe(404);
+    expect((await call(`/v1/feeds/for-you/${token}.xml`)).status).toBe(200);
+
+    const refused = await call(dead(MISSES));
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(3500);
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(
+      /feeds that do not exist from this address: at most 3 per hour/,
+    );
+    // Past the limit the address is refused before any store read, whatever the token.
+    const reads = context.store.getItem.bind(context.store);
+    let storeReads = 0;
+    context.store.getItem = ((...args: Parameters<typeof reads>) => {
+      storeReads++;
+      return reads(...args);
+    }) as typeof context.store.getItem;
+    try {
+      expect((await call(dead(MISSES + 1))).status).toBe(429);
+      expect((await call(`/v1/feeds/for-you/${token}.json`)).status).toBe(429);
+    } finally {
+      context.store.getItem = reads;
+    }
+    expect(storeReads).toBe(0);
+
+    // The refusal this process remembers ends with the window (the store's counter expires on its own clock).
+    clock += 3601 * 1000;
+    expect((await call(`/v1/feeds/for-you/${token}.json`)).status).toBe(200);
+  });
+});
