@@ -295,14 +295,21 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
     work: (profile: Profile, at: string) => Promise<{ profile: Profile; answer: T } | WriteRefusal>,
   ): Promise<T | WriteRefusal> => {
     const done = await withStoreLock<T | WriteRefusal>(store, readerLockKey(keyId), async () => {
-      const result = await work(await readProfile(store, keyId), new Date(options.now()).toISOString());
+      const before = await readProfile(store, keyId);
+      const result = await work(before, new Date(options.now()).toISOString());
       if ("refused" in result) return result;
       await writeProfile(store, keyId, result.profile, await refit(result.profile));
       compiled.delete(keyId);
       // Another process may have revoked or rotated the key while this wrote (its key cache lags by
       // seconds). Read after the write: a revocation already made is seen here and the write undone;
       // one made later erases (or moves) the profile itself, after this lock.
-      if ((await findKeyById(store, keyId))?.revoked_at !== null) {
+      const after = await findKeyById(store, keyId);
+      if (after?.revoked_at !== null) {
+        // Rotated, and the profile was here when this write began: the move to the new key (under this
+        // lock, so after this write) has not run, and carries the write with the rest. The write stands.
+        // Found empty, the move may have run already and this write would be left under a retired key:
+        // undone, 401, and the reader writes again through the new key.
+        if (after?.replaced_by && before.version > 0) return result.answer;
         await eraseReader(store, keyId);
         return { refused: "revoked" as const };
       }

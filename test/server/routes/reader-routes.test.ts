@@ -1,8 +1,11 @@
 import { readFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PersonalPicks, ProfileExport } from "../../../pipeline/domain/reader-answers.ts";
-import { createKeyService } from "../../../server/access/key-service.ts";
+import { createKeyService, findKeyById, type KeyService } from "../../../server/access/key-service.ts";
 import type { AppContext } from "../../../server/context.ts";
+import { createMemoryStore } from "../../../server/store/memory-store.ts";
+import type { Store } from "../../../server/store/types.ts";
 import { type Call, clientFor } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
 import { useRankedSample } from "../../helpers/ranked-sample.ts";
@@ -270,7 +273,7 @@ describe("reader profiles and personal picks", () => {
     expect(await context.store.getKeys(`reader:${id}`)).toEqual([]);
   });
 
-  it("refuses a write through a key another server rotated, and leaves the profile moved to the new key as it was", async () => {
+  it("refuses a write through a key another server rotated and moved, and leaves the profile moved to the new key as it was", async () => {
     const key = await issue();
     await send(key, "PUT", "/v1/me/follows", { authors: ["Ada Lovelace"], phrases: [] });
     const id = (await exported(key)).key_id;
@@ -279,6 +282,58 @@ describe("reader profiles and personal picks", () => {
     expect(late.status).toBe(401);
     expect(await context.store.getKeys(`reader:${id}`)).toEqual([]);
     expect((await exported(rotated?.key as string)).follows.authors).toEqual(["Ada Lovelace"]);
+  });
+
+  it("keeps a write that holds the profile's lock while another server rotates the key: the move carries it", async () => {
+    const inner = await createMemoryStore();
+    let onVersion: (() => Promise<void>) | null = null;
+    // The store of this server: after a write's version record, the hook runs (the write holds the lock).
+    const store = new Proxy(inner, {
+      get(target, prop) {
+        if (prop === "setItem") {
+          return async (...args: Parameters<Store["setItem"]>) => {
+            await target.setItem(...args);
+            const hook = onVersion;
+            if (hook && args[0].endsWith(":version")) {
+              onVersion = null;
+              await hook();
+            }
+          };
+        }
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    }) as Store;
+    const here = await testContext(sample.snapshots, { store, relevance: sample.relevance });
+    const client = await clientFor("in-process", here);
+    try {
+      const key = (await here.keys.issue({ tier: "free", email: "reader@example.org", label: "reader" })).key;
+      const put = (authors: string[]) =>
+        client.call("/v1/me/follows", {
+          method: "PUT",
+          headers: { "x-api-key": key, "content-type": "application/json" },
+          body: JSON.stringify({ authors, phrases: [] }),
+        });
+      expect((await put(["Ada Lovelace"])).status).toBe(200);
+      const profileOf = async (apiKey: string) =>
+        (await (
+          await client.call("/v1/me/profile", { headers: { "x-api-key": apiKey } })
+        ).json()) as ProfileExport;
+      const id = (await profileOf(key)).key_id;
+      let rotation: ReturnType<KeyService["rotate"]> | null = null;
+      onVersion = async () => {
+        // Another server rotates: the old record is retired at once, the move waits for the lock.
+        rotation = createKeyService({ store: inner }).rotate(id);
+        while ((await findKeyById(inner, id))?.replaced_by == null) await sleep(2);
+      };
+      const during = await put(["Grace Hopper"]);
+      expect(during.status).toBe(200);
+      const rotated = await (rotation as unknown as ReturnType<KeyService["rotate"]>);
+      expect((await profileOf(rotated?.key as string)).follows.authors).toEqual(["Grace Hopper"]);
+      expect(await inner.getKeys(`reader:${id}`)).toEqual([]);
+    } finally {
+      await client.close();
+    }
   });
 
   it("keeps the profile when the key is rotated", async () => {
