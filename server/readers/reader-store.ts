@@ -79,6 +79,12 @@ function stampOf(stored: number | StoredVersion | null): ProfileStamp {
   return { version: stored.version, tag: `${stored.nonce}:${stored.version}` };
 }
 
+/** Whether two stamps' tags are of one profile (one nonce): versions of it, with no erasure between. */
+export function sameProfile(a: string, b: string): boolean {
+  if (a === NO_PROFILE.tag || b === NO_PROFILE.tag) return false;
+  return a.slice(0, a.lastIndexOf(":")) === b.slice(0, b.lastIndexOf(":"));
+}
+
 /** The stamps of many keys' profiles (version 0 where there is none), in one read of the store. */
 export async function readStamps(store: Store, keyIds: readonly string[]): Promise<ProfileStamp[]> {
   return (await store.getItems<number | StoredVersion>(keyIds.map(versionKey))).map(stampOf);

@@ -34,6 +34,8 @@ export interface AnnounceDeps {
    * the lists of the keys with a profile before the event is recorded (for-you-lists.ts).
    */
   rankDays: DayRanker;
+  /** Where a list that could not be ranked is told of (for-you-lists.ts). */
+  log?: (message: string) => void;
 }
 
 async function announcedDays(store: Store): Promise<Set<string>> {
@@ -61,7 +63,12 @@ async function announceDay(deps: AnnounceDeps, day: DailySnapshot): Promise<bool
     data: dailyPublishedData(day, deps.siteUrl),
   };
   const at = deps.now();
-  const lists = { store: deps.store, rankDays: deps.rankDays, apiBase: deps.siteUrl };
+  const lists = {
+    store: deps.store,
+    rankDays: deps.rankDays,
+    apiBase: deps.siteUrl,
+    ...(deps.log ? { log: deps.log } : {}),
+  };
   const created = await rankOnce(lists, eventRecordOf(event, at), day.date, () =>
     publishEvent(deps.store, event, at),
   );

@@ -15,6 +15,7 @@ import {
   forYouDelivered,
   type RankedForDelivery,
 } from "../../pipeline/domain/for-you-delivery.ts";
+import { readStamps, sameProfile } from "../readers/reader-store.ts";
 import type { Store } from "../store/types.ts";
 import { recipientsOf } from "./fan-out.ts";
 import { type EventRecord, eventKey, forYouListKey, HISTORY_TTL_SECONDS } from "./webhook-records.ts";
@@ -23,7 +24,10 @@ import { type EventRecord, eventKey, forYouListKey, HISTORY_TTL_SECONDS } from "
  * A day's ranking for each of many keys (the reader service's `rankDays`, their profiles read in one
  * go); null where the day has no papers.
  */
-export type DayRanker = (keyIds: readonly string[], date: string) => Promise<(RankedForDelivery | null)[]>;
+export type DayRanker = (
+  keyIds: readonly string[],
+  date: string,
+) => Promise<((RankedForDelivery & { tag: string }) | null)[]>;
 
 /** Held by the one process ranking an event's lists; see `rankOnce`. */
 const listsLeaseKey = (eventId: string) => `webhook:for-you-lease:${eventId}`;
@@ -44,6 +48,35 @@ export interface ListsDeps {
   rankDays: DayRanker;
   /** The API's base url, for the list's `list_url`. */
   apiBase: string;
+  /** Where a list that could not be ranked is told of; standard error when not given. */
+  log?: (message: string) => void;
+}
+
+/**
+ * A chunk's rankings. A profile that cannot be ranked (stored corrupt, or a store error) fails its whole
+ * chunk: its keys are then ranked one at a time, and a key that still fails gets no list (its deliveries
+ * carry the event's body), so one profile never keeps the day from being published. Logged without the
+ * error's message, which can quote the stored profile.
+ */
+async function rankChunk(deps: ListsDeps, chunk: readonly string[], date: string, eventId: string) {
+  try {
+    return await deps.rankDays(chunk, date);
+  } catch {
+    const log = deps.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+    return Promise.all(
+      chunk.map(async (owner) => {
+        try {
+          return (await deps.rankDays([owner], date))[0] ?? null;
+        } catch (error) {
+          log(
+            `webhooks: no for_you list for key ${owner} in ${eventId}: its ranking failed ` +
+              `(${(error as Error).name}); its deliveries carry the event's body`,
+          );
+          return null;
+        }
+      }),
+    );
+  }
 }
 
 /**
@@ -57,7 +90,7 @@ export async function writeForYouLists(deps: ListsDeps, event: EventRecord, date
   let written = 0;
   for (let start = 0; start < owners.length; start += CHUNK) {
     const chunk = owners.slice(start, start + CHUNK);
-    const rankings = await deps.rankDays(chunk, date);
+    const rankings = await rankChunk(deps, chunk, date, event.id);
     const made = await Promise.all(
       chunk.map(async (owner, index) => {
         // A key without a profile (version 0) gets no list: its deliveries keep the event's body. Its
@@ -69,7 +102,22 @@ export async function writeForYouLists(deps: ListsDeps, event: EventRecord, date
         return store.setIfAbsent(forYouListKey(owner, event.id), list, { ttlSeconds: HISTORY_TTL_SECONDS });
       }),
     );
-    written += made.filter(Boolean).length;
+    // Ranked outside the reader's lock: a profile erased (or erased and written anew) since its ranking
+    // must not keep the list, stored after the erasure removed its prefix. Read again after storing: an
+    // erasure after this read removes the list itself.
+    const stored = chunk.filter((_, index) => made[index]);
+    const now = stored.length > 0 ? await readStamps(store, stored) : [];
+    await Promise.all(
+      stored.map(async (owner, index) => {
+        const stamp = now[index];
+        const ranked = rankings[chunk.indexOf(owner)];
+        if (stamp && ranked && stamp.version > 0 && sameProfile(stamp.tag, ranked.tag)) {
+          written += 1;
+          return;
+        }
+        await store.removeItem(forYouListKey(owner, event.id));
+      }),
+    );
     await yieldToIo();
   }
   return written;

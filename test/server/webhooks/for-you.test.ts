@@ -15,7 +15,7 @@ import type { Store } from "../../../server/store/types.ts";
 import { attemptDelivery } from "../../../server/webhooks/attempt-delivery.ts";
 import { announcePublishedDay } from "../../../server/webhooks/daily-announcer.ts";
 import { fanOut } from "../../../server/webhooks/fan-out.ts";
-import { type DayRanker, writeForYouLists } from "../../../server/webhooks/for-you-lists.ts";
+import { type DayRanker, rankOnce, writeForYouLists } from "../../../server/webhooks/for-you-lists.ts";
 import { eventRecordOf } from "../../../server/webhooks/publish-event.ts";
 import {
   type DeliveryRecord,
@@ -203,5 +203,59 @@ describe("for_you in daily.published deliveries", () => {
     expect(await viaCurate.getItem(forYouListKey(reader, event.id))).toEqual(list);
     // A second pass stores nothing more: a key never gets two lists.
     expect(await writeForYouLists(server, event, day)).toBe(0);
+  });
+
+  /** A copy of the test's store, and a reader service of its own on it (no list kept from before). */
+  const copied = async () => {
+    const store = await createMemoryStore();
+    for (const key of await context.store.getKeys("")) {
+      const value = await context.store.getItem(key);
+      if (value !== null) await store.setItem(key, value);
+    }
+    const readers = createReaderService({
+      store,
+      now: () => clock,
+      screened: dayScreenedSource((await snapshots.readScreened(day)) ?? expect.fail("no screened file")),
+      relevance,
+    });
+    return { store, readers };
+  };
+
+  it("keeps no list of a profile erased between its ranking and its storing", async () => {
+    const { store, readers } = await copied();
+    const reader = keys.reader?.owner as string;
+    const event = eventRecordOf({ id: "evt_daily_erased", type: "daily.published", data: {} }, clock);
+    const rankThenErase: DayRanker = async (keyIds, date) => {
+      const ranked = await readers.rankDays(keyIds, date, 0);
+      expect(ranked.some((list) => list?.version)).toBe(true);
+      await readers.erase(reader);
+      return ranked;
+    };
+    expect(await writeForYouLists({ store, rankDays: rankThenErase, apiBase: SITE }, event, day)).toBe(0);
+    expect(await store.getItem(forYouListKey(reader, event.id))).toBeNull();
+    expect(await store.getKeys(`reader:${reader}`)).toEqual([]);
+  });
+
+  it("publishes the day when a stored profile is corrupt: that key gets no list, the others theirs", async () => {
+    const { store, readers } = await copied();
+    const reader = keys.reader?.owner as string;
+    const corrupt = keys.plain?.owner as string;
+    // A profile whose follows are not a follows record: ranking it throws.
+    await store.setItem(`reader:${corrupt}:follows`, "private phrase");
+    await store.setItem(`reader:${corrupt}:version`, { version: 1, nonce: "n" });
+    const event = eventRecordOf({ id: "evt_daily_corrupt", type: "daily.published", data: {} }, clock);
+    const logged: string[] = [];
+    const deps = {
+      store,
+      rankDays: ((keyIds, date) => readers.rankDays(keyIds, date, 0)) as DayRanker,
+      apiBase: SITE,
+      log: (message: string) => logged.push(message),
+    };
+    expect(await rankOnce(deps, event, day, async () => "published")).toBe("published");
+    expect(await store.getItem(forYouListKey(reader, event.id))).not.toBeNull();
+    expect(await store.getItem(forYouListKey(corrupt, event.id))).toBeNull();
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toContain(corrupt);
+    expect(logged[0]).not.toContain("private phrase");
   });
 });
