@@ -20,6 +20,11 @@ export interface ArxivDetails {
   requests: number;
 }
 
+/** The API's refusal of a query (error entries in an HTTP-200 answer): one id it cannot read fails them all. */
+export class ArxivRefusal extends FeedError {
+  override name = "ArxivRefusal";
+}
+
 function queryUrl(apiUrl: string, ids: readonly string[]): string {
   const url = new URL(apiUrl);
   url.searchParams.set("id_list", ids.join(","));
@@ -50,7 +55,9 @@ export async function fetchArxivDetails(
     requests += 1;
     const what = `arXiv API (ids ${start + 1}..${start + batch.length} of ${ids.length})`;
     const feed = readApiFeed(atomFeed(response.text, what));
-    if (feed.errors.length > 0) throw new FeedError(`${what} refused the query: ${feed.errors.join("; ")}`);
+    if (feed.errors.length > 0) {
+      throw new ArxivRefusal(`${what} refused the query: ${feed.errors.join("; ")}`);
+    }
     if (feed.totalResults === undefined)
       throw new FeedError(`${what}: the answer has no opensearch:totalResults`);
     const expected = Math.min(feed.totalResults, batch.length);
@@ -77,7 +84,9 @@ export interface ArxivTexts {
 
 /**
  * `fetchArxivDetails` batch by batch (the client spaces them as arXiv asks), a failed batch recorded
- * for its ids rather than ending the others.
+ * for its ids rather than ending the others. arXiv refuses a whole query for one id it cannot read (an
+ * error entry), so a batch refused that way is asked again in halves, down to the one id at fault:
+ * about 2·log2(batch) more requests for each bad id, and every good id beside it still resolves.
  */
 export async function lookupArxivTexts(
   options: ArxivApiOptions,
@@ -85,8 +94,7 @@ export async function lookupArxivTexts(
 ): Promise<ArxivTexts> {
   const texts: ArxivTexts = { found: new Map(), unknown: [], failed: new Map() };
   const size = options.batchSize ?? ARXIV_API_BATCH;
-  for (let start = 0; start < ids.length; start += size) {
-    const batch = ids.slice(start, start + size);
+  const ask = async (batch: readonly string[]): Promise<void> => {
     try {
       const details = await fetchArxivDetails(options, batch);
       for (const [id, entry] of details.found) {
@@ -94,8 +102,15 @@ export async function lookupArxivTexts(
       }
       texts.unknown.push(...details.unknown);
     } catch (error) {
+      if (error instanceof ArxivRefusal && batch.length > 1) {
+        const half = Math.ceil(batch.length / 2);
+        await ask(batch.slice(0, half));
+        await ask(batch.slice(half));
+        return;
+      }
       for (const id of batch) texts.failed.set(id, `the arXiv API failed: ${(error as Error).message}`);
     }
-  }
+  };
+  for (let start = 0; start < ids.length; start += size) await ask(ids.slice(start, start + size));
   return texts;
 }

@@ -5,12 +5,13 @@
 // existing client, batched and rate-limited). Each profile that gained a text is completed and its
 // model refitted; an id arXiv does not know, or a lookup that failed, stays pending with its reason.
 
+import { arxivIdFlaw } from "../../pipeline/domain/arxiv-id.ts";
 import type { LibraryText } from "../../pipeline/domain/library-items.ts";
 import type { CompiledRelevance } from "../../pipeline/domain/relevance-model.ts";
 import { createSnapshotCache } from "../snapshots/snapshot-cache.ts";
 import type { Store } from "../store/types.ts";
 import { deferredReaderService } from "./deferred-reader-service.ts";
-import type { PendingReason } from "./pending-reasons.ts";
+import { lookupsKey, type PendingReason } from "./pending-reasons.ts";
 import type { ReaderService } from "./reader-service.ts";
 import { readProfile } from "./reader-store.ts";
 import { publishedScreenedSource, type ScreenedSource } from "./screened-source.ts";
@@ -27,6 +28,9 @@ export type ArxivLookup = (ids: readonly string[]) => Promise<LookupAnswer>;
 
 /** Ids asked of arXiv in one run at most (20 requests of 100, a minute at arXiv's pace); the rest wait a day. */
 export const MAX_LOOKUPS_PER_RUN = 2_000;
+
+/** An id arXiv did not know is asked again after this many days (it may be announced later), not daily. */
+export const UNKNOWN_RETRY_DAYS = 7;
 
 export interface PendingReport {
   /** Profiles with pending items, and those completed (and refitted). */
@@ -47,6 +51,8 @@ export interface PendingDeps {
   /** Null when the run is offline: nothing is asked, and pending items wait. */
   lookup: ArxivLookup | null;
   now: () => number;
+  /** Ids asked in one run at most; MAX_LOOKUPS_PER_RUN unless told. */
+  maxLookups?: number;
 }
 
 const PROFILE_KEY = /^reader:([^:]+):profile$/;
@@ -71,14 +77,32 @@ export async function resolvePendingItems(
   pending: ReadonlyMap<string, readonly string[]>,
 ): Promise<PendingReport> {
   const ids = [...new Set([...pending.values()].flat())].sort();
+  const at = new Date(deps.now()).toISOString();
+  const before = await lastLookups(deps.store, pending);
   const texts = new Map<string, LibraryText>();
+  const flaws = new Map<string, string>();
   const ask: string[] = [];
+  const retryAfter = new Date(deps.now() - UNKNOWN_RETRY_DAYS * 86_400_000).toISOString();
   for (const id of ids) {
     const paper = await deps.screened.find(id);
-    if (paper) texts.set(id, { title: paper.title, abstract: paper.summary, authors: [...paper.authors] });
-    else ask.push(id);
+    if (paper) {
+      texts.set(id, { title: paper.title, abstract: paper.summary, authors: [...paper.authors] });
+      continue;
+    }
+    // An id that cannot exist is answered by arXiv with an error that fails its whole batch: never asked.
+    const flaw = arxivIdFlaw(id);
+    if (flaw !== undefined) flaws.set(id, flaw);
+    else {
+      const last = before.get(id);
+      if (!(last?.unknown && last.asked_at !== undefined && last.asked_at > retryAfter)) ask.push(id);
+    }
   }
-  const asked = deps.lookup ? ask.slice(0, MAX_LOOKUPS_PER_RUN) : [];
+  // The least recently asked first (never asked before all), so no run asks the same ids as the last.
+  const askedAt = (id: string) => before.get(id)?.asked_at ?? "";
+  ask.sort((a, b) =>
+    askedAt(a) < askedAt(b) ? -1 : askedAt(a) > askedAt(b) ? 1 : a < b ? -1 : a > b ? 1 : 0,
+  );
+  const asked = deps.lookup ? ask.slice(0, deps.maxLookups ?? MAX_LOOKUPS_PER_RUN) : [];
   const answer: LookupAnswer =
     deps.lookup && asked.length > 0
       ? await deps.lookup(asked).catch((error: unknown) => ({
@@ -88,15 +112,31 @@ export async function resolvePendingItems(
         }))
       : { found: new Map(), unknown: [], failed: new Map() };
   for (const [id, text] of answer.found) texts.set(id, text);
-  const at = new Date(deps.now()).toISOString();
-  const reasonOf = (id: string): string | null => {
+  const askedNow = new Set(asked);
+  const unknownNow = new Set(answer.unknown);
+  const reasonOf = (id: string): PendingReason | null => {
     if (texts.has(id)) return null;
-    if (answer.unknown.includes(id)) return "arXiv does not know this id (looked up by the daily job)";
-    const failed = answer.failed.get(id);
-    if (failed) return failed;
-    return deps.lookup
+    const flaw = flaws.get(id);
+    if (flaw !== undefined)
+      return { at, reason: `this cannot be an arXiv id (${flaw}); it is never looked up` };
+    if (askedNow.has(id)) {
+      if (unknownNow.has(id)) {
+        return {
+          at,
+          reason: `arXiv does not know this id (looked up by the daily job; asked again in ${UNKNOWN_RETRY_DAYS} days)`,
+          asked_at: at,
+          unknown: true,
+        };
+      }
+      return { at, reason: answer.failed.get(id) ?? "the arXiv API gave no answer for it", asked_at: at };
+    }
+    const last = before.get(id);
+    // Backed off: what the last lookup found still stands.
+    if (last?.unknown) return last;
+    const waiting = deps.lookup
       ? "waiting for the daily job's arXiv lookup (more ids were pending than one run asks)"
       : "waiting for the daily job's arXiv lookup (this run was offline)";
+    return { ...last, at, reason: waiting };
   };
   let completed = 0;
   for (const [keyId, mine] of pending) {
@@ -104,7 +144,7 @@ export async function resolvePendingItems(
     const reasons = Object.fromEntries(
       mine.flatMap((id) => {
         const reason = reasonOf(id);
-        return reason === null ? [] : [[id, { at, reason } satisfies PendingReason]];
+        return reason === null ? [] : [[id, reason]];
       }),
     );
     if ((await deps.readers.completeLibrary(keyId, found, reasons)) > 0) completed += 1;
@@ -118,6 +158,24 @@ export async function resolvePendingItems(
     unknown: answer.unknown.length,
     failed: answer.failed.size,
   };
+}
+
+/** What the last runs recorded of each pending id, across the profiles that hold it (the latest ask wins). */
+async function lastLookups(
+  store: Store,
+  pending: ReadonlyMap<string, readonly string[]>,
+): Promise<Map<string, PendingReason>> {
+  const last = new Map<string, PendingReason>();
+  for (const [keyId, mine] of pending) {
+    const record = (await store.getItem<Record<string, PendingReason>>(lookupsKey(keyId))) ?? {};
+    for (const id of mine) {
+      const seen = record[id];
+      if (seen === undefined) continue;
+      const held = last.get(id);
+      if (held === undefined || (seen.asked_at ?? "") > (held.asked_at ?? "")) last.set(id, seen);
+    }
+  }
+  return last;
 }
 
 /**

@@ -9,4 +9,8 @@ export const lookupsKey = (keyId: string) => `${readerPrefix(keyId)}:lookups`;
 export interface PendingReason {
   at: string;
   reason: string;
+  /** When arXiv was last asked for the id (absent: never): the least recently asked go first. */
+  asked_at?: string;
+  /** arXiv did not know the id when last asked: it is asked again only after UNKNOWN_RETRY_DAYS. */
+  unknown?: boolean;
 }

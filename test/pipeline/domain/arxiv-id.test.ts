@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { baseArxivId, isArxivId, normalizeArxivRef } from "../../../pipeline/domain/arxiv-id.ts";
+import { arxivIdFlaw, baseArxivId, isArxivId, normalizeArxivRef } from "../../../pipeline/domain/arxiv-id.ts";
 
 describe("arXiv ids", () => {
   it.each([
@@ -44,5 +44,27 @@ describe("arXiv ids", () => {
     ["https://arxiv.org/abs/2401.12345%", undefined],
   ])("normalizeArxivRef(%j) is %j", (input, expected) => {
     expect(normalizeArxivRef(input)).toBe(expected);
+  });
+
+  it.each([
+    ["2401.12345", undefined],
+    ["2401.12345v3", undefined],
+    ["0704.0001", undefined],
+    ["1412.9999", undefined],
+    ["cs/0112017", undefined],
+    ["math.GT/0309136v2", undefined],
+    ["hep-th/9108001", undefined],
+    ["2413.12345", "month 13 does not exist"],
+    ["2400.12345", "month 00 does not exist"],
+    ["0612.0001", "new-style ids start in April 2007 (0704)"],
+    ["1501.0001", "ids of 1501 have 5 digits after the dot"],
+    ["1412.12345", "ids of 1412 have 4 digits after the dot"],
+    ["zzz/0101001", '"zzz" is not an arXiv archive'],
+    ["cs/0113001", "month 13 does not exist"],
+    ["cs/1201001", "old-style ids run from 1991 to March 2007"],
+    ["cs/0704001", "old-style ids run from 1991 to March 2007"],
+    ["not an id", "not an arXiv id"],
+  ])("arxivIdFlaw(%j) is %j", (id, expected) => {
+    expect(arxivIdFlaw(id)).toBe(expected);
   });
 });

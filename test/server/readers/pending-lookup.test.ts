@@ -5,11 +5,23 @@ import { createHttpClient, type HttpClient } from "../../../pipeline/http.ts";
 import { loadRelevanceModel, newestModelPath } from "../../../pipeline/relevance-file.ts";
 import { lookupArxivTexts } from "../../../pipeline/sources/arxiv-api.ts";
 import type { AppContext } from "../../../server/context.ts";
-import { type ArxivLookup, completePendingItems } from "../../../server/readers/pending-lookup.ts";
+import {
+  type ArxivLookup,
+  completePendingItems,
+  pendingByKey,
+  resolvePendingItems,
+} from "../../../server/readers/pending-lookup.ts";
+import { publishedScreenedSource } from "../../../server/readers/screened-source.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { type Call, clientFor } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
-import { type FakeUpstream, startFakeUpstream, xmlReply } from "../../helpers/fake-upstream.ts";
+import {
+  type FakeUpstream,
+  fixtureText,
+  type Reply,
+  startFakeUpstream,
+  xmlReply,
+} from "../../helpers/fake-upstream.ts";
 import { publishRankedSampleDays } from "../../helpers/published.ts";
 
 // The daily job's completion of pending library items, as `picks curate` runs it after writing a day:
@@ -138,8 +150,8 @@ describe("pending library items, completed by the daily job", () => {
     expect((await send(key, "PUT", "/v1/me/library", ["2002.00002"])).status).toBe(200);
     fake.route("GET", API_PATH, { status: 503, body: "down for maintenance" });
     const report = await complete(lookup);
-    // The first reader's unknown id is asked again too: an id not yet announced may be known tomorrow.
-    expect(report).toMatchObject({ completed: 0, asked: 2, found: 0, failed: 2 });
+    // The first reader's unknown id waits UNKNOWN_RETRY_DAYS before it is asked again.
+    expect(report).toMatchObject({ completed: 0, asked: 1, found: 0, failed: 1 });
     const failed = await exported(key);
     expect(failed.pending).toEqual(["arxiv:2002.00002"]);
     expect(failed.pending_reasons[0]?.reason).toMatch(/^the arXiv API failed: .*503/);
@@ -159,5 +171,111 @@ describe("pending library items, completed by the daily job", () => {
     expect(await context.store.getItem(`reader:${record.id}:lookups`)).not.toBeNull();
     expect((await send(key, "DELETE", "/v1/me/profile")).status).toBe(200);
     expect(await context.store.getKeys(`reader:${record.id}`)).toEqual([]);
+  });
+});
+
+// arXiv refuses a whole query, with an error entry, for one id it cannot read: the fake does so for
+// POISON (the recorded answer with its entry turned into the API's error entry), answers KNOWN with the
+// recorded entry, and every other id with the recorded empty feed.
+const POISON = "2105.99999";
+const arxivLike: Reply = (request) => {
+  const ids = (request.query.get("id_list") ?? "").split(",");
+  if (ids.includes(POISON)) {
+    const refused = fixtureText("arxiv/api-id-list-one-invalid.xml").replace(
+      "<id>http://arxiv.org/abs/1707.08567v1</id>",
+      `<id>http://arxiv.org/api/errors#incorrect_id_format_for_${POISON}</id>`,
+    );
+    return { headers: { "content-type": "application/atom+xml; charset=utf-8" }, body: refused };
+  }
+  return xmlReply(
+    ids.includes(KNOWN) ? "arxiv/api-id-list-one-invalid.xml" : "arxiv/api-id-list-empty-feed.xml",
+  );
+};
+
+describe("pending lookups that a few bad ids cannot starve", () => {
+  const DAY = 86_400_000;
+  let clock = Date.parse("2026-11-29T06:00:00Z");
+  let context: AppContext;
+  let call: Call;
+  let close: () => Promise<void>;
+  const lookup: ArxivLookup = (ids) => lookupArxivTexts({ client, apiUrl: `${fake.url}${API_PATH}` }, ids);
+
+  beforeAll(async () => {
+    context = await testContext(snapshots, { relevance, now: () => clock });
+    ({ call, close } = await clientFor("in-process", context));
+  });
+  afterAll(() => close());
+
+  it("asks again in halves a batch refused for one id, so the good ids beside it resolve", async () => {
+    fake.route("GET", API_PATH, arxivLike);
+    const fillers = ["2101.00001", "2101.00002", "2101.00003", "2101.00004", "2101.00005", "2101.00006"];
+    const ids = [...fillers, POISON, KNOWN].sort();
+    const texts = await lookupArxivTexts({ client, apiUrl: `${fake.url}${API_PATH}`, batchSize: 8 }, ids);
+    expect([...texts.found.keys()]).toEqual([KNOWN]);
+    expect([...texts.failed.keys()]).toEqual([POISON]);
+    expect(texts.failed.get(POISON)).toMatch(/refused the query/);
+    expect(texts.unknown.sort()).toEqual(fillers);
+    // 8, then 4 + 4, then 2 + 2 of the refused half, then 1 + 1.
+    expect(fake.seen(API_PATH)).toHaveLength(7);
+  });
+
+  it("never asks ids that cannot exist, asks the least recently asked first, and backs off unknown ids", async () => {
+    fake.route("GET", API_PATH, arxivLike);
+    const { key } = await context.keys.issue({ tier: "free", email: "s@example.org", label: "s" });
+    const [a, b, c] = ["2101.00011", "2101.00012", "2101.00013"];
+    const library = ["2413.12345", "zzz/0101001", a, b, c];
+    const put = await call("/v1/me/library", {
+      method: "PUT",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify(library),
+    });
+    expect(put.status).toBe(200);
+    const run = async () => {
+      fake.requests.length = 0;
+      const report = await resolvePendingItems(
+        {
+          store: context.store,
+          readers: context.readers,
+          screened: publishedScreenedSource(snapshots),
+          lookup,
+          now: () => clock,
+          maxLookups: 2,
+        },
+        await pendingByKey(context.store),
+      );
+      return { report, asked: fake.seen(API_PATH).map((request) => request.query.get("id_list")) };
+    };
+    const reasons = async () => {
+      const profile = (await (
+        await call("/v1/me/profile", { headers: { "x-api-key": key } })
+      ).json()) as ProfileExport;
+      return Object.fromEntries(profile.pending_reasons.map((entry) => [entry.key, entry.reason]));
+    };
+
+    const first = await run();
+    expect(first.asked).toEqual([`${a},${b}`]);
+    expect(first.report).toMatchObject({ asked: 2, unknown: 2, failed: 0 });
+    expect(await reasons()).toEqual({
+      "arxiv:2413.12345": expect.stringMatching(/cannot be an arXiv id \(month 13 does not exist\)/),
+      "arxiv:zzz/0101001": expect.stringMatching(/cannot be an arXiv id \("zzz" is not an arXiv archive\)/),
+      [`arxiv:${a}`]: expect.stringContaining("arXiv does not know"),
+      [`arxiv:${b}`]: expect.stringContaining("arXiv does not know"),
+      [`arxiv:${c}`]: expect.stringContaining("waiting"),
+    });
+
+    // The next day the one never asked goes, and the ids arXiv did not know wait their week.
+    clock += DAY;
+    expect((await run()).asked).toEqual([c]);
+    clock += DAY;
+    expect((await run()).asked).toEqual([]);
+    expect(Object.values(await reasons()).filter((reason) => reason.includes("does not know"))).toHaveLength(
+      3,
+    );
+
+    // A week on, the least recently asked go first.
+    clock += 6 * DAY;
+    expect((await run()).asked).toEqual([`${a},${b}`]);
+    clock += DAY;
+    expect((await run()).asked).toEqual([c]);
   });
 });
