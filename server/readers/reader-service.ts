@@ -176,7 +176,7 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
   let background: { key: string; sums: ReaderBackground } | null = null;
   const compiled = new LRUCache<
     string,
-    { version: number; tag: string; model: CompiledReaderModel | null; follows: Follows }
+    { version: number; tag: string; model: CompiledReaderModel | null; follows: Follows; kept: boolean }
   >({ max: COMPILED_MODELS });
   const answers = new LRUCache<string, string>({
     maxSize: ANSWER_BYTES,
@@ -318,17 +318,37 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
     return done ?? { refused: "busy" };
   };
 
-  const refreshModel = async (keyId: string): Promise<ReaderModel | null> =>
-    (
-      await withStoreLock(store, readerLockKey(keyId), async () => {
-        const profile = await readProfile(store, keyId);
-        const model = await refit(profile);
-        await writeProfile(store, keyId, profile, model);
-        return { model };
-      })
-    )?.model ?? null;
+  /**
+   * Refits a profile's outdated model under its lock and stores it; undefined when the lock was not had.
+   * Nothing is written for a profile erased since its version was read, nor kept for a key revoked
+   * meanwhile (a revocation erases without this lock): read back after the write, as `change` does.
+   */
+  const refreshModel = async (keyId: string): Promise<ReaderModel | null | undefined> => {
+    const done = await withStoreLock(store, readerLockKey(keyId), async () => {
+      const profile = await readProfile(store, keyId);
+      if (profile.version === 0) return { model: null };
+      const model = await refit(profile);
+      await writeProfile(store, keyId, profile, model);
+      compiled.delete(keyId);
+      // Rotated instead, the move to the new key (under this lock, so after this write) carries it.
+      const after = await findKeyById(store, keyId);
+      if (after?.revoked_at !== null && !after?.replaced_by) {
+        await eraseReader(store, keyId);
+        return { model: null };
+      }
+      return { model };
+    });
+    return done?.model;
+  };
 
-  type Held = { version: number; tag: string; model: CompiledReaderModel | null; follows: Follows };
+  /** `kept`: whether the list ranked with it may be kept under its stamp. */
+  type Held = {
+    version: number;
+    tag: string;
+    model: CompiledReaderModel | null;
+    follows: Follows;
+    kept: boolean;
+  };
   /** The compiled model and follows of a key's profile at `stamp`: cached, or compiled from `stored`. */
   const heldOf = async (
     keyId: string,
@@ -343,13 +363,18 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
       model && relevance && !isCurrentModel(model, relevance.model.version)
         ? await refreshModel(keyId)
         : model;
+    // Kept only when it is the version's own model: not when the refit's lock was not had (the list
+    // is in the global order this once, and the next read tries again), nor when the model was fitted
+    // on another version of the profile (a write, or a refit, between the two reads).
+    const kept = usable !== undefined && (usable === null || usable.profile_version === version);
     const held = {
       version,
       tag,
       model: usable && relevance ? compileReaderModel(usable, relevance.vocabulary.idf.length) : null,
       follows: follows ?? { authors: [], phrases: [] },
+      kept,
     };
-    compiled.set(keyId, held);
+    if (kept) compiled.set(keyId, held);
     return held;
   };
 
@@ -358,7 +383,7 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
     papers: readonly ScreenedPaper[],
     held: Held,
     explain: number,
-  ): RankedDay => {
+  ): RankedDay & { kept: boolean } => {
     const day = held.model ? dayIndex(date, papers) : undefined;
     const follows = held.follows.authors.length + held.follows.phrases.length > 0;
     const items = rankForReader({
@@ -370,10 +395,14 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
       explain,
     });
     const personal = held.model !== null || held.follows.authors.length + held.follows.phrases.length > 0;
-    return { papers, items, version: held.version, tag: held.tag, personal };
+    return { papers, items, version: held.version, tag: held.tag, personal, kept: held.kept };
   };
 
-  const listOf = async (keyId: string, date: string, explain: number): Promise<RankedDay | null> => {
+  const listOf = async (
+    keyId: string,
+    date: string,
+    explain: number,
+  ): Promise<(RankedDay & { kept: boolean }) | null> => {
     const papers = await screened.day(date);
     if (!papers) return null;
     const stamp = await readStamp(store, keyId);
@@ -525,8 +554,9 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
       const ranked = await listOf(record.id, date, limit);
       if (!ranked) return null;
       const text = JSON.stringify(picksOf(record, date, limit, capped, ranked));
-      // Kept only under the stamp it was ranked with (a write between the two reads made a new one).
-      if (ranked.tag === tag) answers.set(key, text);
+      // Kept only under the stamp it was ranked with (a write between the two reads made a new one),
+      // and not when its model could not be had this time.
+      if (ranked.tag === tag && ranked.kept) answers.set(key, text);
       return text;
     },
     async picks(record, date, limit, capped) {
@@ -543,10 +573,19 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
         if (Object.keys(reasons).length > 0) await store.setItem(lookupsKey(keyId), reasons);
         else await store.removeItem(lookupsKey(keyId));
         const { library, filled } = withTexts(profile.library, texts);
-        if (filled === 0) return 0;
-        const next = changed(profile, { library }, new Date(options.now()).toISOString());
-        await writeProfile(store, keyId, next, await refit(next));
-        compiled.delete(keyId);
+        if (filled > 0) {
+          const next = changed(profile, { library }, new Date(options.now()).toISOString());
+          await writeProfile(store, keyId, next, await refit(next));
+          compiled.delete(keyId);
+        }
+        // A revocation made while this ran (it erases without this lock) would find its reasons and
+        // profile written back: read after the writes and undone, as in `change` (a rotation's move,
+        // under this lock, carries them instead).
+        const after = await findKeyById(store, keyId);
+        if (after?.revoked_at !== null && !after?.replaced_by) {
+          await eraseReader(store, keyId);
+          return 0;
+        }
         return filled;
       });
       return done ?? 0;
