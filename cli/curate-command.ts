@@ -201,6 +201,7 @@ export async function dailyJobSettings(
     env,
     rootDir: PROJECT_ROOT,
     siteUrl: siteUrlFromEnv(env),
+    publicDir: options.outDir,
     // The model `picks serve` reads its readers' papers with, read once if at all; without it, lists
     // keep the global order.
     relevance: () => {

@@ -6,7 +6,6 @@
 import type { Candidate } from "../pipeline/domain/candidate.ts";
 import type { CompiledRelevance } from "../pipeline/domain/relevance-model.ts";
 import type { RunRecord } from "../pipeline/domain/run-record.ts";
-import type { ScreenedDay } from "../pipeline/domain/screened.ts";
 import type { DailySnapshot } from "../pipeline/domain/snapshot.ts";
 import { createKeyService } from "./access/key-service.ts";
 import { createBenchStore } from "./bench/bench-store.ts";
@@ -14,7 +13,8 @@ import { buildFirmViews, type FirmViewsResult, type WatchedLookup } from "./benc
 import { configFromEnv } from "./config.ts";
 import { deferredReaderService } from "./readers/deferred-reader-service.ts";
 import { type ArxivLookup, completePendingItems, type PendingReport } from "./readers/pending-lookup.ts";
-import { dayScreenedSource } from "./readers/screened-source.ts";
+import { publishedScreenedSource } from "./readers/screened-source.ts";
+import { createSnapshotCache } from "./snapshots/snapshot-cache.ts";
 import { createStoreFromEnv, serversStoreExists } from "./store/from-env.ts";
 import type { Store } from "./store/types.ts";
 import { announcePublishedDay, recordDayQuietly } from "./webhooks/daily-announcer.ts";
@@ -26,6 +26,8 @@ export interface ServersState {
   rootDir: string;
   /** The public site's base URL, for the event's snapshot URL. */
   siteUrl: string;
+  /** The published folder: the screened history the day's lists are ranked (and models refitted) with. */
+  publicDir: string;
   /**
    * The shipped relevance model the servers' readers use, read only when a key to announce to has a
    * profile: the `for_you` lists are ranked here as a server would rank them.
@@ -38,8 +40,6 @@ export interface PublishedDay {
   record: RunRecord;
   /** The day's candidates as the source gave them: the texts a firm's watched terms are found in. */
   candidates: readonly Candidate[];
-  /** The day's screened file: what the keys' `for_you` lists rank. */
-  screened: ScreenedDay;
 }
 
 export interface DayNews {
@@ -110,25 +110,39 @@ export async function tellServers(
           relevance: state.relevance,
         }).catch((error: unknown) => error as Error)
       : null;
-    // The day's lists, ranked as a server ranks them: the same profiles, file and model.
-    const readers = deferredReaderService(
-      { store, now: Date.now, screened: dayScreenedSource(day.screened) },
-      state.relevance,
-    );
     const announced = options.announce
-      ? await announcePublishedDay(
-          {
-            store,
-            now: Date.now,
-            siteUrl: state.siteUrl,
-            rankDays: (keyIds, date) => readers.rankDays(keyIds, date, 0),
-          },
-          day.snapshot,
-        ).catch((error: unknown) => error as Error)
+      ? await announceRanked(store, state, day.snapshot).catch((error: unknown) => error as Error)
       : null;
     return { firmViews, announced, pending };
   } finally {
     await store.close();
+  }
+}
+
+/**
+ * Queues the day's event with its lists ranked as a server ranks them: the same profiles, model and
+ * screened history (the whole published folder). A list may refit a profile's outdated model, and the
+ * refit is stored for the servers too: fitted on one day's papers, it would lose every earlier rating
+ * and library text.
+ */
+async function announceRanked(store: Store, state: ServersState, snapshot: DailySnapshot): Promise<boolean> {
+  const snapshots = await createSnapshotCache({ publicDir: state.publicDir });
+  try {
+    const readers = deferredReaderService(
+      { store, now: Date.now, screened: publishedScreenedSource(snapshots) },
+      state.relevance,
+    );
+    return await announcePublishedDay(
+      {
+        store,
+        now: Date.now,
+        siteUrl: state.siteUrl,
+        rankDays: (keyIds, date) => readers.rankDays(keyIds, date, 0),
+      },
+      snapshot,
+    );
+  } finally {
+    snapshots.close();
   }
 }
 

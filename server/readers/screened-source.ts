@@ -103,8 +103,8 @@ export function publishedScreenedSource(snapshots: SnapshotCache): ScreenedSourc
 }
 
 /**
- * One day's screened file alone: what `picks curate` ranks the lists of the day it announces with,
- * read as publishedScreenedSource reads the same file.
+ * One day's screened file alone, read as publishedScreenedSource reads the same file. Only for ranking:
+ * a model refitted against it would know this day's papers alone.
  */
 export function dayScreenedSource(screened: ScreenedDay): ScreenedSource {
   const papers = screened.papers.map((paper) => fromScreened(screened, paper));
