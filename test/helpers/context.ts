@@ -6,7 +6,11 @@ import { createMemoryStore } from "../../server/store/memory-store.ts";
 import type { Store } from "../../server/store/types.ts";
 import { publishedRules } from "./rubric.ts";
 
-/** An app context over a memory store (or the one given), with a clock the test can move. */
+/**
+ * An app context over a memory store (or the one given), with a clock the test can move. The memory
+ * store runs on that clock too: a counter's expiry and the context's windows must agree, or a fixed
+ * test date in the past makes every counter expire at once.
+ */
 export async function testContext(
   snapshots: SnapshotCache,
   options: {
@@ -19,7 +23,7 @@ export async function testContext(
   return createContext({
     version: "0.1.0",
     snapshots,
-    store: options.store ?? (await createMemoryStore()),
+    store: options.store ?? (await createMemoryStore({ clock: options.now })),
     config: { ...DEFAULT_CONFIG, ...options.config },
     now: options.now,
     log: () => {},

@@ -48,6 +48,8 @@ describe.each(MODES)("the personal feed (%s)", (mode) => {
   beforeAll(async () => {
     context = await testContext(sample.snapshots, {
       relevance: sample.relevance,
+      // A still clock: the feed-read rate's hour must not end between the reads and the 429 expected.
+      now: () => Date.parse("2026-11-29T12:00:00Z"),
       config: {
         profileWriteRate: { name: "profile-writes", limit: 1000, windowSeconds: 60 },
         feedReadRate: { name: "feed-reads", limit: FEED_READS, windowSeconds: 3600 },

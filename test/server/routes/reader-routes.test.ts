@@ -396,6 +396,8 @@ describe("the profile-write rate", () => {
   it("refuses writes past its rate with 429 and spends no read quota", async () => {
     const context = await testContext(sample.snapshots, {
       relevance: sample.relevance,
+      // A still clock, so the minute cannot end between the writes and the 429 expected.
+      now: () => Date.parse("2026-11-29T12:00:30Z"),
       config: { profileWriteRate: { name: "profile-writes", limit: 2, windowSeconds: 60 } },
     });
     const { call, close } = await clientFor("in-process", context);
