@@ -16,7 +16,6 @@ import {
   readerBackground,
   rowOf,
 } from "../pipeline/domain/reader-model.ts";
-import type { Profile } from "../pipeline/domain/reader-profile.ts";
 import type { SimPaper } from "../pipeline/domain/reader-simulation.ts";
 import { readSimDays } from "../pipeline/reader-days.ts";
 import { loadRelevanceModel, newestModelPath } from "../pipeline/relevance-file.ts";
@@ -43,6 +42,7 @@ import {
 import { LABELLED_DAYS } from "../test/helpers/curation.ts";
 import { publishSampleDays } from "../test/helpers/published.ts";
 import { median } from "./median.ts";
+import { simProfile } from "./sim-profile.ts";
 
 export interface ForYouFigures {
   profiles: number;
@@ -122,20 +122,11 @@ export async function runForYouBench(options: { profiles?: number } = {}): Promi
       disliked: [],
       background,
     }) as ReaderModel;
-    const profile: Profile = {
-      version: 1,
-      updated_at: "2026-11-29T08:00:00.000Z",
-      library: library.map((paper) => ({
-        key: `arxiv:${paper.id}`,
-        arxiv_id: paper.id,
-        doi: null,
-        title: paper.title,
-        abstract: paper.summary,
-        authors: paper.authors.slice(0, 50),
-      })),
-      ratings: {},
-      follows: s === 1 ? { authors: [], phrases: ["agent"] } : { authors: [], phrases: [] },
-    };
+    const profile = simProfile(
+      library,
+      {},
+      s === 1 ? { authors: [], phrases: ["agent"] } : { authors: [], phrases: [] },
+    );
     return { profile, fitted };
   });
 

@@ -15,7 +15,7 @@ import {
   readerBackground,
   rowOf,
 } from "../pipeline/domain/reader-model.ts";
-import { PROFILE_BOUNDS, type Profile } from "../pipeline/domain/reader-profile.ts";
+import { PROFILE_BOUNDS } from "../pipeline/domain/reader-profile.ts";
 import type { SimPaper } from "../pipeline/domain/reader-simulation.ts";
 import { readSimDays } from "../pipeline/reader-days.ts";
 import { loadRelevanceModel, newestModelPath } from "../pipeline/relevance-file.ts";
@@ -23,6 +23,7 @@ import { writeProfile } from "../server/readers/reader-store.ts";
 import { createSqliteStore } from "../server/store/sqlite-store.ts";
 import { LABELLED_DAYS } from "../test/helpers/curation.ts";
 import { median } from "./median.ts";
+import { simProfile } from "./sim-profile.ts";
 
 export interface ReadersFigures {
   candidates: number;
@@ -181,20 +182,11 @@ export async function runReadersBench(
       rated.filter((_, i) => i % 3 !== 0).map((paper) => profilePaper(paper)),
       rated.filter((_, i) => i % 3 === 0).map((paper) => profilePaper(paper)),
     );
-    const profile: Profile = {
-      version: 1,
-      updated_at: "2026-11-29T08:00:00.000Z",
-      library: full.map((paper) => ({
-        key: `arxiv:${paper.id}`,
-        arxiv_id: paper.id,
-        doi: null,
-        title: paper.title,
-        abstract: paper.summary,
-        authors: paper.authors.slice(0, 50),
-      })),
-      ratings: Object.fromEntries(rated.map((paper, i) => [paper.id, i % 3 === 0 ? -1 : 1])),
-      follows: { authors: ["Ada Lovelace"], phrases: ["audit trail"] },
-    };
+    const profile = simProfile(
+      full,
+      Object.fromEntries(rated.map((paper, i) => [paper.id, i % 3 === 0 ? -1 : 1])),
+      { authors: ["Ada Lovelace"], phrases: ["audit trail"] },
+    );
     const emptySize = (await stat(path)).size;
     for (let i = 0; i < sampled; i++)
       await writeProfile(store, `key_${i.toString(16).padStart(16, "0")}`, profile, fullModel);

@@ -278,6 +278,21 @@ async function papersLoad(env: Record<string, string>, name: string, target: str
   }
 }
 
+// Gives the key a 20-id library from its own day's list, so its list is personal; returns that list's length.
+async function seedPersonalLibrary(url: string, key: string): Promise<number> {
+  const keyed = { "x-api-key": key };
+  const day = (await (await fetch(`${url}/v1/me/picks?limit=100`, { headers: keyed })).json()) as {
+    items: Array<{ arxiv_id: string }>;
+  };
+  const library = await fetch(`${url}/v1/me/library`, {
+    method: "PUT",
+    headers: { ...keyed, "content-type": "application/json" },
+    body: JSON.stringify(day.items.slice(-20).map((item) => item.arxiv_id)),
+  });
+  if (library.status !== 200) throw new Error(`PUT /v1/me/library answered ${library.status}`);
+  return day.items.length;
+}
+
 /**
  * GET /v1/me/picks against keyed GET /v1/papers on one server, the same enterprise key (its profile a
  * 20-id library, so its list is personal), loads alternated A/B twice: the ratio of their req/s.
@@ -289,15 +304,7 @@ async function personalPicksLoad(): Promise<void> {
   pinServer(server.child.pid);
   try {
     const keyed = { headers: { "x-api-key": key } };
-    const day = (await (await fetch(`${server.url}/v1/me/picks?limit=100`, keyed)).json()) as {
-      items: Array<{ arxiv_id: string }>;
-    };
-    const library = await fetch(`${server.url}/v1/me/library`, {
-      method: "PUT",
-      headers: { ...keyed.headers, "content-type": "application/json" },
-      body: JSON.stringify(day.items.slice(-20).map((item) => item.arxiv_id)),
-    });
-    if (library.status !== 200) throw new Error(`PUT /v1/me/library answered ${library.status}`);
+    const listed = await seedPersonalLibrary(server.url, key);
     const picks = `${server.url}/v1/me/picks?limit=25`;
     const papers = `${server.url}/v1/papers?days=7`;
     await load(picks, { seconds: warmUpSeconds || 1, ...keyed });
@@ -307,7 +314,7 @@ async function personalPicksLoad(): Promise<void> {
       const b = await load(picks, { seconds, ...keyed, serverPid: server.child.pid });
       ratios.push(b.rps / a.rps);
       console.log(
-        `GET /v1/me/picks?limit=25 (a personal list of ${day.items.length}+ screened papers): ${Math.round(b.rps)} req/s, ` +
+        `GET /v1/me/picks?limit=25 (a personal list of ${listed}+ screened papers): ${Math.round(b.rps)} req/s, ` +
           `keyed GET /v1/papers?days=7: ${Math.round(a.rps)} req/s, ratio ${(b.rps / a.rps).toFixed(2)}, ` +
           `non-2xx ${b.non2xx}  (target >= 0.5)`,
       );
@@ -332,16 +339,7 @@ async function personalFeedLoad(): Promise<void> {
   pinServer(server.child.pid);
   try {
     const keyed = { headers: { "x-api-key": key } };
-    const day = (await (await fetch(`${server.url}/v1/me/picks?limit=100`, keyed)).json()) as {
-      items: Array<{ arxiv_id: string }>;
-    };
-    const write = { ...keyed.headers, "content-type": "application/json" };
-    const library = await fetch(`${server.url}/v1/me/library`, {
-      method: "PUT",
-      headers: write,
-      body: JSON.stringify(day.items.slice(-20).map((item) => item.arxiv_id)),
-    });
-    if (library.status !== 200) throw new Error(`PUT /v1/me/library answered ${library.status}`);
+    await seedPersonalLibrary(server.url, key);
     const issued = await fetch(`${server.url}/v1/me/feed-token`, { method: "POST", headers: keyed.headers });
     if (issued.status !== 201) throw new Error(`POST /v1/me/feed-token answered ${issued.status}`);
     const feed = `${server.url}/v1/feeds/for-you/${((await issued.json()) as { token: string }).token}.xml`;
