@@ -20,24 +20,15 @@ import { newestModelPath } from "../pipeline/relevance-file.ts";
 import { DEFAULT_CATEGORIES } from "../pipeline/sources/arxiv-source.ts";
 import { createStoreFromEnv, serversStoreExists } from "../server/store/from-env.ts";
 import { createMemoryStore } from "../server/store/memory-store.ts";
-import { publishOption, publishTargetOf } from "./bucket-option.ts";
-import { dailyJobSettings, dailyPublish, parseCategories } from "./curate-command.ts";
+import { publishTargetOf } from "./bucket-option.ts";
+import { addDayOutputOptions, dailyJobSettings, dailyPublish, parseCategories } from "./curate-command.ts";
 import { arxivApiUrl, arxivInterval, arxivPageSize, createLiveSetup } from "./curate-live.ts";
-import { checkMetricsFile, failuresOf, metricsFileOption, writeRunMetrics } from "./metrics-file.ts";
+import { checkMetricsFile, failuresOf, writeRunMetrics } from "./metrics-file.ts";
 import { parseDayOption } from "./options.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
-import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR, PROJECT_ROOT } from "./paths.ts";
+import { PROJECT_ROOT } from "./paths.ts";
 import { printPublish } from "./publish-command.ts";
-import {
-  judgeOption,
-  maxPicksOption,
-  minTotalOption,
-  modelOption,
-  rankerFrom,
-  rankerOption,
-  type ScoringFlags,
-  selectionFrom,
-} from "./scoring-options.ts";
+import { addScoringOptions, rankerFrom, type ScoringFlags, selectionFrom } from "./scoring-options.ts";
 
 interface BackfillFlags extends ScoringFlags {
   from?: string;
@@ -327,7 +318,7 @@ function quiet(): NodeJS.WriteStream {
 }
 
 export function registerBackfill(program: Command): void {
-  program
+  const command = program
     .command("backfill")
     .description(
       "curate past announcement days from the arXiv query API, oldest first, as `picks curate` would have on each day",
@@ -339,21 +330,12 @@ export function registerBackfill(program: Command): void {
       `arXiv categories (default: ${DEFAULT_CATEGORIES.join(",")})`,
       parseCategories,
     )
-    .addOption(judgeOption())
-    .addOption(rankerOption())
-    .addOption(modelOption())
     .option("--no-citations", "do not look up citation figures")
     .option("--resume", "continue the stopped backfill (its settings, without --from and --to)", false)
     .option("--dry-run", "print the days and the requests it would make, and read nothing", false)
     .option("--force", "publish again days already published", false)
     .option("--announce", "announce each day to webhook receivers (default: history is not news)", false)
-    .option("--yes", "backfill a range over three years without asking", false)
-    .option("--out <dir>", "static site root; snapshots go to <dir>/v1", DEFAULT_PUBLIC_DIR)
-    .option("--runs <dir>", "where run records go", DEFAULT_RUNS_DIR)
-    .addOption(publishOption())
-    .addOption(minTotalOption())
-    .addOption(maxPicksOption())
-    .addOption(metricsFileOption())
-    .option("--json", "print the result as JSON", false)
-    .action(backfill);
+    .option("--yes", "backfill a range over three years without asking", false);
+  addScoringOptions(command);
+  addDayOutputOptions(command).action(backfill);
 }

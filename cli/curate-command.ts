@@ -25,16 +25,7 @@ import { parseDateOption } from "./options.ts";
 import { createOutput, type Output, UsageError } from "./output.ts";
 import { DEFAULT_PUBLIC_DIR, DEFAULT_RUNS_DIR, PROJECT_ROOT } from "./paths.ts";
 import { printPublish, publishSettings } from "./publish-command.ts";
-import {
-  judgeOption,
-  maxPicksOption,
-  minTotalOption,
-  modelOption,
-  rankerFrom,
-  rankerOption,
-  type ScoringFlags,
-  selectionFrom,
-} from "./scoring-options.ts";
+import { addScoringOptions, rankerFrom, type ScoringFlags, selectionFrom } from "./scoring-options.ts";
 
 interface CurateFlags extends ScoringFlags {
   date?: string;
@@ -304,8 +295,18 @@ function printAnnounced(out: Output, date: string, announced: DayNews["announced
   } else if (announced === true) out.progress(`webhooks: daily.published queued for ${date}`);
 }
 
+// Adds where a curated day is written, published and reported, as curate and backfill both take it.
+export function addDayOutputOptions(command: Command): Command {
+  return command
+    .option("--out <dir>", "static site root; snapshots go to <dir>/v1", DEFAULT_PUBLIC_DIR)
+    .option("--runs <dir>", "where run records go", DEFAULT_RUNS_DIR)
+    .addOption(publishOption())
+    .addOption(metricsFileOption())
+    .option("--json", "print the result as JSON", false);
+}
+
 export function registerCurate(program: Command): void {
-  program
+  const command = program
     .command("curate")
     .description(
       "screen one announcement day, score every candidate, keep the picks and publish the snapshots",
@@ -325,18 +326,9 @@ export function registerCurate(program: Command): void {
       `arXiv categories for --source arxiv (default: ${DEFAULT_CATEGORIES.join(",")})`,
       parseCategories,
     )
-    .option("--no-citations", "do not look up citation figures")
-    .addOption(judgeOption())
-    .addOption(rankerOption())
-    .addOption(modelOption())
-    .option("--out <dir>", "static site root; snapshots go to <dir>/v1", DEFAULT_PUBLIC_DIR)
-    .option("--runs <dir>", "where run records go", DEFAULT_RUNS_DIR)
-    .addOption(publishOption())
-    .addOption(minTotalOption())
-    .addOption(maxPicksOption())
-    .addOption(metricsFileOption())
-    .option("--json", "print the result as JSON", false)
-    .action(curateDay);
+    .option("--no-citations", "do not look up citation figures");
+  addScoringOptions(command);
+  addDayOutputOptions(command).action(curateDay);
 }
 
 /** `picks curate`: one day from its source, published, with its run metrics when asked. */

@@ -13,16 +13,7 @@ import { EMBEDDINGS_HELP, trainSettingsOf } from "./embeddings-option.ts";
 import { describeMiss, printEvalReport } from "./eval-report.ts";
 import { parseFractionOption, parseIntOption } from "./options.ts";
 import { createOutput, UsageError } from "./output.ts";
-import {
-  judgeOption,
-  maxPicksOption,
-  minTotalOption,
-  modelOption,
-  rankerFrom,
-  rankerOption,
-  type ScoringFlags,
-  selectionFrom,
-} from "./scoring-options.ts";
+import { addScoringOptions, rankerFrom, type ScoringFlags, selectionFrom } from "./scoring-options.ts";
 import {
   parseKList,
   parseStrategies,
@@ -64,9 +55,6 @@ export function registerEval(program: Command): void {
     )
     .requiredOption("--labels <path...>", "labels files (labels-YYYY-MM-DD.json), one per day")
     .option("--listing <path...>", "listings the labels files name, when they are not beside them")
-    .addOption(judgeOption())
-    .addOption(rankerOption())
-    .addOption(modelOption())
     .option(
       "--cross-validate",
       "leave one day out: rank each day by a model trained on the other days given, never on itself",
@@ -81,9 +69,8 @@ export function registerEval(program: Command): void {
     .option(
       "--record <model>",
       "with --cross-validate --compare-selections over days that include every day the model was trained on: write the nested figures into that model file, for its card",
-    )
-    .addOption(minTotalOption())
-    .addOption(maxPicksOption());
+    );
+  addScoringOptions(command);
   addBoundOptions(command);
   addSimulationOptions(command);
   command.option("--json", "print the report as JSON", false).action(runEval);

@@ -1,7 +1,7 @@
 // The flags that choose how a day is scored and selected, shared by `picks curate` and `picks eval`: an
 // evaluation measures exactly what curate would publish only if both read these flags the same way.
 
-import { Option } from "commander";
+import { type Command, Option } from "commander";
 import type { CompiledRelevance } from "../pipeline/domain/relevance-model.ts";
 import { DEFAULT_SELECTION, RANKED_SELECTION, type SelectionPolicy } from "../pipeline/domain/selection.ts";
 import { loadRelevanceModel, newestModelPath } from "../pipeline/relevance-file.ts";
@@ -24,7 +24,7 @@ function parseJudge(value: string): JudgeChoice {
   throw new UsageError(`Expected \`--judge\` to be \`rules\` or \`llm\`, got \`${value}\``);
 }
 
-export function judgeOption(): Option {
+function judgeOption(): Option {
   return new Option(
     "--judge <scorer>",
     "score with `rules` (deterministic, offline) or `llm` (LLM_* variables)",
@@ -38,7 +38,7 @@ function parseRanker(value: string): RankerChoice {
   throw new UsageError(`Expected \`--ranker\` to be \`model\` or \`rules\`, got \`${value}\``);
 }
 
-export function rankerOption(): Option {
+function rankerOption(): Option {
   return new Option(
     "--ranker <ranker>",
     "order candidates by the relevance `model` (learned from labelled days) or by the rubric's total (`rules`)",
@@ -47,7 +47,7 @@ export function rankerOption(): Option {
     .default("model");
 }
 
-export function modelOption(): Option {
+function modelOption(): Option {
   return new Option("--model <file>", "the relevance model (default: the newest in data/models/)");
 }
 
@@ -62,16 +62,26 @@ export async function rankerFrom(
   return loadRelevanceModel(flags.model ?? (await newestModelPath()));
 }
 
-export function minTotalOption(): Option {
+function minTotalOption(): Option {
   return new Option("--min-total <n>", "keep candidates whose total reaches n (0-45)").argParser(
     parseIntOption("--min-total", 0, 45),
   );
 }
 
-export function maxPicksOption(): Option {
+function maxPicksOption(): Option {
   return new Option("--max-picks <n>", "keep at most n picks a day").argParser(
     parseIntOption("--max-picks", 0, 100),
   );
+}
+
+// Adds the five scoring flags to a command, so that every command that scores a day reads them alike.
+export function addScoringOptions(command: Command): Command {
+  return command
+    .addOption(judgeOption())
+    .addOption(rankerOption())
+    .addOption(modelOption())
+    .addOption(minTotalOption())
+    .addOption(maxPicksOption());
 }
 
 /**
