@@ -79,3 +79,11 @@ export const postJson = (body: unknown, extra: CallInit = {}): CallInit => ({
   body: typeof body === "string" ? body : JSON.stringify(body),
   ...(extra.ip ? { ip: extra.ip } : {}),
 });
+
+/** A request made with a reader's key, its body (if any) sent as JSON. */
+export const keyedCall = (call: Call, key: string, method: string, path: string, body?: unknown) =>
+  call(path, {
+    method,
+    headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });

@@ -1,31 +1,23 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import Database from "better-sqlite3";
 import { parseAtomFeed } from "feedsmith";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PersonalPicks } from "../../../pipeline/domain/reader-answers.ts";
-import type { AppContext } from "../../../server/context.ts";
 import { hashFeedToken, issueFeedToken } from "../../../server/readers/feed-tokens.ts";
-import { createRedisStore } from "../../../server/store/redis-store.ts";
-import { createSqliteStore } from "../../../server/store/sqlite-store.ts";
-import { type Call, clientFor } from "../../helpers/app-client.ts";
-import { testContext } from "../../helpers/context.ts";
+import { type Call, keyedCall as send } from "../../helpers/app-client.ts";
 import { useRankedSample } from "../../helpers/ranked-sample.ts";
-import { type RedisServer, redisSkipReason, startRedis } from "../../helpers/redis.ts";
+import { redisSkipReason } from "../../helpers/redis.ts";
+import {
+  type ServersOverRedis,
+  sqliteKeys,
+  startServersOverRedis,
+  withSqliteServer,
+} from "../../helpers/store-servers.ts";
 
 // The personal feed's token on the real stores: two servers sharing one Redis serve each key its own
 // feed, and erasure and revocation leave no record of the token in Redis or in the SQLite file.
 
 const sample = useRankedSample();
 
-const send = (call: Call, key: string, method: string, path: string, body?: unknown) =>
-  call(path, {
-    method,
-    headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
 const tokenOf = async (call: Call, key: string): Promise<string> => {
   const response = await send(call, key, "POST", "/v1/me/feed-token");
   expect(response.status).toBe(201);
@@ -43,26 +35,15 @@ const listIds = async (call: Call, key: string): Promise<string[]> => {
 
 const skip = redisSkipReason();
 describe.skipIf(skip !== null)("feed tokens on two servers sharing Redis", () => {
-  let redis: RedisServer;
-  const servers: Array<{ context: AppContext; call: Call; close: () => Promise<void> }> = [];
+  let cluster: ServersOverRedis;
   beforeAll(async () => {
-    redis = await startRedis();
-    for (let i = 0; i < 2; i++) {
-      const store = await createRedisStore({ url: redis.url, prefix: "rp" });
-      const context = await testContext(sample.snapshots, { store, relevance: sample.relevance });
-      servers.push({ context, ...(await clientFor(i === 0 ? "in-process" : "real port", context)) });
-    }
+    cluster = await startServersOverRedis(sample);
   });
-  afterAll(async () => {
-    for (const server of servers) {
-      await server.close();
-      await server.context.store.close();
-    }
-    await redis?.stop();
-  });
+  afterAll(() => cluster?.stop());
 
   it("serves each key only its own feed on both, and erasure and revocation leave no Redis key of a token", async () => {
-    const [one, two] = servers as [(typeof servers)[0], (typeof servers)[0]];
+    const { one, two, redis } = cluster;
+    const servers = [one, two];
     const issued = async (label: string) =>
       one.context.keys.issue({ tier: "free", email: `${label}@example.org`, label });
     const a = await issued("a");
@@ -119,43 +100,18 @@ describe.skipIf(skip !== null)("feed tokens on two servers sharing Redis", () =>
 
 describe("the SQLite file after erasure and revocation", () => {
   it("keeps no token issued by a process that still held the key as active after its revocation", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "rp-feed-tokens-"));
-    const path = join(dir, "picks.db");
-    const store = createSqliteStore({ path });
-    try {
-      const context = await testContext(sample.snapshots, { store, relevance: sample.relevance });
+    await withSqliteServer(sample, async ({ context, store, path }) => {
       const { record } = await context.keys.issue({ tier: "free", email: "e@example.org", label: "e" });
       // Revoked (and erased) elsewhere; this process's cached record still says active.
       await context.keys.revoke(record.id);
       expect(await issueFeedToken(store, record, "2026-11-21T06:00:00Z")).toBe("revoked");
-      const db = new Database(path, { readonly: true });
-      try {
-        const rows = db.prepare("SELECT key FROM kv WHERE key LIKE 'feedtoken:%' OR key LIKE ?").pluck();
-        expect(rows.all(`reader:${record.id}%`)).toEqual([]);
-      } finally {
-        db.close();
-      }
-    } finally {
-      await store.close();
-      await rm(dir, { recursive: true, force: true });
-    }
+      expect([...sqliteKeys(path, "feedtoken:%"), ...sqliteKeys(path, `reader:${record.id}%`)]).toEqual([]);
+    });
   });
 
   it("holds no row of a feed token", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "rp-feed-tokens-"));
-    const path = join(dir, "picks.db");
-    const store = createSqliteStore({ path });
-    try {
-      const context = await testContext(sample.snapshots, { store, relevance: sample.relevance });
-      const { call, close } = await clientFor("in-process", context);
-      const rows = (pattern: string) => {
-        const db = new Database(path, { readonly: true });
-        try {
-          return db.prepare("SELECT key FROM kv WHERE key LIKE ?").pluck().all(pattern) as string[];
-        } finally {
-          db.close();
-        }
-      };
+    await withSqliteServer(sample, async ({ context, call, path }) => {
+      const rows = (pattern: string) => sqliteKeys(path, pattern);
       const erased = await context.keys.issue({ tier: "free", email: "c@example.org", label: "c" });
       const revoked = await context.keys.issue({ tier: "free", email: "d@example.org", label: "d" });
       const first = await tokenOf(call, erased.key);
@@ -175,10 +131,6 @@ describe("the SQLite file after erasure and revocation", () => {
       expect(rows(`reader:${revoked.record.id}%`)).toEqual([]);
       expect(rows("feedtoken:%")).toEqual([]);
       expect((await call(`/v1/feeds/for-you/${third}.xml`)).status).toBe(404);
-      await close();
-    } finally {
-      await store.close();
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PersonalJsonFeedSchema } from "../../../pipeline/domain/personal-feed.ts";
 import type { PersonalPicks, ProfileExport } from "../../../pipeline/domain/reader-answers.ts";
 import type { AppContext } from "../../../server/context.ts";
-import { type Call, clientFor, MODES } from "../../helpers/app-client.ts";
+import { type Call, clientFor, keyedCall, MODES } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
 import { useRankedSample } from "../../helpers/ranked-sample.ts";
 
@@ -30,11 +30,7 @@ describe.each(MODES)("the personal feed (%s)", (mode) => {
   const issueKey = async () =>
     (await context.keys.issue({ tier: "free", email: "reader@example.org", label: "reader" })).key;
   const send = (key: string, method: string, path: string, body?: unknown) =>
-    call(path, {
-      method,
-      headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+    keyedCall(call, key, method, path, body);
   const issueToken = async (key: string): Promise<Issued> => {
     const response = await send(key, "POST", "/v1/me/feed-token");
     expect(response.status).toBe(201);
