@@ -95,18 +95,13 @@ interface KeyWindow {
   iso: [string, string];
 }
 
-export function createKeyService(options: {
-  store: Store;
-  prefix?: string;
-  now?: () => number;
-  cacheMs?: number;
-}): KeyService {
+export function createKeyService(options: { store: Store; prefix?: string; now?: () => number }): KeyService {
   const { store } = options;
   const now = options.now ?? Date.now;
   // By the key's hash, which only a record found in the store puts here: invented keys never enter.
   const records = new LRUCache<string, KeyRecord>({
     max: RECORD_CACHE_SIZE,
-    ttl: options.cacheMs ?? RECORD_CACHE_MS,
+    ttl: RECORD_CACHE_MS,
     ttlResolution: 0,
     perf: { now },
   });

@@ -56,6 +56,11 @@ export function prepare(
   };
 }
 
+/** `prepared` with `extra` headers added; made once where an answer is prepared, not per request. */
+export function withHeaders(prepared: PreparedResponse, extra: Record<string, string>): PreparedResponse {
+  return { ...prepared, headers: { ...prepared.headers, ...extra } };
+}
+
 /** The form of `prepared` to send to a client with this Accept-Encoding. */
 export function representationFor(
   prepared: PreparedResponse,

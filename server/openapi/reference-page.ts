@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { type PreparedResponse, prepare } from "../http/prepared.ts";
+import { type PreparedResponse, prepare, withHeaders } from "../http/prepared.ts";
 
 // The interactive reference at /v1/docs: Swagger UI from the swagger-ui-dist package, served by this
 // server from memory. The page and its script name only same-origin paths, relative to /v1/docs so
@@ -80,10 +80,6 @@ const PAGE_POLICY =
 
 const CACHE = "no-cache";
 const NOSNIFF = { "x-content-type-options": "nosniff" };
-
-function withHeaders(prepared: PreparedResponse, extra: Record<string, string>): PreparedResponse {
-  return { ...prepared, headers: { ...prepared.headers, ...extra } };
-}
 
 // The maps are not shipped, so their references would only earn 404s in the browser's devtools.
 const withoutSourceMap = (text: string): string =>

@@ -102,19 +102,6 @@ export function publishedScreenedSource(snapshots: SnapshotCache): ScreenedSourc
   };
 }
 
-/**
- * One day's screened file alone, read as publishedScreenedSource reads the same file. Only for ranking:
- * a model refitted against it would know this day's papers alone.
- */
-export function dayScreenedSource(screened: ScreenedDay): ScreenedSource {
-  const papers = screened.papers.map((paper) => fromScreened(screened, paper));
-  return {
-    dates: () => [screened.date],
-    day: async (date) => (date === screened.date ? papers : null),
-    find: async (arxivId) => papers.find((paper) => paper.arxiv_id === arxivId) ?? null,
-  };
-}
-
 /** The published days' picks as the screened papers. */
 export function picksScreenedSource(snapshots: SnapshotCache): ScreenedSource {
   const day = async (date: string): Promise<readonly ScreenedPaper[] | null> => {

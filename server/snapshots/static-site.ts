@@ -9,7 +9,7 @@ import {
   JSON_FEED_TYPE,
   JSON_TYPE,
 } from "../../pipeline/domain/published-files.ts";
-import { type PreparedResponse, prepare } from "../http/prepared.ts";
+import { type PreparedResponse, prepare, withHeaders } from "../http/prepared.ts";
 import type { LoadView } from "./load-view.ts";
 
 // The static site (index.html, its assets and the feeds) served by `picks serve` the way a static host
@@ -24,10 +24,6 @@ const MAX_ASSET_DEPTH = 4;
 const PAGE_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-
-function withHeaders(prepared: PreparedResponse, extra: Record<string, string>): PreparedResponse {
-  return { ...prepared, headers: { ...prepared.headers, ...extra } };
-}
 
 /**
  * The prepared answers of the published site: `/` and `/index.html`, `/assets/**` (known types only,

@@ -8,7 +8,7 @@ import { DEFAULT_CONFIG } from "../../../server/config.ts";
 import { type AppContext, createContext } from "../../../server/context.ts";
 import { createApp } from "../../../server/http/app.ts";
 import { createReaderService } from "../../../server/readers/reader-service.ts";
-import { dayScreenedSource } from "../../../server/readers/screened-source.ts";
+import { publishedScreenedSource } from "../../../server/readers/screened-source.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { createMemoryStore } from "../../../server/store/memory-store.ts";
 import type { Store } from "../../../server/store/types.ts";
@@ -174,37 +174,6 @@ describe("for_you in daily.published deliveries", () => {
     expect(receiver.received.filter((request) => request.path === erased.path)).toHaveLength(0);
   });
 
-  it("ranks in `picks curate` (the day's screened file alone) the lists a server ranks", async () => {
-    const curate = createReaderService({
-      store: context.store,
-      now: () => clock,
-      screened: dayScreenedSource((await snapshots.readScreened(day)) ?? expect.fail("no screened file")),
-      relevance,
-    });
-    const event = eventRecordOf({ id: "evt_daily_compare", type: "daily.published", data: {} }, clock);
-    const viaServer = await createMemoryStore();
-    const viaCurate = await createMemoryStore();
-    // The keys, endpoints and profiles are copied into two fresh stores: each ranker writes its own lists.
-    for (const target of [viaServer, viaCurate]) {
-      for (const key of await context.store.getKeys("")) {
-        const value = await context.store.getItem(key);
-        if (value !== null) await target.setItem(key, value);
-      }
-    }
-    const server = { store: viaServer, rankDays, apiBase: SITE };
-    const fromCurate: DayRanker = (keyIds, date) => curate.rankDays(keyIds, date, 0);
-    expect(await writeForYouLists(server, event, day)).toBe(1);
-    expect(
-      await writeForYouLists({ store: viaCurate, rankDays: fromCurate, apiBase: SITE }, event, day),
-    ).toBe(1);
-    const reader = keys.reader?.owner as string;
-    const list = await viaServer.getItem(forYouListKey(reader, event.id));
-    expect(list).not.toBeNull();
-    expect(await viaCurate.getItem(forYouListKey(reader, event.id))).toEqual(list);
-    // A second pass stores nothing more: a key never gets two lists.
-    expect(await writeForYouLists(server, event, day)).toBe(0);
-  });
-
   /** A copy of the test's store, and a reader service of its own on it (no list kept from before). */
   const copied = async () => {
     const store = await createMemoryStore();
@@ -215,7 +184,7 @@ describe("for_you in daily.published deliveries", () => {
     const readers = createReaderService({
       store,
       now: () => clock,
-      screened: dayScreenedSource((await snapshots.readScreened(day)) ?? expect.fail("no screened file")),
+      screened: publishedScreenedSource(snapshots),
       relevance,
     });
     return { store, readers };
