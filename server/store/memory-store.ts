@@ -3,7 +3,6 @@ import type { Store } from "./types.ts";
 
 export interface MemoryStoreOptions {
   clock?: () => number;
-  sweepIntervalMs?: number;
 }
 
 /**

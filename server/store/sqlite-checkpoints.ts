@@ -36,12 +36,12 @@ parentPort.on("message", () => {
 
 /**
  * Moves `db`'s WAL checkpoints to a worker thread with its own connection to the same file, every
- * `intervalMs`. Should the worker fail, `db` takes its automatic checkpoints back, so the WAL never
+ * 250 ms. Should the worker fail, `db` takes its automatic checkpoints back, so the WAL never
  * grows unbounded.
  */
 export function checkpointOffThread(
   db: SqliteDatabase,
-  options: { path: string; fsync?: boolean; intervalMs?: number; busyTimeoutMs?: number },
+  options: { path: string; fsync?: boolean },
 ): Checkpointer {
   const module = createRequire(import.meta.url).resolve("better-sqlite3");
   const worker = new Worker(WORKER_SOURCE, {
@@ -52,8 +52,9 @@ export function checkpointOffThread(
       module,
       path: options.path,
       fsync: options.fsync === true,
-      intervalMs: options.intervalMs ?? 250,
-      busyTimeoutMs: options.busyTimeoutMs ?? 5_000,
+      intervalMs: 250,
+      // As long as the server's own connection waits for another's write lock (openDatabase).
+      busyTimeoutMs: 5_000,
     },
   });
   worker.unref();

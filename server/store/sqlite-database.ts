@@ -40,8 +40,6 @@ export interface OpenDatabaseOptions {
   path: string;
   /** `synchronous=FULL` (fsync at every commit) instead of NORMAL; see below. */
   fsync?: boolean;
-  /** How long a statement waits for another process's write lock before it fails. Default 5 s. */
-  busyTimeoutMs?: number;
   /** Runs once, inside the transaction that creates the schema of a new database. */
   onCreate?: (db: SqliteDatabase) => void;
 }
@@ -67,7 +65,8 @@ export function openDatabase(options: OpenDatabaseOptions): SqliteDatabase {
   }
   let db: SqliteDatabase;
   try {
-    db = new Database(path, { timeout: options.busyTimeoutMs ?? 5_000 });
+    // How long a statement waits for another process's write lock before it fails.
+    db = new Database(path, { timeout: 5_000 });
   } catch (error) {
     throw new Error(`Expected to open the state database ${path}: ${reason(error)}`, { cause: error });
   }
