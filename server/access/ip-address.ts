@@ -1,8 +1,9 @@
 import { isIP, SocketAddress } from "node:net";
+import { ipv6Groups } from "../outbound/address-class.ts";
 
 // One client, one spelling. Node validates (`isIP`) and writes the canonical text (`SocketAddress`
-// goes through inet_pton/inet_ntop: lowercase, RFC 5952 compression, zone id dropped); the only
-// hand-written part is expanding that canonical text to eight groups to mask it to a prefix.
+// goes through inet_pton/inet_ntop: lowercase, RFC 5952 compression, zone id dropped); its eight
+// groups, to mask it to a prefix, are read as the outbound address check reads them.
 
 /** The default length of the IPv6 prefix counted as one client: a subscriber usually holds a /64. */
 export const DEFAULT_IPV6_PREFIX = 64;
@@ -50,23 +51,6 @@ export function parseForwardedEntry(entry: string): string | null {
     return isIP(address) === 4 && validPort(port) ? address : null;
   }
   return canonicalAddress(text);
-}
-
-/** The eight 16-bit groups of an IPv6 address in the canonical text Node writes. */
-function ipv6Groups(canonical: string): number[] {
-  // inet_ntop writes a dotted IPv4 tail for the deprecated IPv4-compatible form (`::1.2.3.4`).
-  const text = canonical.replace(
-    /(\d+)\.(\d+)\.(\d+)\.(\d+)$/,
-    (_all, a: string, b: string, c: string, d: string) =>
-      `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`,
-  );
-  const groups = (part: string) =>
-    part === "" ? [] : part.split(":").map((group) => Number.parseInt(group, 16));
-  const [head = "", tail] = text.split("::");
-  if (tail === undefined) return groups(head);
-  const left = groups(head);
-  const right = groups(tail);
-  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
 }
 
 /**

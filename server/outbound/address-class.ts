@@ -36,7 +36,12 @@ function v4(text: string): bigint {
   return text.split(".").reduce((acc, part) => (acc << 8n) | BigInt(Number(part)), 0n);
 }
 
-function v6(text: string): bigint {
+/**
+ * The eight 16-bit groups of an IPv6 address `isIPv6` accepts (no zone id), a dotted IPv4 tail
+ * (`::ffff:1.2.3.4`) read as its two groups.
+ * @example ipv6Groups("2001:db8::1.2.3.4") // [0x2001, 0xdb8, 0, 0, 0, 0, 0x102, 0x304]
+ */
+export function ipv6Groups(text: string): number[] {
   const [head = "", tail] = text.split("::") as [string, string | undefined];
   const groups = (part: string): string[] => (part === "" ? [] : part.split(":"));
   const expand = (parts: string[]): number[] =>
@@ -47,9 +52,10 @@ function v6(text: string): bigint {
     });
   const left = expand(groups(head));
   const right = tail === undefined ? [] : expand(groups(tail));
-  const words = [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
-  return words.reduce((acc, word) => (acc << 16n) | BigInt(word), 0n);
+  return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
 }
+
+const v6 = (text: string): bigint => ipv6Groups(text).reduce((acc, word) => (acc << 16n) | BigInt(word), 0n);
 
 const block4 = (cidr: string, cls: AddressClass): Block => {
   const [net = "", bits = "32"] = cidr.split("/");
