@@ -31,15 +31,22 @@ export function createClientMetadataFetcher(options: {
   now?: () => number;
 }): ClientMetadataFetcher {
   const now = options.now ?? Date.now;
+  // `fetch` runs one fetch per document at a time: requests for it meanwhile wait for that one. A
+  // refusal is kept a minute, a document five: asking again soon fetches nothing. A fetch whose entry
+  // is pushed out meanwhile still answers the requests that wait for it (ignoreFetchAbort).
   const kept = new LRUCache<string, OAuthClient | { problem: string }>({
     maxSize: KEPT_BYTES,
     sizeCalculation: (client, clientId) => 2 * (clientId.length + JSON.stringify(client).length),
     ttl: KEPT_MS,
     ttlResolution: 0,
     perf: { now },
+    ignoreFetchAbort: true,
+    fetchMethod: async (clientId, _stale, { options }) => {
+      const result = await fetchDocument(clientId);
+      if ("problem" in result) options.ttl = REFUSAL_KEPT_MS;
+      return result;
+    },
   });
-  // One fetch per document at a time: requests for it meanwhile wait for that one.
-  const fetching = new Map<string, Promise<OAuthClient | { problem: string }>>();
   const names = (clientId: string): boolean => {
     if (clientId.length > 2000) return false;
     try {
@@ -65,16 +72,8 @@ export function createClientMetadataFetcher(options: {
     async resolve(clientId) {
       if (!names(clientId))
         return { problem: "client_id is not an https URL with a path on the default port" };
-      const held = kept.get(clientId);
-      if (held) return held;
-      const running = fetching.get(clientId);
-      if (running) return running;
-      const fetched = fetchDocument(clientId).finally(() => fetching.delete(clientId));
-      fetching.set(clientId, fetched);
-      const result = await fetched;
-      // A refusal is kept a minute, a document five: asking again soon fetches nothing.
-      kept.set(clientId, result, { ttl: "problem" in result ? REFUSAL_KEPT_MS : KEPT_MS });
-      return result;
+      // fetchMethod always gives a value, so `fetch` never answers undefined.
+      return (await kept.fetch(clientId)) as OAuthClient | { problem: string };
     },
   };
 
