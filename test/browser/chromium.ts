@@ -1,7 +1,7 @@
 import { accessSync, constants } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { type Browser, type BrowserContext, chromium } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterEach, expect } from "vitest";
 
 /** Debian's Chromium (`apt-get install chromium`; `.ci/run` installs it when missing). */
@@ -80,4 +80,28 @@ export function watchPages(): { keep(context: BrowserContext): void; report(prob
       problems.push(problem);
     },
   };
+}
+
+/** Aborts and reports every request of `context` that leaves `origin`: a page under test reaches nothing else. */
+export async function keepToOrigin(
+  context: BrowserContext,
+  origin: string,
+  report: (problem: string) => void,
+): Promise<void> {
+  await context.route("**/*", async (route) => {
+    const url = new URL(route.request().url());
+    if (url.origin === origin) return route.continue();
+    report(`request left the origin: ${url.href}`);
+    return route.abort();
+  });
+}
+
+/** Reports a page's uncaught errors and the scripts its Content Security Policy blocked. */
+export function reportPageErrors(page: Page, report: (problem: string) => void): void {
+  page.on("pageerror", (error) => report(`pageerror: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error" && /Content Security Policy/i.test(message.text())) {
+      report(`csp: ${message.text()}`);
+    }
+  });
 }

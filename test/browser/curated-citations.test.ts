@@ -12,7 +12,7 @@ import {
   wrappedBody,
 } from "../helpers/fake-upstream.ts";
 import { runPicks, type Started, startPicksServer } from "../helpers/processes.ts";
-import { browserPlan, launchChromium } from "./chromium.ts";
+import { browserPlan, keepToOrigin, launchChromium } from "./chromium.ts";
 import { addPage } from "./site-under-test.ts";
 
 // The citation graph of a day that `picks curate` enriched from Semantic Scholar and OpenAlex, both
@@ -143,12 +143,7 @@ describe.skipIf(plan.skip)("the citation graph of a day curated against the reco
     const context: BrowserContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const problems: string[] = [];
     const origin = new URL(server.url).origin;
-    await context.route("**/*", async (route) => {
-      const url = new URL(route.request().url());
-      if (url.origin === origin) return route.continue();
-      problems.push(`request left the origin: ${url.href}`);
-      return route.abort();
-    });
+    await keepToOrigin(context, origin, (problem) => problems.push(problem));
     const page: Page = await context.newPage();
     page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
     try {

@@ -1,13 +1,26 @@
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScreenedDay } from "../../pipeline/domain/screened.ts";
-import { runPicks, type Started, startPicksServer } from "../helpers/processes.ts";
+import { runPicks, type Started } from "../helpers/processes.ts";
 import { seriousViolations } from "./axe.ts";
-import { ARTIFACTS, browserPlan, launchChromium, watchPages } from "./chromium.ts";
-import { type LoopbackServer, publishSite, startStaticHost } from "./site-under-test.ts";
+import {
+  ARTIFACTS,
+  browserPlan,
+  keepToOrigin,
+  launchChromium,
+  reportPageErrors,
+  watchPages,
+} from "./chromium.ts";
+import {
+  type LoopbackServer,
+  publishSite,
+  readScreenedDay,
+  servePage,
+  startStaticHost,
+} from "./site-under-test.ts";
 
 // A reader's part of the page in a real Chromium against `picks serve` over the sample days, keys in a
 // SQLite state store the CLI shares: a key entered in the key section brings thumbs on every card and
@@ -43,9 +56,7 @@ beforeAll(async () => {
   if (plan.skip) return;
   browser = await launchChromium();
   const site = await publishSite("2026-11-19");
-  screened = JSON.parse(
-    await readFile(join(site.publicDir, "v1", "screened", `${DAY}.json`), "utf8"),
-  ) as ScreenedDay;
+  screened = await readScreenedDay(site.publicDir, DAY);
   env = {
     STATE_STORE: "sqlite",
     STATE_DIR: await mkdtemp(join(tmpdir(), "picks-for-you-")),
@@ -53,7 +64,7 @@ beforeAll(async () => {
     LLM_BASE_URL: "",
     VERIFY_LLM_BASE_URL: "",
   };
-  server = await startPicksServer(site.publicDir, env);
+  server = await servePage(site.publicDir, env);
   staticHost = await startStaticHost(site.publicDir);
 }, 120_000);
 afterAll(async () => {
@@ -78,24 +89,11 @@ async function open(
   pages.keep(context);
   const base = options.base ?? server.url;
   const origin = new URL(base).origin;
-  await context.route("**/*", async (route) => {
-    const url = new URL(route.request().url());
-    if (url.origin !== origin) {
-      pages.report(`request left the origin: ${url.href}`);
-      await route.abort();
-      return;
-    }
-    await route.continue();
-  });
+  await keepToOrigin(context, origin, pages.report);
   const page = await context.newPage();
   const paths: string[] = [];
   page.on("request", (request) => paths.push(new URL(request.url()).pathname));
-  page.on("pageerror", (error) => pages.report(`pageerror: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error" && /Content Security Policy/i.test(message.text())) {
-      pages.report(`csp: ${message.text()}`);
-    }
-  });
+  reportPageErrors(page, pages.report);
   await page.goto(`${base}${path}`);
   await page.waitForSelector("html[data-ready=true]");
   return { page, paths };

@@ -6,10 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Pick } from "../../pipeline/domain/pick.ts";
 import { AXIS_IDS } from "../../pipeline/domain/score.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
-import { type Started, startPicksServer } from "../helpers/processes.ts";
+import type { Started } from "../helpers/processes.ts";
 import { seriousViolations } from "./axe.ts";
-import { ARTIFACTS, browserPlan, launchChromium, watchPages } from "./chromium.ts";
-import { type LoopbackServer, publishSite, startRuntimePage, startStaticHost } from "./site-under-test.ts";
+import { ARTIFACTS, browserPlan, launchChromium, reportPageErrors, watchPages } from "./chromium.ts";
+import {
+  type LoopbackServer,
+  publishSite,
+  servePage,
+  startRuntimePage,
+  startStaticHost,
+} from "./site-under-test.ts";
 
 // The page in a real Chromium against a real `picks serve` over the three sample days. Screenshots
 // are kept under test-results/browser/ as artifacts of the run.
@@ -61,12 +67,7 @@ async function open(
   });
   pages.keep(context);
   const page = await context.newPage();
-  page.on("pageerror", (error) => pages.report(`pageerror: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error" && /Content Security Policy/i.test(message.text())) {
-      pages.report(`csp: ${message.text()}`);
-    }
-  });
+  reportPageErrors(page, pages.report);
   await page.goto(`${base}${path}`);
   await page.waitForSelector("html[data-ready=true]");
   return page;
@@ -101,14 +102,7 @@ describe.skipIf(plan.skip)("the web page, served by picks serve", () => {
   let runtimePage: LoopbackServer;
   beforeAll(async () => {
     runtimePage = await startRuntimePage();
-    server = await startPicksServer(site.publicDir, {
-      STATE_STORE: "memory",
-      REDIS_URL: "",
-      SUBMIT_ALLOW_LOOPBACK: "1",
-      WORKER_POLL_MS: "100",
-      LLM_BASE_URL: "",
-      VERIFY_LLM_BASE_URL: "",
-    });
+    server = await servePage(site.publicDir, { SUBMIT_ALLOW_LOOPBACK: "1", WORKER_POLL_MS: "100" });
   });
   afterAll(async () => {
     await server?.stop();

@@ -3,10 +3,10 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
-import { type Started, startPicksServer } from "../helpers/processes.ts";
+import type { Started } from "../helpers/processes.ts";
 import { seriousViolations } from "./axe.ts";
-import { ARTIFACTS, browserPlan, launchChromium, watchPages } from "./chromium.ts";
-import { publishSite } from "./site-under-test.ts";
+import { ARTIFACTS, browserPlan, keepToOrigin, launchChromium, watchPages } from "./chromium.ts";
+import { publishSite, servePage } from "./site-under-test.ts";
 
 // What the other browser suites leave out: one day printed (print media, a PDF kept under
 // test-results/browser/), the screenshots kept there for desktop, phone and dark mode, axe-core on the
@@ -45,12 +45,7 @@ beforeAll(async () => {
   if (plan.skip) return;
   browser = await launchChromium();
   site = await publishSite(CITED_DAY);
-  server = await startPicksServer(site.publicDir, {
-    STATE_STORE: "memory",
-    REDIS_URL: "",
-    LLM_BASE_URL: "",
-    VERIFY_LLM_BASE_URL: "",
-  });
+  server = await servePage(site.publicDir);
 });
 afterAll(async () => {
   await browser?.close();
@@ -67,12 +62,7 @@ async function open(
   });
   pages.keep(context);
   const origin = new URL(server.url).origin;
-  await context.route("**/*", async (route) => {
-    const url = new URL(route.request().url());
-    if (url.origin === origin) return route.continue();
-    pages.report(`request left the origin: ${url.href}`);
-    return route.abort();
-  });
+  await keepToOrigin(context, origin, pages.report);
   const page = await context.newPage();
   page.on("pageerror", (error) => pages.report(`pageerror: ${error.message}`));
   await page.goto(`${server.url}${path}`);

@@ -4,9 +4,16 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
-import { type Started, startPicksServer } from "../helpers/processes.ts";
-import { ARTIFACTS, browserPlan, launchChromium, watchPages } from "./chromium.ts";
-import { type LoopbackServer, publishSite, startStaticHost } from "./site-under-test.ts";
+import type { Started } from "../helpers/processes.ts";
+import {
+  ARTIFACTS,
+  browserPlan,
+  keepToOrigin,
+  launchChromium,
+  reportPageErrors,
+  watchPages,
+} from "./chromium.ts";
+import { type LoopbackServer, publishSite, servePage, startStaticHost } from "./site-under-test.ts";
 
 // The reader's page in a real Chromium over the three sample days (one pick with citation figures):
 // filters that agree with GET /v1/papers and live in the address, the archive search, the citation
@@ -41,12 +48,7 @@ beforeAll(async () => {
   if (plan.skip) return;
   browser = await launchChromium();
   site = await publishSite(CITED_DAY);
-  server = await startPicksServer(site.publicDir, {
-    STATE_STORE: "memory",
-    REDIS_URL: "",
-    LLM_BASE_URL: "",
-    VERIFY_LLM_BASE_URL: "",
-  });
+  server = await servePage(site.publicDir);
   staticHost = await startStaticHost(site.publicDir);
   const issued = await fetch(`${server.url}/v1/keys`, {
     method: "POST",
@@ -79,15 +81,7 @@ async function open(
   pages.keep(context);
   const origin = new URL(base).origin;
   const requests: Opened["requests"] = [];
-  await context.route("**/*", async (route) => {
-    const url = new URL(route.request().url());
-    if (url.origin !== origin) {
-      pages.report(`request left the origin: ${url.href}`);
-      await route.abort();
-      return;
-    }
-    await route.continue();
-  });
+  await keepToOrigin(context, origin, pages.report);
   const page = await context.newPage();
   page.on("response", async (response) => {
     const url = new URL(response.url());
@@ -95,12 +89,7 @@ async function open(
     const body = await response.body().catch(() => Buffer.alloc(0));
     requests.push({ path: `${url.pathname}${url.search}`, bytes: body.byteLength });
   });
-  page.on("pageerror", (error) => pages.report(`pageerror: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error" && /Content Security Policy/i.test(message.text())) {
-      pages.report(`csp: ${message.text()}`);
-    }
-  });
+  reportPageErrors(page, pages.report);
   await page.goto(`${base}${path}`);
   await page.waitForSelector("html[data-ready=true]");
   return { page, requests };

@@ -1,12 +1,10 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScreenedDay } from "../../pipeline/domain/screened.ts";
 import { type Started, startPicksServer } from "../helpers/processes.ts";
 import { seriousViolations } from "./axe.ts";
 import { browserPlan, launchChromium, watchPages } from "./chromium.ts";
-import { type LoopbackServer, publishSite, startStaticHost } from "./site-under-test.ts";
+import { type LoopbackServer, publishSite, readScreenedDay, startStaticHost } from "./site-under-test.ts";
 
 // A day's screened view in a real Chromium over the sample days: counted on the day, fetched only
 // when opened, every paper not picked in the model's order with its reason, narrowed by the picks'
@@ -28,9 +26,7 @@ beforeAll(async () => {
   if (plan.skip) return;
   browser = await launchChromium();
   site = await publishSite("2026-11-19");
-  screened = JSON.parse(
-    await readFile(join(site.publicDir, "v1", "screened", `${DAY}.json`), "utf8"),
-  ) as ScreenedDay;
+  screened = await readScreenedDay(site.publicDir, DAY);
   server = await startPicksServer(site.publicDir, { STATE_STORE: "memory", REDIS_URL: "" });
   staticHost = await startStaticHost(site.publicDir);
 }, 120_000);

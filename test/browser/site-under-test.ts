@@ -5,8 +5,9 @@ import { tmpdir } from "node:os";
 import { extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CitationsFound } from "../../pipeline/domain/citations.ts";
+import type { ScreenedDay } from "../../pipeline/domain/screened.ts";
 import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
-import { PICKS_BIN, type Started, startProcess } from "../helpers/processes.ts";
+import { PICKS_BIN, type Started, startPicksServer, startProcess } from "../helpers/processes.ts";
 import { publishSampleDays } from "../helpers/published.ts";
 
 const PROJECT_PUBLIC = fileURLToPath(new URL("../../public", import.meta.url));
@@ -50,10 +51,6 @@ export async function addPage(publicDir: string): Promise<void> {
 }
 
 /**
- * A site as `picks serve` would have it: the three sample days published, the page and its assets
- * copied beside them, and citation figures on the first pick of `citedDay`.
- */
-/**
  * What `npm start` serves on a fresh clone: `picks serve --seed` curating the sample days in a new
  * folder, offline (nothing of the developer's environment points it at an upstream).
  */
@@ -71,6 +68,10 @@ export async function startSeededSite(prefix: string): Promise<{ server: Started
   return { server, publicDir };
 }
 
+/**
+ * A site as `picks serve` would have it: the three sample days published, the page and its assets
+ * copied beside them, and citation figures on the first pick of `citedDay`.
+ */
 export async function publishSite(citedDay: string): Promise<{ publicDir: string; days: DailySnapshot[] }> {
   const { publicDir } = await publishSampleDays();
   await addPage(publicDir);
@@ -90,6 +91,22 @@ export async function publishSite(citedDay: string): Promise<{ publicDir: string
     ),
   );
   return { publicDir, days };
+}
+
+// `picks serve` over a published site for the page's tests: its state in memory, and no LLM configured.
+export function servePage(publicDir: string, env: Record<string, string> = {}): Promise<Started> {
+  return startPicksServer(publicDir, {
+    STATE_STORE: "memory",
+    REDIS_URL: "",
+    LLM_BASE_URL: "",
+    VERIFY_LLM_BASE_URL: "",
+    ...env,
+  });
+}
+
+// The screened papers of `day` as a published site holds them.
+export async function readScreenedDay(publicDir: string, day: string): Promise<ScreenedDay> {
+  return JSON.parse(await readFile(join(publicDir, "v1", "screened", `${day}.json`), "utf8")) as ScreenedDay;
 }
 
 export interface LoopbackServer {
