@@ -17,6 +17,7 @@ import {
 import { WordVectorsFileSchema } from "../../pipeline/domain/word-vectors-file.ts";
 import { RELEASED_DAYS } from "../helpers/curation.ts";
 import { LISTING_250, LISTING_PARTIAL } from "../helpers/fixtures.ts";
+import { curateReleasedDay, trainTestModel } from "../helpers/model-runs.ts";
 import { runPicks } from "../helpers/processes.ts";
 
 let dir: string;
@@ -152,18 +153,7 @@ describe("picks train --embeddings", () => {
   beforeAll(async () => {
     await embed(join(dir, "vectors.json"));
     modelPath = join(dir, "model.json");
-    trained = await runPicks([
-      "train",
-      "--labels",
-      ...labelsFiles,
-      "--no-operator-labels",
-      "--model-version",
-      "relevance-2026.01.1",
-      "--embeddings",
-      join(dir, "vectors.json"),
-      "--out",
-      modelPath,
-    ]);
+    trained = await trainTestModel(labelsFiles, modelPath, ["--embeddings", join(dir, "vectors.json")]);
   });
 
   it("ships the vectors and the card inside the model, and ranks with them as training fitted them", async () => {
@@ -210,20 +200,7 @@ describe("picks train --embeddings", () => {
   it("curates a day with the model that carries vectors", async () => {
     const day = RELEASED_DAYS[0];
     const site = join(dir, "site");
-    const result = await runPicks([
-      "curate",
-      "--source",
-      `file:${day.listing}`,
-      "--date",
-      day.date,
-      "--out",
-      site,
-      "--runs",
-      join(site, "runs"),
-      "--no-citations",
-      "--model",
-      modelPath,
-    ]);
+    const result = await curateReleasedDay(site, join(site, "runs"), ["--model", modelPath]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     const snapshot = JSON.parse(await readFile(join(site, "v1", "daily", `${day.date}.json`), "utf8"));
@@ -237,18 +214,7 @@ describe("picks train --embeddings", () => {
 
   it("takes the vectors a model carries: trained again with them, the model is the same to the byte", async () => {
     const again = join(dir, "again.json");
-    const result = await runPicks([
-      "train",
-      "--labels",
-      ...labelsFiles,
-      "--no-operator-labels",
-      "--model-version",
-      "relevance-2026.01.1",
-      "--embeddings",
-      modelPath,
-      "--out",
-      again,
-    ]);
+    const result = await trainTestModel(labelsFiles, again, ["--embeddings", modelPath]);
     expect(result.code).toBe(0);
     const [first, second] = await Promise.all([readFile(modelPath), readFile(again)]);
     expect(second.equals(first)).toBe(true);

@@ -14,6 +14,7 @@ import { RunRecordSchema } from "../../pipeline/domain/run-record.ts";
 import { DailySnapshotSchema } from "../../pipeline/domain/snapshot.ts";
 import { readLabelsFile } from "../../pipeline/labels-file.ts";
 import { RELEASED_DAYS } from "../helpers/curation.ts";
+import { curateReleasedDay, trainTestModel } from "../helpers/model-runs.ts";
 import { PICKS_BIN, runPicks, startPicksServer } from "../helpers/processes.ts";
 
 const row = (id: string, title: string, summary: string) =>
@@ -47,24 +48,6 @@ async function writeDay(dir: string, date: string, offset: number): Promise<stri
 let dir: string;
 let labelsFiles: string[];
 
-/** `picks curate` of the first released day, offline, into `site` (its run records in `runs`). */
-const curateReleased = (site: string, runs: string, extra: string[] = []) => {
-  const day = RELEASED_DAYS[0];
-  return runPicks([
-    "curate",
-    "--source",
-    `file:${day.listing}`,
-    "--date",
-    day.date,
-    "--out",
-    site,
-    "--runs",
-    runs,
-    "--no-citations",
-    ...extra,
-  ]);
-};
-
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "picks-ranker-"));
   labelsFiles = [
@@ -75,18 +58,7 @@ beforeAll(async () => {
 });
 
 describe("picks train", () => {
-  const train = (out: string, extra: string[] = []) =>
-    runPicks([
-      "train",
-      "--labels",
-      ...labelsFiles,
-      "--no-operator-labels",
-      "--model-version",
-      "relevance-2026.01.1",
-      "--out",
-      out,
-      ...extra,
-    ]);
+  const train = (out: string, extra: string[] = []) => trainTestModel(labelsFiles, out, extra);
 
   it("writes a valid, versioned model with its days and figures, byte-identical on a second run", async () => {
     const first = await train(join(dir, "first.json"), ["--json"]);
@@ -185,7 +157,7 @@ describe("picks curate with the shipped model", () => {
   beforeAll(async () => {
     out = join(dir, "site");
     runs = join(dir, "runs");
-    const result = await curateReleased(out, runs);
+    const result = await curateReleasedDay(out, runs);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/ranked by relevance model relevance-\d{4}\.\d{2}\.\d+/);
@@ -251,7 +223,7 @@ describe("picks curate with the shipped model", () => {
 
   it("ranks by the rubric's total with --ranker rules, and says so on the card", async () => {
     const rulesOut = join(dir, "rules-site");
-    const result = await curateReleased(rulesOut, join(dir, "rules-runs"), ["--ranker", "rules"]);
+    const result = await curateReleasedDay(rulesOut, join(dir, "rules-runs"), ["--ranker", "rules"]);
     expect(result.code).toBe(0);
     const card = RankerCardSchema.parse(
       JSON.parse(await readFile(join(rulesOut, "v1", "ranker.json"), "utf8")),
@@ -269,7 +241,7 @@ describe("picks curate with the shipped model", () => {
     const model = join(dir, `model-${Math.random().toString(36).slice(2)}.json`);
     if (content !== null) await writeFile(model, content);
     const site = join(dir, `site-${Math.random().toString(36).slice(2)}`);
-    const result = await curateReleased(site, join(site, "runs"), ["--model", model]);
+    const result = await curateReleasedDay(site, join(site, "runs"), ["--model", model]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(model);
     expect(result.stderr).toMatch(why);
@@ -288,7 +260,7 @@ describe("picks label", () => {
     runs = join(dir, "label-runs");
     labelsDir = join(dir, "labels");
     await mkdir(labelsDir, { recursive: true });
-    const result = await curateReleased(join(dir, "label-site"), runs);
+    const result = await curateReleasedDay(join(dir, "label-site"), runs);
     expect(result.code).toBe(0);
     const record = RunRecordSchema.parse(JSON.parse(await readFile(join(runs, `${date}.json`), "utf8")));
     ids = record.candidates.map((candidate) => candidate.id);
