@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PersonalPicks } from "../../pipeline/domain/reader-answers.ts";
 import type { RequestLine } from "../../server/metrics/request-log.ts";
 import { stopChild } from "../helpers/local-process.ts";
-import { PICKS_BIN } from "../helpers/processes.ts";
+import { type Collecting, jsonLines, PICKS_BIN, startCollecting } from "../helpers/processes.ts";
 import { waitFor } from "../helpers/prometheus.ts";
 import { publishRankedSampleDays } from "../helpers/published.ts";
 
@@ -22,51 +21,24 @@ const LIBRARY_TITLE = "Quokka lattices for zebrafish model governance";
 const LIBRARY_ABSTRACT = "An unmistakable abstract about quokka lattices and zebrafish audits.";
 const FOLLOWED_PHRASE = "zephyrine audit lattice";
 
-let child: ChildProcess;
+let server: Collecting;
 let base: string;
-let stdout = "";
-let stderr = "";
 
 beforeAll(async () => {
   const { publicDir } = await publishRankedSampleDays();
-  child = spawn(process.execPath, [PICKS_BIN, "serve", "--port", "0", "--public", publicDir], {
-    env: {
-      ...process.env,
-      STATE_DIR: await mkdtemp(join(tmpdir(), "picks-privacy-")),
-      LOG_REQUESTS: "1",
-      METRICS_TOKEN,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  server = await startCollecting([PICKS_BIN, "serve", "--port", "0", "--public", publicDir], {
+    ...process.env,
+    STATE_DIR: await mkdtemp(join(tmpdir(), "picks-privacy-")),
+    LOG_REQUESTS: "1",
+    METRICS_TOKEN,
   });
-  child.stdout?.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  base = await new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const found = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
-      if (found) {
-        clearInterval(timer);
-        resolve(found);
-      }
-    }, 50);
-    child.once("exit", (code) => {
-      clearInterval(timer);
-      reject(new Error(`picks serve exited with ${code}: ${stdout}${stderr}`));
-    });
-  });
+  base = server.url;
 }, 60_000);
 afterAll(async () => {
-  if (child) await stopChild(child);
+  if (server) await stopChild(server.child);
 });
 
-const logLines = (): RequestLine[] =>
-  stdout
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as RequestLine);
+const logLines = (): RequestLine[] => jsonLines<RequestLine>(server.stdout());
 
 describe("profile data in the request log and the metrics", () => {
   it("never appears there, while every request is logged and counted by its route template", async () => {
@@ -191,8 +163,8 @@ describe("profile data in the request log and the metrics", () => {
     ];
     for (const [what, text] of secrets) {
       expect(text.length, what).toBeGreaterThan(8);
-      expect(stdout.includes(text), `${what} in the request log`).toBe(false);
-      expect(stderr.includes(text), `${what} on stderr`).toBe(false);
+      expect(server.stdout().includes(text), `${what} in the request log`).toBe(false);
+      expect(server.stderr().includes(text), `${what} on stderr`).toBe(false);
       expect(exposition.includes(text), `${what} in /metrics`).toBe(false);
     }
   }, 60_000);

@@ -33,6 +33,45 @@ export function startProcess(args: string[], env: NodeJS.ProcessEnv = process.en
   });
 }
 
+export interface Collecting {
+  url: string;
+  child: ChildProcess;
+  /** All the process has written to stdout so far. */
+  stdout(): string;
+  /** All it has written to stderr so far ("" when stderr is inherited). */
+  stderr(): string;
+}
+
+// Starts a server process whose whole output is kept for the test to search; resolves once it prints `listening on <url>`.
+export function startCollecting(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  stderr: "pipe" | "inherit" = "pipe",
+): Promise<Collecting> {
+  const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", stderr] });
+  let out = "";
+  let err = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+      if (url) resolve({ url, child, stdout: () => out, stderr: () => err });
+    });
+    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}: ${out}${err}`)));
+  });
+}
+
+// The JSON lines of a process's output (the request log), the banner and other text left out.
+export function jsonLines<T>(text: string): T[] {
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as T);
+}
+
 export const PICKS_BIN = new URL("../../bin/picks.js", import.meta.url).pathname;
 
 /** Starts `picks serve` on a free loopback port with the given environment (STATE_DIR, REDIS_URL...). */

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp } from "node:fs/promises";
 import { request } from "node:http";
@@ -8,7 +7,15 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RequestLine } from "../../server/metrics/request-log.ts";
 import { freePort, stopChild } from "../helpers/local-process.ts";
-import { PICKS_BIN, runPicks, type Started, startProcess } from "../helpers/processes.ts";
+import {
+  type Collecting,
+  jsonLines,
+  PICKS_BIN,
+  runPicks,
+  type Started,
+  startCollecting,
+  startProcess,
+} from "../helpers/processes.ts";
 import {
   prometheusSkipReason,
   promtool,
@@ -254,44 +261,17 @@ describe("bad metrics settings stop `picks serve` with exit code 2", () => {
 });
 
 /** `picks serve` with its stdout collected: the banner, then the request log. */
-function serveCollecting(
-  env: Record<string, string>,
-  args: string[],
-): Promise<{ url: string; child: ChildProcess; stdout: () => string }> {
-  return (async () => {
-    const child = spawn(
-      process.execPath,
-      [PICKS_BIN, "serve", "--port", "0", "--public", publicDir, ...args],
-      { env: { ...process.env, STATE_DIR: await stateDir(), ...env }, stdio: ["ignore", "pipe", "inherit"] },
-    );
-    let seen = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      seen += chunk.toString();
-    });
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setInterval(() => {
-        const found = /listening on (http:\/\/\S+)/.exec(seen)?.[1];
-        if (found) {
-          clearInterval(timer);
-          resolve(found);
-        }
-      }, 50);
-      child.once("exit", (code) => {
-        clearInterval(timer);
-        reject(new Error(`picks serve exited with ${code}: ${seen}`));
-      });
-    });
-    return { url, child, stdout: () => seen };
-  })();
+async function serveCollecting(env: Record<string, string>, args: string[]): Promise<Collecting> {
+  return startCollecting(
+    [PICKS_BIN, "serve", "--port", "0", "--public", publicDir, ...args],
+    { ...process.env, STATE_DIR: await stateDir(), ...env },
+    "inherit",
+  );
 }
 
 type LogLine = RequestLine & { pid: number; time: string };
 
-const logLines = (stdout: string): LogLine[] =>
-  stdout
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as LogLine);
+const logLines = (stdout: string): LogLine[] => jsonLines<LogLine>(stdout);
 
 describe("LOG_REQUESTS=1: one JSON line per request", () => {
   it("has the route template, status, duration, bytes, the key's id and tier, never the key", async () => {
