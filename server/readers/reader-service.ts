@@ -1,6 +1,7 @@
 // A reader's profile and list: the writes (one at a time per key, under a store lock, each refitting
 // the personal model), the export, and the ranked day. The ranking itself is pure (pipeline/domain).
 
+import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import type { LibraryText, Unreadable } from "../../pipeline/domain/library-items.ts";
 import { toCsl, withTexts } from "../../pipeline/domain/library-items.ts";
@@ -125,12 +126,18 @@ const ITEM_ROWS = 20_000;
 /** Answers kept, by their bytes: a 25-paper list with its reasons is 15-20 KB. */
 const ANSWER_BYTES = 32 * 1024 * 1024;
 
-/** FNV-1a of a paper's text: names its row in the cache without keeping the text. */
+/**
+ * A digest of a paper's text: names its row in the process's row cache (`itemRows`) without keeping
+ * the text. Only that in-memory cache is keyed by it, nothing stored. A collision would give an item
+ * another text's row, so it is a cryptographic hash (as cheap as a hand-rolled 32-bit one here), not a
+ * short checksum.
+ */
 function textHash(text: { title: string; summary: string }): string {
-  let hash = 0x811c9dc5;
-  const all = `${text.title}\u0000${text.summary}`;
-  for (let i = 0; i < all.length; i++) hash = Math.imul(hash ^ all.charCodeAt(i), 0x01000193) >>> 0;
-  return `${all.length}:${hash.toString(36)}`;
+  // The title's length first: no title and summary pair reads as another's.
+  return createHash("sha256")
+    .update(`${text.title.length}:${text.title}`)
+    .update(text.summary)
+    .digest("base64url");
 }
 
 /** The answer of GET /v1/me/picks from a ranked day. */
