@@ -115,6 +115,13 @@ export interface RankedDay {
   /** The profile's stamp tag (reader-store.ts): what a cache of the list is keyed by. */
   tag: string;
   personal: boolean;
+  /**
+   * Ranked with the model of the profile's version: false when the refit of an outdated model could
+   * not have the profile's lock (the list is then in the global order, this once), or the model read
+   * was fitted on another version (a write between the two reads). Such a list is neither cached nor
+   * stored as a delivery's list.
+   */
+  kept: boolean;
 }
 
 // Compiled models are sparse (about 15 KB each): a bounded number are kept; compiling one again costs
@@ -390,7 +397,7 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
     papers: readonly ScreenedPaper[],
     held: Held,
     explain: number,
-  ): RankedDay & { kept: boolean } => {
+  ): RankedDay => {
     const day = held.model ? dayIndex(date, papers) : undefined;
     const follows = held.follows.authors.length + held.follows.phrases.length > 0;
     const items = rankForReader({
@@ -405,11 +412,7 @@ export function createReaderService(options: ReaderServiceOptions): ReaderServic
     return { papers, items, version: held.version, tag: held.tag, personal, kept: held.kept };
   };
 
-  const listOf = async (
-    keyId: string,
-    date: string,
-    explain: number,
-  ): Promise<(RankedDay & { kept: boolean }) | null> => {
+  const listOf = async (keyId: string, date: string, explain: number): Promise<RankedDay | null> => {
     const papers = await screened.day(date);
     if (!papers) return null;
     const stamp = await readStamp(store, keyId);

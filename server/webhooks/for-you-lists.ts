@@ -22,12 +22,13 @@ import { type EventRecord, eventKey, forYouListKey, HISTORY_TTL_SECONDS } from "
 
 /**
  * A day's ranking for each of many keys (the reader service's `rankDays`, their profiles read in one
- * go); null where the day has no papers.
+ * go); null where the day has no papers. `kept`: ranked with the model of the profile's version (not
+ * the global order because the refit's lock was not had, nor with a model of another version).
  */
 export type DayRanker = (
   keyIds: readonly string[],
   date: string,
-) => Promise<((RankedForDelivery & { tag: string }) | null)[]>;
+) => Promise<((RankedForDelivery & { tag: string; kept: boolean }) | null)[]>;
 
 /** Held by the one process ranking an event's lists; see `rankOnce`. */
 const listsLeaseKey = (eventId: string) => `webhook:for-you-lease:${eventId}`;
@@ -52,6 +53,10 @@ export interface ListsDeps {
   log?: (message: string) => void;
 }
 
+type Ranked = Awaited<ReturnType<DayRanker>>[number];
+
+const logOf = (deps: ListsDeps) => deps.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+
 /**
  * A chunk's rankings. A profile that cannot be ranked (stored corrupt, or a store error) fails its whole
  * chunk: its keys are then ranked one at a time, and a key that still fails gets no list (its deliveries
@@ -62,7 +67,7 @@ async function rankChunk(deps: ListsDeps, chunk: readonly string[], date: string
   try {
     return await deps.rankDays(chunk, date);
   } catch {
-    const log = deps.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+    const log = logOf(deps);
     return Promise.all(
       chunk.map(async (owner) => {
         try {
@@ -80,45 +85,81 @@ async function rankChunk(deps: ListsDeps, chunk: readonly string[], date: string
 }
 
 /**
+ * Stores the lists of a chunk's keys as ranked. A key without a profile (version 0) gets none: its
+ * deliveries keep the event's body. A list not ranked with its profile's own model (`kept` false) is
+ * not stored either, as the day's list it is not: its key is returned, to be ranked again. Returns the
+ * lists stored and those keys.
+ */
+async function storeLists(
+  deps: ListsDeps,
+  event: EventRecord,
+  date: string,
+  chunk: readonly string[],
+  rankings: readonly Ranked[],
+): Promise<{ written: number; again: string[] }> {
+  const { store } = deps;
+  const again = chunk.filter((_, index) => {
+    const ranked = rankings[index];
+    return ranked && ranked.version > 0 && !ranked.kept;
+  });
+  const made = await Promise.all(
+    chunk.map(async (owner, index) => {
+      const ranked = rankings[index];
+      if (!ranked || ranked.version === 0 || !ranked.kept) return false;
+      const list = forYouDelivered(ranked, date, deps.apiBase);
+      // Written only if absent: a pass after an interrupted one ranks again but keeps the first list.
+      return store.setIfAbsent(forYouListKey(owner, event.id), list, { ttlSeconds: HISTORY_TTL_SECONDS });
+    }),
+  );
+  // Ranked outside the reader's lock: a profile erased (or erased and written anew) since its ranking
+  // must not keep the list, stored after the erasure removed its prefix. Read again after storing: an
+  // erasure after this read removes the list itself.
+  const stored = chunk.filter((_, index) => made[index]);
+  const now = stored.length > 0 ? await readStamps(store, stored) : [];
+  let written = 0;
+  await Promise.all(
+    stored.map(async (owner, index) => {
+      const stamp = now[index];
+      const ranked = rankings[chunk.indexOf(owner)];
+      if (stamp && ranked && stamp.version > 0 && sameProfile(stamp.tag, ranked.tag)) {
+        written += 1;
+        return;
+      }
+      await store.removeItem(forYouListKey(owner, event.id));
+    }),
+  );
+  return { written, again };
+}
+
+/**
  * Ranks and stores the list of every recipient key of `event` that has a profile: a key's endpoints
  * share one list. A list already stored (by an earlier, interrupted pass) is kept, so two passes never
- * give one key two lists. Returns how many lists this call stored.
+ * give one key two lists. A key whose list was not ranked with its profile's model (the refit's lock
+ * held by a write, or a write between the reads of its version and its model) is ranked once more after
+ * the others, when that write is over; still not, it gets no list and is logged. Returns how many lists
+ * this call stored.
  */
 export async function writeForYouLists(deps: ListsDeps, event: EventRecord, date: string): Promise<number> {
-  const { store } = deps;
-  const owners = [...new Set((await recipientsOf(store, event)).map((endpoint) => endpoint.owner))];
+  const owners = [...new Set((await recipientsOf(deps.store, event)).map((endpoint) => endpoint.owner))];
   let written = 0;
+  const later: string[] = [];
   for (let start = 0; start < owners.length; start += CHUNK) {
     const chunk = owners.slice(start, start + CHUNK);
-    const rankings = await rankChunk(deps, chunk, date, event.id);
-    const made = await Promise.all(
-      chunk.map(async (owner, index) => {
-        // A key without a profile (version 0) gets no list: its deliveries keep the event's body. Its
-        // ranking is the day's own order, read from no model, so it costs next to nothing.
-        const ranked = rankings[index];
-        if (!ranked || ranked.version === 0) return false;
-        const list = forYouDelivered(ranked, date, deps.apiBase);
-        // Written only if absent: a pass after an interrupted one ranks again but keeps the first list.
-        return store.setIfAbsent(forYouListKey(owner, event.id), list, { ttlSeconds: HISTORY_TTL_SECONDS });
-      }),
-    );
-    // Ranked outside the reader's lock: a profile erased (or erased and written anew) since its ranking
-    // must not keep the list, stored after the erasure removed its prefix. Read again after storing: an
-    // erasure after this read removes the list itself.
-    const stored = chunk.filter((_, index) => made[index]);
-    const now = stored.length > 0 ? await readStamps(store, stored) : [];
-    await Promise.all(
-      stored.map(async (owner, index) => {
-        const stamp = now[index];
-        const ranked = rankings[chunk.indexOf(owner)];
-        if (stamp && ranked && stamp.version > 0 && sameProfile(stamp.tag, ranked.tag)) {
-          written += 1;
-          return;
-        }
-        await store.removeItem(forYouListKey(owner, event.id));
-      }),
-    );
+    const done = await storeLists(deps, event, date, chunk, await rankChunk(deps, chunk, date, event.id));
+    written += done.written;
+    later.push(...done.again);
     await yieldToIo();
+  }
+  for (let start = 0; start < later.length; start += CHUNK) {
+    const chunk = later.slice(start, start + CHUNK);
+    const done = await storeLists(deps, event, date, chunk, await rankChunk(deps, chunk, date, event.id));
+    written += done.written;
+    for (const owner of done.again) {
+      logOf(deps)(
+        `webhooks: no for_you list for key ${owner} in ${event.id}: its model could not be had ` +
+          "(a write held its profile); its deliveries carry the event's body",
+      );
+    }
   }
   return written;
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FOR_YOU_DELIVERED, ForYouDeliveredSchema } from "../../../pipeline/domain/for-you-delivery.ts";
 import type { PersonalPicks } from "../../../pipeline/domain/reader-answers.ts";
+import type { ReaderModel } from "../../../pipeline/domain/reader-model.ts";
 import type { CompiledRelevance } from "../../../pipeline/domain/relevance-model.ts";
 import { dailyEventId, WebhookPayloadSchema } from "../../../pipeline/domain/webhook.ts";
 import { loadRelevanceModel, newestModelPath } from "../../../pipeline/relevance-file.ts";
@@ -203,6 +204,58 @@ describe("for_you in daily.published deliveries", () => {
     expect(await writeForYouLists({ store, rankDays: rankThenErase, apiBase: SITE }, event, day)).toBe(0);
     expect(await store.getItem(forYouListKey(reader, event.id))).toBeNull();
     expect(await store.getKeys(`reader:${reader}`)).toEqual([]);
+  });
+
+  /** Stores the reader's model as if fitted on another version of the profile; gives back the real one. */
+  const outdated = async (store: Store, reader: string) => {
+    const key = `reader:${reader}:model`;
+    const model = (await store.getItem<ReaderModel>(key)) ?? expect.fail("the reader has no model");
+    await store.setItem(key, { ...model, profile_version: model.profile_version + 1 });
+    return () => store.setItem(key, model);
+  };
+
+  it("stores no list ranked without its profile's own model: ranked again after the others, then logged", async () => {
+    const { store, readers } = await copied();
+    const reader = keys.reader?.owner as string;
+    // As if a write came between the reads of the profile's version and of its model.
+    await outdated(store, reader);
+    const event = eventRecordOf({ id: "evt_daily_unkept", type: "daily.published", data: {} }, clock);
+    const asked: string[][] = [];
+    const logged: string[] = [];
+    const rankDays: DayRanker = async (keyIds, date) => {
+      asked.push([...keyIds]);
+      return readers.rankDays(keyIds, date, 0);
+    };
+    const deps = { store, rankDays, apiBase: SITE, log: (message: string) => logged.push(message) };
+    expect(await writeForYouLists(deps, event, day)).toBe(0);
+    expect(await store.getItem(forYouListKey(reader, event.id))).toBeNull();
+    // Every recipient once, then the reader alone, once more.
+    expect(asked).toHaveLength(2);
+    expect(asked[1]).toEqual([reader]);
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toContain(reader);
+  });
+
+  it("stores the list ranked again once the write that held the model is over", async () => {
+    const { store, readers } = await copied();
+    const reader = keys.reader?.owner as string;
+    const restore = await outdated(store, reader);
+    const event = eventRecordOf({ id: "evt_daily_again", type: "daily.published", data: {} }, clock);
+    let calls = 0;
+    const rankDays: DayRanker = async (keyIds, date) => {
+      if (calls++ === 1) await restore();
+      return readers.rankDays(keyIds, date, 0);
+    };
+    expect(await writeForYouLists({ store, rankDays, apiBase: SITE }, event, day)).toBe(1);
+    const list = await store.getItem<{ personal: boolean; profile_version: number }>(
+      forYouListKey(reader, event.id),
+    );
+    expect(list?.personal).toBe(true);
+    // The same list as a pass that found the model in place from the start.
+    const { store: plain, readers: fresh } = await copied();
+    const direct = { store: plain, rankDays: ((ids, date) => fresh.rankDays(ids, date, 0)) as DayRanker };
+    expect(await writeForYouLists({ ...direct, apiBase: SITE }, event, day)).toBe(1);
+    expect(await plain.getItem(forYouListKey(reader, event.id))).toEqual(list);
   });
 
   it("publishes the day when a stored profile is corrupt: that key gets no list, the others theirs", async () => {
