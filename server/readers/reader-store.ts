@@ -6,6 +6,8 @@
 //   reader:{id}:version   the profile's version alone (with its nonce): the one read a ranked request makes
 //   reader:{id}:writes:*  the profile-write rate's counters
 //   reader:{id}:feedtoken the feed token's hash and when it was issued (./feed-tokens.ts)
+//   reader:{id}:for-you:* the key's `for_you` list of each daily.published event, two weeks
+//                         (server/webhooks/for-you-lists.ts)
 // and one record outside the prefix, since it is found by the token and not by the key:
 //   feedtoken:{token hash} the key id behind a feed token, erased with the rest
 
@@ -21,6 +23,10 @@ const followsKey = (keyId: string) => `${readerPrefix(keyId)}:follows`;
 const modelKey = (keyId: string) => `${readerPrefix(keyId)}:model`;
 const versionKey = (keyId: string) => `${readerPrefix(keyId)}:version`;
 export const feedTokenKey = (keyId: string) => `${readerPrefix(keyId)}:feedtoken`;
+/** Where a key's delivered `for_you` lists are, one per event (webhook-records.ts names each). */
+export const forYouListsPrefix = (keyId: string) => `${readerPrefix(keyId)}:for-you`;
+/** How long a delivered list is kept: as long as the deliveries that send it. */
+export const FOR_YOU_LIST_TTL_SECONDS = 14 * 86_400;
 export const feedTokenLookupKey = (tokenHash: string) => `feedtoken:${tokenHash}`;
 /** The lock every change to a reader's records (profile, feed token, erasure) is made under. */
 export const readerLockKey = (keyId: string) => `readerlock:${keyId}`;
@@ -142,12 +148,25 @@ export async function eraseReader(store: Store, keyId: string): Promise<number> 
 
 /**
  * A rotated key keeps its reader's profile: moved to the new key id, then erased under the old one. The
- * feed token is not moved: whoever held the old key could have issued it, so it ends with that key.
+ * day's `for_you` lists move with it, so the deliveries not yet sent still carry them (they are found
+ * through the rotation: attempt-delivery.ts); moved, a list is kept two weeks from the move. The feed
+ * token is not moved: whoever held the old key could have issued it, so it ends with that key.
  */
 export async function moveReader(store: Store, fromId: string, toId: string): Promise<boolean> {
   const found = await store.getItem<unknown>(profileKey(fromId));
   if (found)
     await writeProfile(store, toId, await readProfile(store, fromId), await readModel(store, fromId));
+  const lists = await store.getKeys(forYouListsPrefix(fromId));
+  const values = await store.getItems<unknown>(lists);
+  await Promise.all(
+    lists.map((key, index) => {
+      const value = values[index];
+      const moved = `${forYouListsPrefix(toId)}${key.slice(forYouListsPrefix(fromId).length)}`;
+      return value === null
+        ? undefined
+        : store.setIfAbsent(moved, value, { ttlSeconds: FOR_YOU_LIST_TTL_SECONDS });
+    }),
+  );
   await eraseReader(store, fromId);
   return found !== null;
 }

@@ -1,6 +1,7 @@
 import { LRUCache } from "lru-cache";
 import { type ForYouDelivered, withForYou } from "../../pipeline/domain/for-you-delivery.ts";
 import { type DeliveryAttempt, retryDelayMs, shouldDisable } from "../../pipeline/domain/webhook.ts";
+import { findKeyById } from "../access/key-service.ts";
 import type { DeliveryOutcome } from "../metrics/service-metrics.ts";
 import type { HostLookup } from "../outbound/checked-address.ts";
 import type { Store } from "../store/types.ts";
@@ -14,6 +15,7 @@ import {
   type EventRecord,
   endpointKey,
   eventKey,
+  forYouListKey,
   HEALTHY,
   HISTORY_TTL_SECONDS,
   healthKey,
@@ -60,6 +62,32 @@ async function eventOf(
   return record;
 }
 
+/** Rotations followed from an endpoint's owner to the key holding its list (each rotation is one). */
+const MAX_ROTATIONS = 8;
+
+/**
+ * The `for_you` list a delivery sends: `stored`, read at the key the fan-out recorded; else, when the
+ * key was rotated since (its list moved with its profile, reader-store.ts `moveReader`), the list of the
+ * key that replaced it, found from the endpoint's owner (the new key once the endpoints moved, the old
+ * one until then). Null when the profile was erased or the key revoked: nothing to follow then.
+ */
+async function listThroughRotation(
+  store: Store,
+  delivery: DeliveryRecord,
+  endpoint: EndpointRecord | null,
+  stored: ForYouDelivered | null,
+): Promise<ForYouDelivered | null> {
+  if (stored || !delivery.for_you_list || !endpoint) return stored;
+  let owner: string | null = endpoint.owner;
+  for (let hop = 0; owner !== null && hop <= MAX_ROTATIONS; hop += 1) {
+    const key = forYouListKey(owner, delivery.event_id);
+    const list = key === delivery.for_you_list ? null : await store.getItem<ForYouDelivered>(key);
+    if (list) return list;
+    owner = (await findKeyById(store, owner))?.replaced_by ?? null;
+  }
+  return null;
+}
+
 /** What to do with the queue item: done (ack) or try again at `retryAt`. */
 export type AttemptResult = { done: true } | { done: false; retryAt: number };
 
@@ -96,15 +124,17 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
   const ttl = { ttlSeconds: HISTORY_TTL_SECONDS };
   const delivery = await store.getItem<DeliveryRecord>(deliveryKey(deliveryId));
   if (delivery?.state !== "pending") return DONE;
-  const [endpoint, event, health, list] = await Promise.all([
+  const [endpoint, event, health, stored] = await Promise.all([
     store.getItem<EndpointRecord>(endpointKey(delivery.endpoint_id)),
     eventOf(store, deps.caches.events, delivery.event_id),
     store.getItem<EndpointHealth>(healthKey(delivery.endpoint_id)),
     delivery.for_you_list ? store.getItem<ForYouDelivered>(delivery.for_you_list) : null,
   ]);
+  const list = await listThroughRotation(store, delivery, endpoint, stored);
   const disabled = health?.disabled_reason && delivery.event_type !== "webhook.test";
-  // A list gone since the fan-out went with its profile (erased, or the key revoked): the delivery
-  // is not sent without it, which would be another body than its earlier attempts'.
+  // A list gone since the fan-out went with its profile (erased, or the key revoked; a rotation moves
+  // it instead): the delivery is not sent without it, which would be another body than its earlier
+  // attempts'.
   const erased = delivery.for_you_list !== undefined && list === null;
   if (!endpoint || !event || disabled || erased) {
     await store.setItem(deliveryKey(deliveryId), { ...delivery, state: "cancelled" }, ttl);

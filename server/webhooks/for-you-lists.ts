@@ -15,10 +15,10 @@ import {
   forYouDelivered,
   type RankedForDelivery,
 } from "../../pipeline/domain/for-you-delivery.ts";
-import { readStamps, sameProfile } from "../readers/reader-store.ts";
+import { FOR_YOU_LIST_TTL_SECONDS, readStamps, sameProfile } from "../readers/reader-store.ts";
 import type { Store } from "../store/types.ts";
 import { recipientsOf } from "./fan-out.ts";
-import { type EventRecord, eventKey, forYouListKey, HISTORY_TTL_SECONDS } from "./webhook-records.ts";
+import { type EventRecord, eventKey, forYouListKey } from "./webhook-records.ts";
 
 /**
  * A day's ranking for each of many keys (the reader service's `rankDays`, their profiles read in one
@@ -108,7 +108,9 @@ async function storeLists(
       if (!ranked || ranked.version === 0 || !ranked.kept) return false;
       const list = forYouDelivered(ranked, date, deps.apiBase);
       // Written only if absent: a pass after an interrupted one ranks again but keeps the first list.
-      return store.setIfAbsent(forYouListKey(owner, event.id), list, { ttlSeconds: HISTORY_TTL_SECONDS });
+      return store.setIfAbsent(forYouListKey(owner, event.id), list, {
+        ttlSeconds: FOR_YOU_LIST_TTL_SECONDS,
+      });
     }),
   );
   // Ranked outside the reader's lock: a profile erased (or erased and written anew) since its ranking

@@ -5,7 +5,7 @@ import type {
   WebhookEndpoint,
   WebhookEventType,
 } from "../../pipeline/domain/webhook.ts";
-import { readerPrefix } from "../readers/reader-store.ts";
+import { forYouListsPrefix } from "../readers/reader-store.ts";
 
 /** The queue of deliveries: fan-out jobs (`e.<event id>`) and single deliveries (`d.<delivery id>`). */
 export const WEBHOOK_QUEUE = "webhooks";
@@ -22,7 +22,7 @@ export const deliveryKey = (id: string) => `webhook:delivery:${id}`;
  * A key's `for_you` list for a `daily.published` event (for-you-lists.ts): under the reader's prefix,
  * so that erasing the profile erases it.
  */
-export const forYouListKey = (keyId: string, eventId: string) => `${readerPrefix(keyId)}:for-you:${eventId}`;
+export const forYouListKey = (keyId: string, eventId: string) => `${forYouListsPrefix(keyId)}:${eventId}`;
 export const deliveriesOfPrefix = (endpointId: string) => `webhook:deliveries-of:${endpointId}`;
 export const deliveryOfKey = (endpointId: string, id: string) => `${deliveriesOfPrefix(endpointId)}:${id}`;
 /** One record per published day announced (or counted as announced); see daily-announcer.ts. */

@@ -17,6 +17,7 @@ import { attemptDelivery } from "../../../server/webhooks/attempt-delivery.ts";
 import { announcePublishedDay } from "../../../server/webhooks/daily-announcer.ts";
 import { fanOut } from "../../../server/webhooks/fan-out.ts";
 import { type DayRanker, rankOnce, writeForYouLists } from "../../../server/webhooks/for-you-lists.ts";
+import { moveEndpoints } from "../../../server/webhooks/key-endpoints.ts";
 import { eventRecordOf } from "../../../server/webhooks/publish-event.ts";
 import {
   type DeliveryRecord,
@@ -279,5 +280,94 @@ describe("for_you in daily.published deliveries", () => {
     expect(logged).toHaveLength(1);
     expect(logged[0]).toContain(corrupt);
     expect(logged[0]).not.toContain("private phrase");
+  });
+});
+
+describe("for_you across a key rotation", () => {
+  /** A key with a library and an endpoint on a store of its own; `path` is the receiver's. */
+  async function profiledKey(path: string) {
+    const context = await contextOn(await createMemoryStore());
+    const { key, record } = await context.keys.issue({ tier: "pro", email: "r@example.org", label: "r" });
+    const send = (method: string, url: string, body: unknown) =>
+      createApp(context).request(url, {
+        method,
+        headers: { "x-api-key": key, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const created = await send("POST", "/v1/webhooks", {
+      url: `${receiver.base}${path}`,
+      events: ["daily.published"],
+    });
+    const endpoint = (await created.json()) as { id: string; secret: string };
+    receiver.secrets.set(path, endpoint.secret);
+    const [first] = snapshots.days().map((entry) => entry.date) as [string];
+    const papers = (await context.readers.rankDay(record.id, first, 0))?.papers ?? [];
+    const library = papers.slice(3, 6).map((paper) => paper.arxiv_id);
+    expect((await send("PUT", "/v1/me/library", library)).status).toBe(200);
+    clock += 1_000;
+    const rankDays: DayRanker = (keyIds, date) => context.readers.rankDays(keyIds, date, 0);
+    const deps = { store: context.store, now: () => clock, siteUrl: SITE, rankDays };
+    return { context, store: context.store, record, endpoint: endpoint.id, deps };
+  }
+
+  it("sends the rotated key's endpoint its list, rotated after the fan-out or before it", async () => {
+    const path = "/for-you/rotated";
+    const { context, store, record, endpoint, deps } = await profiledKey(path);
+    const [first, second] = snapshots.days().map((entry) => entry.date) as [string, string];
+    // The first day is fanned out before the rotation; the second is announced (its list stored) but
+    // fanned out after it.
+    expect(await announcePublishedDay(deps, await snapshots.readDay(first))).toBe(true);
+    expect(await fanOut(store, dailyEventId(first))).toBe(1);
+    expect(await announcePublishedDay(deps, await snapshots.readDay(second))).toBe(true);
+    const lists = await Promise.all(
+      [first, second].map((date) => store.getItem(forYouListKey(record.id, dailyEventId(date)))),
+    );
+    expect(lists.every((list) => list !== null)).toBe(true);
+
+    // As `picks keys rotate` does: the key, then its endpoints.
+    const rotated = (await context.keys.rotate(record.id)) ?? expect.fail("not rotated");
+    expect(await moveEndpoints(store, record.id, rotated.record.id)).toBe(1);
+    expect(await store.getKeys(`reader:${record.id}`)).toEqual([]);
+    expect(await fanOut(store, dailyEventId(second))).toBe(1);
+
+    for (const date of [first, second]) {
+      const id = deliveryIdOf(endpoint, dailyEventId(date));
+      expect(await attemptDelivery(context.webhooks.deps, id)).toEqual({ done: true });
+      expect((await store.getItem<DeliveryRecord>(deliveryKey(id)))?.state).toBe("delivered");
+    }
+    const got = receiver.of(path, "daily.published");
+    expect(got).toHaveLength(2);
+    // Each delivery carries the list ranked for the key before its rotation, byte for byte.
+    expect(got.map((request) => JSON.parse(request.body).data.for_you)).toEqual(lists);
+  });
+
+  it("finds the list through the rotation while the endpoint still names the old key", async () => {
+    const path = "/for-you/rotated-unmoved";
+    const { context, store, record, endpoint, deps } = await profiledKey(path);
+    const [first] = snapshots.days().map((entry) => entry.date) as [string];
+    expect(await announcePublishedDay(deps, await snapshots.readDay(first))).toBe(true);
+    expect(await fanOut(store, dailyEventId(first))).toBe(1);
+    const list = await store.getItem(forYouListKey(record.id, dailyEventId(first)));
+    // Rotated, its endpoints not moved yet.
+    expect(await context.keys.rotate(record.id)).not.toBeNull();
+    const id = deliveryIdOf(endpoint, dailyEventId(first));
+    expect(await attemptDelivery(context.webhooks.deps, id)).toEqual({ done: true });
+    const [got] = receiver.of(path, "daily.published");
+    expect(JSON.parse(got?.body ?? "{}").data.for_you).toEqual(list);
+  });
+
+  it("cancels the delivery when the rotated key's profile is erased before it is sent", async () => {
+    const path = "/for-you/rotated-erased";
+    const { context, store, record, endpoint, deps } = await profiledKey(path);
+    const [first] = snapshots.days().map((entry) => entry.date) as [string];
+    expect(await announcePublishedDay(deps, await snapshots.readDay(first))).toBe(true);
+    expect(await fanOut(store, dailyEventId(first))).toBe(1);
+    const rotated = (await context.keys.rotate(record.id)) ?? expect.fail("not rotated");
+    await moveEndpoints(store, record.id, rotated.record.id);
+    await context.readers.erase(rotated.record.id);
+    const id = deliveryIdOf(endpoint, dailyEventId(first));
+    expect(await attemptDelivery(context.webhooks.deps, id)).toEqual({ done: true });
+    expect((await store.getItem<DeliveryRecord>(deliveryKey(id)))?.state).toBe("cancelled");
+    expect(receiver.of(path, "daily.published")).toHaveLength(0);
   });
 });
