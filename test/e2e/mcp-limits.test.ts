@@ -2,6 +2,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clearOfWindowEnd } from "../helpers/clock-window.ts";
 import { runPicks, type Started, startPicksServer } from "../helpers/processes.ts";
 import { publishYear } from "../server/mcp/year-site.ts";
 
@@ -63,6 +64,8 @@ afterAll(async () => {
 
 describe("messages that spend no quota have a per-key rate", () => {
   it("refuses a batch of 100 tools/list whole, with Retry-After and the RateLimit headers", async () => {
+    // The rate's minute is a fixed window of the server's real clock: it must not end between these calls.
+    await clearOfWindowEnd(60, 15_000);
     const key = await freeKey();
     const batch = await post(
       Array.from({ length: 100 }, (_, i) => toolsList(i)),

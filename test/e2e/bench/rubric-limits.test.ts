@@ -2,6 +2,7 @@ import { mkdtemp, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clearOfWindowEnd } from "../../helpers/clock-window.ts";
 import { runPicks, type Started, startPicksServer } from "../../helpers/processes.ts";
 
 // Regression: 150 PUTs of a maximal rubric made GET answer every version (18.8 MB) and the database
@@ -123,7 +124,9 @@ describe("bench rubric versions", () => {
 
   it("has a per-key rate on writes, with Retry-After and the RateLimit headers", async () => {
     // 150 versions were written above, within this hour's window unless it just turned: the
-    // RateLimit header says how many are left either way (the limit is 160).
+    // RateLimit header says how many are left either way (the limit is 160). The hour is a fixed window
+    // of the server's real clock: it must not end between this write and the 429 expected.
+    await clearOfWindowEnd(3600, 15_000);
     const first = await put({ weights: { A1: 2 } });
     expect(first.status).toBe(200);
     expect(first.headers.get("ratelimit-policy")).toBe('"bench-rubric";q=160;w=3600');
@@ -139,7 +142,7 @@ describe("bench rubric versions", () => {
     expect(((await (await get()).json()) as { current: { version: number } }).current.version).toBe(
       151 + left,
     );
-  });
+  }, 60_000);
 });
 
 describe("malformed input on the bench routes is a 4xx, never a 500", () => {

@@ -2,6 +2,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clearOfWindowEnd } from "../../helpers/clock-window.ts";
 import { LISTING_250 } from "../../helpers/fixtures.ts";
 import { runPicks } from "../../helpers/processes.ts";
 import { publishSampleDays } from "../../helpers/published.ts";
@@ -102,6 +103,8 @@ describe("tests and retries have a per-endpoint and a per-key rate", () => {
     const first = await createEndpoint(server.url as string, key, receiver, "/rated-1", ["daily.published"]);
     const second = await createEndpoint(server.url as string, key, receiver, "/rated-2", ["daily.published"]);
     const test = (id: string) => api(`/v1/webhooks/${id}/test`, key, { method: "POST" });
+    // The rates' hour is a fixed window of the server's real clock: it must not end between these calls.
+    await clearOfWindowEnd(3600, 10_000);
 
     const accepted = [await test(first.id), await test(first.id), await test(first.id)];
     expect(accepted.map((answer) => answer.status)).toEqual([202, 202, 202]);
