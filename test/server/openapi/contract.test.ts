@@ -514,19 +514,18 @@ describe.each(MODES)("every operation against the document (%s)", (mode) => {
   };
 
   beforeAll(async () => {
-    // The per-key rates are fixed windows on the real clock: a year long here, so that no window ends
-    // between the calls that spend a rate and the later ones that expect its 429.
-    const windowSeconds = 365 * 24 * 3600;
     const config = {
       verifyLimit: 1,
       submitLimit: 1,
-      benchRubricRate: { ...DEFAULT_CONFIG.benchRubricRate, limit: 1, windowSeconds },
-      webhookActionEndpointRate: { ...DEFAULT_CONFIG.webhookActionEndpointRate, limit: 2, windowSeconds },
-      oldDayRate: { ...DEFAULT_CONFIG.oldDayRate, limit: 2, windowSeconds },
-      profileWriteRate: { ...DEFAULT_CONFIG.profileWriteRate, limit: PROFILE_WRITES, windowSeconds },
-      feedReadRate: { ...DEFAULT_CONFIG.feedReadRate, limit: FEED_READS, windowSeconds },
+      benchRubricRate: { ...DEFAULT_CONFIG.benchRubricRate, limit: 1 },
+      webhookActionEndpointRate: { ...DEFAULT_CONFIG.webhookActionEndpointRate, limit: 2 },
+      oldDayRate: { ...DEFAULT_CONFIG.oldDayRate, limit: 2 },
+      profileWriteRate: { ...DEFAULT_CONFIG.profileWriteRate, limit: PROFILE_WRITES },
+      feedReadRate: { ...DEFAULT_CONFIG.feedReadRate, limit: FEED_READS },
     };
-    const main = await testContext(snapshots, { config });
+    // A still clock (the context's and its store's): the per-key rates are fixed windows of the clock,
+    // and none may end between the calls that spend a rate and the later ones that expect its 429.
+    const main = await testContext(snapshots, { config, now: () => Date.parse("2026-11-29T12:00:30Z") });
     const issue = async (context: AppContext, tier: "free" | "enterprise") =>
       (await context.keys.issue({ tier, email: `${tier}@example.org`, label: tier })).key;
     world.free = await issue(main, "free");
