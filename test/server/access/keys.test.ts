@@ -166,7 +166,8 @@ describe("revocation and rotation", () => {
 describe("a key revoked by another process", () => {
   it("stops working within the cache period even while it is used all the time", async () => {
     let now = Date.parse("2026-11-20T10:00:00Z");
-    const store = await createMemoryStore();
+    // The store shared by the two processes runs on their clock, as the test context's own store does.
+    const store = await createMemoryStore({ clock: () => now });
     const serving = await testContext(snapshots, { store, now: () => now });
     const operator = await testContext(snapshots, { store, now: () => now });
     const { key } = await serving.keys.issue({ tier: "pro", email: "x@example.org", label: "busy" });

@@ -29,7 +29,8 @@ async function contextWith(allowLoopback: boolean): Promise<AppContext> {
   return createContext({
     version: "0.1.0",
     snapshots,
-    store: await createMemoryStore(),
+    // The store runs on the test's clock too: a counter or record expires when the service thinks it does.
+    store: await createMemoryStore({ clock: () => clock }),
     config: DEFAULT_CONFIG,
     now: () => clock,
     log: () => {},
