@@ -11,6 +11,7 @@ import type { DailySnapshot } from "../../pipeline/domain/snapshot.ts";
 import { createS3Origin } from "../../pipeline/origin/s3-origin.ts";
 import { createStoreFromEnv } from "../../server/store/from-env.ts";
 import { announcedDayKey } from "../../server/webhooks/webhook-records.ts";
+import { clearOfWindowEnd } from "../helpers/clock-window.ts";
 import { type HistoryEntry, historyEntries, historyReply } from "../helpers/fake-arxiv-history.ts";
 import {
   type FakeReply,
@@ -339,11 +340,16 @@ describe("picks backfill", () => {
       ["--from", "2025-11-03", "--to", "2999-01-01"],
       /before \d{4}-\d{2}-\d{2}, the day the live listing holds now/,
     ],
-    [["--from", "2025-11-03", "--to", new Date().toISOString().slice(0, 10)], /the live listing holds now/],
+    [["--from", "2025-11-03", "--to", "today"], /the live listing holds now/],
     [["--from", "2019-01-01", "--to", "2025-11-03"], /over 3 years.*--yes/],
     [["--to", "2025-11-03"], /needs `--from` and `--to`/],
     [["--resume"], /no stopped backfill to resume/],
-  ])("refuses %j with exit 2, asking and creating nothing", async (flags, message) => {
+  ])("refuses %j with exit 2, asking and creating nothing", async (asked, message) => {
+    // "today" is read here, clear of 00:00 UTC: read when the file loads, it could be yesterday by the
+    // time the command reads its own clock, and yesterday can be a day it takes.
+    if (asked.includes("today")) await clearOfWindowEnd(86_400, 10_000);
+    const today = new Date().toISOString().slice(0, 10);
+    const flags = asked.map((flag) => (flag === "today" ? today : flag));
     const { env, dirs, root } = await workspace();
     const result = await runPicks(["backfill", ...flags, ...dirs], env);
     expect(result.code).toBe(2);
