@@ -41,15 +41,15 @@ function isoTimeOncePerMs(): () => string {
 const quoted = (value: string | null): string => (value === null ? "null" : JSON.stringify(value));
 
 /**
- * The request log: one JSON line per request on stdout (fd 1 unless told otherwise), in pino's shape
+ * The request log: one JSON line per request on stdout, in pino's shape
  * (`level` 30, `time`, `pid`) so that pino's tools read it. The line has one fixed shape, so it is
  * written out here: pino's general serializer cost about 14% of a keyed read (5 µs of 36), the line
  * below well under a microsecond. pino's destination (sonic-boom) does the writing without blocking
  * the serving thread; it measures its whole pending buffer on every write, so lines are held here and
  * handed to it 64 at a time, and at least once a second (docs/performance.md).
  */
-export function createRequestLog(fd = 1): RequestLog {
-  const destination = pino.destination({ dest: fd, sync: false });
+export function createRequestLog(): RequestLog {
+  const destination = pino.destination({ dest: 1, sync: false });
   const held: string[] = [];
   const release = () => {
     if (held.length === 0) return;

@@ -66,9 +66,9 @@ export function failedReview(
   };
 }
 
-function oneLine(text: string, max = MAX_TEXT): string {
+function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return flat.length > MAX_TEXT ? `${flat.slice(0, MAX_TEXT - 1)}…` : flat;
 }
 
 /** Keeps a quote only where it occurs verbatim in the message, with its span there. */

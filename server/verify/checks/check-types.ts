@@ -106,8 +106,8 @@ export function createFindings(): Findings {
   return new FindingsList();
 }
 
-/** A one-line, bounded rendering of user text for messages. */
-export function quoteText(text: string, max = 60): string {
+/** A one-line rendering of user text for messages, of at most 60 characters. */
+export function quoteText(text: string): string {
   const flat = text.replace(/\s+/g, " ");
-  return `'${flat.length > max ? `${flat.slice(0, max - 1)}…` : flat}'`;
+  return `'${flat.length > 60 ? `${flat.slice(0, 59)}…` : flat}'`;
 }
