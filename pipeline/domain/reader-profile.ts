@@ -89,16 +89,6 @@ export const EMPTY_PROFILE: Profile = {
   follows: { authors: [], phrases: [] },
 };
 
-/** True when nothing in the profile can move the ranking: its list is then the global one. */
-export function isEmptyProfile(profile: Profile): boolean {
-  return (
-    profile.library.length === 0 &&
-    Object.keys(profile.ratings).length === 0 &&
-    profile.follows.authors.length === 0 &&
-    profile.follows.phrases.length === 0
-  );
-}
-
 /** The arXiv id path parameter of the rating routes. */
 export const RatingPathSchema = z.object({
   arxiv_id: z.string().regex(new RegExp(ARXIV_ID_PATTERN)).describe("e.g. 2401.12345"),

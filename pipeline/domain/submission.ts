@@ -27,8 +27,6 @@ export const SUBMISSION_STATUSES = ["queued", "fetching", "scoring", "scored", "
 export const SubmissionStatusSchema = z.enum(SUBMISSION_STATUSES);
 export type SubmissionStatus = z.infer<typeof SubmissionStatusSchema>;
 
-export const isFinished = (status: SubmissionStatus): boolean => status === "scored" || status === "failed";
-
 export const StatusChangeSchema = z.object({ status: SubmissionStatusSchema, at: z.iso.datetime() });
 export type StatusChange = z.infer<typeof StatusChangeSchema>;
 
