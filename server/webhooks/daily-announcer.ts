@@ -135,7 +135,7 @@ export async function recordDayQuietly(
 export function watchPublishedDays(
   deps: AnnounceDeps & { log: (message: string) => void; wake: () => void },
   cache: PublishedDays,
-): { ready: Promise<void>; stop: () => Promise<void> } {
+): { stop: () => Promise<void> } {
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   const pass = () => {
@@ -150,14 +150,14 @@ export function watchPublishedDays(
         // Stopped while the history still loaded: the load was abandoned, not failed.
         if (!stopped) deps.log(`webhooks: announcing new days failed: ${(error as Error).message}`);
       });
-    return running;
   };
-  const unsubscribe = cache.onReload?.(() => void pass()) ?? (() => {});
+  const unsubscribe = cache.onReload?.(pass) ?? (() => {});
   // Resolves once a pass in progress is over, so the store can be closed behind it.
   const stop = () => {
     stopped = true;
     unsubscribe();
     return running;
   };
-  return { ready: pass(), stop };
+  pass();
+  return { stop };
 }
