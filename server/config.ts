@@ -79,7 +79,7 @@ export interface ServerConfig {
  * within a second and its body within a few, so 10 s and 30 s only cut off clients that hold sockets
  * on purpose. Node's own defaults (60 s, 300 s) suit uploads, not this. Keep-alive stays at Node's 5 s.
  */
-export const DEFAULT_TIMEOUTS = {
+const DEFAULT_TIMEOUTS = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,

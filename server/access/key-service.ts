@@ -44,7 +44,7 @@ const recordKey = (hash: string) => `apikey:${hash}`;
 const idKey = (id: string) => `apikeyid:${id}`;
 const usageKey = (id: string, window: number) => `usage:${id}:${window}`;
 /** A firm's keys, listed without reading every key: `apikeyfirm:{firm}:{id}` -> the key's hash. */
-export const FIRM_KEYS_PREFIX = "apikeyfirm";
+const FIRM_KEYS_PREFIX = "apikeyfirm";
 const firmKey = (firm: string, id: string) => `${FIRM_KEYS_PREFIX}:${firm}:${id}`;
 
 /** A key's record by its id (`key_...`), read from the store without a service: null when unknown. */

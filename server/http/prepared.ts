@@ -98,7 +98,7 @@ export function notModifiedFor(
 }
 
 /** The headers of a 304 for `form`: its tag, and what a cache needs to keep using its copy. */
-export function notModifiedHeaders(form: Pick<Representation, "etag" | "headers">): Record<string, string> {
+function notModifiedHeaders(form: Pick<Representation, "etag" | "headers">): Record<string, string> {
   const { etag, headers } = form;
   return {
     etag,

@@ -35,7 +35,7 @@ export interface McpSnapshots {
 // folder's modification time. Two stat calls per tool call (tens of microseconds) therefore see any
 // new publication at once, where the cache's watcher alone would answer the next call up to its
 // debounce late; the watcher still catches writes that land within one timestamp tick of a look.
-export async function folderSignature(v1: string): Promise<string> {
+async function folderSignature(v1: string): Promise<string> {
   const times = await Promise.all(
     [v1, join(v1, "daily")].map((dir) =>
       stat(dir, { bigint: true }).then(

@@ -162,7 +162,7 @@ function plainToolCall(
  * The bytes of answers kept per published generation, keys included: a labs_papers page in full is
  * up to ~100 KB, and string arguments are capped (tool-input.ts).
  */
-export const ANSWER_CACHE_BYTES = 8 * 1024 * 1024;
+const ANSWER_CACHE_BYTES = 8 * 1024 * 1024;
 
 /** The reader of the server made only to answer tools/list once per tier: it runs no tool. */
 const LISTING_ONLY: ReaderPicks = () => Promise.reject(new Error("the tools/list server runs no tool"));

@@ -9,7 +9,7 @@ import { answer, type ReadOnlyTool, refuse } from "./read-only-tool.ts";
 import { OWNER_ACCESS, type ToolAccess } from "./tool-access.ts";
 
 /** The longest id as people paste it (an export.arxiv.org pdf URL of an old-style id) is under 70. */
-export const ARXIV_REF_MAX_LENGTH = 200;
+const ARXIV_REF_MAX_LENGTH = 200;
 
 export const PaperInputSchema = z.strictObject({
   arxiv_id: z

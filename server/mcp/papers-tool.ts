@@ -16,7 +16,7 @@ export const PAGE_DEFAULT = 8;
 /** The most picks one answer carries (the free tier's page); a larger `limit` is lowered and reported. */
 export const PAGE_MAX = 25;
 /** Cursors this server writes are about 100 characters. */
-export const CURSOR_MAX_LENGTH = 512;
+const CURSOR_MAX_LENGTH = 512;
 const FILTERS = ["days", "axis", "min_score", "min_reg_fit"] as const;
 
 export const PapersInputSchema = z.strictObject({

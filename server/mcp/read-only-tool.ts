@@ -11,7 +11,7 @@ export const answer = <T>(value: T): ToolAnswer<T> => ({ ok: true, value });
 export const refuse = <T>(message: string): ToolAnswer<T> => ({ ok: false, message });
 
 /** Every tool here only reads local files: same arguments, same answer, nothing outside touched. */
-export const READ_ONLY = {
+const READ_ONLY = {
   readOnlyHint: true,
   destructiveHint: false,
   idempotentHint: true,
@@ -32,13 +32,13 @@ export interface ReadOnlyTool<I extends z.ZodObject, O extends z.ZodObject> {
  * The answer as the protocol carries it. The text is the same JSON as `structuredContent`, for clients
  * that read only text; compact, because every character costs the agent context.
  */
-export function toResult(value: object): CallToolResult {
+function toResult(value: object): CallToolResult {
   const text = JSON.stringify(value);
   // Parsing the text back drops `undefined` members, so both forms are exactly the same JSON.
   return { content: [{ type: "text", text }], structuredContent: JSON.parse(text) };
 }
 
-export function toError(message: string): CallToolResult {
+function toError(message: string): CallToolResult {
   return { content: [{ type: "text", text: message }], isError: true };
 }
 
@@ -87,7 +87,7 @@ export async function runToolCall<I extends z.ZodObject, O extends z.ZodObject>(
 }
 
 /** Runs a tool on the arguments a client sent (checkToolCall, then runToolCall). */
-export const callReadOnlyTool = <I extends z.ZodObject, O extends z.ZodObject>(
+const callReadOnlyTool = <I extends z.ZodObject, O extends z.ZodObject>(
   tool: ReadOnlyTool<I, O>,
   raw: Record<string, unknown> | undefined,
   log: (message: string) => void,

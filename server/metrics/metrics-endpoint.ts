@@ -14,7 +14,7 @@ export interface MetricsAnswer {
 const digest = (text: string): Buffer => createHash("sha256").update(text).digest();
 
 /** True when `authorization` is `Bearer <token>`; compared by digest, in constant time. */
-export function hasBearer(authorization: string | null | undefined, token: string): boolean {
+function hasBearer(authorization: string | null | undefined, token: string): boolean {
   const given = bearerToken(authorization);
   return given !== null && timingSafeEqual(digest(given), digest(token));
 }

@@ -7,16 +7,14 @@ import { VERDICTS, type Verdict } from "../../pipeline/domain/verify-request.ts"
 // text from a request: a client cannot make a new series.
 
 /** The hosted MCP's tools; a name outside this list is counted as "unknown". */
-export const KNOWN_TOOLS = ["labs_papers", "labs_paper", "labs_axes", "labs_stats", "labs_for_me"] as const;
-export const TOOL_OUTCOMES = ["ok", "refused", "error"] as const;
+const KNOWN_TOOLS = ["labs_papers", "labs_paper", "labs_axes", "labs_stats", "labs_for_me"] as const;
+const TOOL_OUTCOMES = ["ok", "refused", "error"] as const;
 export type ToolOutcome = (typeof TOOL_OUTCOMES)[number];
 export const DELIVERY_OUTCOMES = ["delivered", "retry", "failed"] as const;
 export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
 
 /** Upper bounds in seconds: a keyed answer takes well under a millisecond of CPU, a slow one seconds. */
-export const DURATION_BUCKETS = [
-  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
-];
+const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** Counts one MCP tool call: the hosted server's, or nothing for the local one. */
 export type CountToolCall = (tool: string, outcome: ToolOutcome) => void;

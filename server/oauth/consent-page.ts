@@ -6,7 +6,7 @@ import type { AuthorizeRequest } from "../../pipeline/domain/oauth-authorize.ts"
 // from elsewhere; every text that came with the request is escaped.
 
 /** The fields the form carries back, so the POST is checked exactly as the GET was. */
-export const CARRIED = ["client_id", "redirect_uri", "code_challenge", "state", "resource", "scope"] as const;
+const CARRIED = ["client_id", "redirect_uri", "code_challenge", "state", "resource", "scope"] as const;
 export type CarriedField = (typeof CARRIED)[number];
 
 /** The values the form carries for a checked request. */

@@ -25,7 +25,7 @@ import { hashSecret, isSecretOf, newSecret, verifierMatches } from "./secrets.ts
 // holds, asks those rules, then writes what they decided.
 
 /** A registered client not used for this long is forgotten (registration is open to anyone). */
-export const CLIENT_SECONDS = 90 * 86_400;
+const CLIENT_SECONDS = 90 * 86_400;
 // As with key records, an access token's record is not read again from the store for this long: a
 // revocation made by another process takes effect within it, one made in this process at once.
 const TOKEN_CACHE_MS = 5_000;

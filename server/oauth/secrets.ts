@@ -3,7 +3,7 @@ import { createHash, hash, randomBytes, timingSafeEqual } from "node:crypto";
 // The opaque secrets of the authorization server. Each kind has its prefix, so that one is never
 // taken for another (nor for an API key, `rp_labs_...`), and each is stored only as its SHA-256.
 
-export const SECRET_PREFIXES = {
+const SECRET_PREFIXES = {
   code: "rpac_",
   access: "rpat_",
   refresh: "rprt_",

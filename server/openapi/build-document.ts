@@ -27,9 +27,9 @@ export interface EventDoc {
 }
 
 /** FastAPI's name for an X-API-Key header scheme, which clients of the original service know. */
-export const API_KEY_SCHEME = "APIKeyHeader";
+const API_KEY_SCHEME = "APIKeyHeader";
 /** The same key as `Authorization: Bearer <key>`, which MCP clients send. */
-export const BEARER_SCHEME = "APIKeyBearer";
+const BEARER_SCHEME = "APIKeyBearer";
 
 /** `/v1/daily/:date` as OpenAPI writes it: `/v1/daily/{date}`. */
 export function openApiPath(route: string): string {

@@ -1,7 +1,7 @@
 import type { DocumentInfo } from "./build-document.ts";
 
 /** The API's version: DESIGN §5 fixes it at 0.1.0, apart from the package's version. */
-export const API_VERSION = "0.1.0";
+const API_VERSION = "0.1.0";
 
 /** What the document says about the API as a whole. */
 export const DOCUMENT_INFO: DocumentInfo = {

@@ -8,7 +8,7 @@ import { type PreparedResponse, prepare, withHeaders } from "../http/prepared.ts
 // the page also works under a path prefix, and its policy forbids loading anything from elsewhere.
 
 /** Where the assets are served, as the page at /v1/docs refers to them. */
-export const ASSET_PREFIX = "docs/assets/";
+const ASSET_PREFIX = "docs/assets/";
 
 // Only what the page uses: no standalone preset, whose top bar would load any URL typed into it.
 const PACKAGE_FILES: Readonly<Record<string, string>> = {

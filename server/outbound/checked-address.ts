@@ -33,7 +33,7 @@ const WORDS: Record<AddressClass, string> = {
 };
 
 /** What the operator reads about a refused host: the name, the address it has and its kind. */
-export function refusalDetail(host: string, verdict: AddressVerdict): string {
+function refusalDetail(host: string, verdict: AddressVerdict): string {
   const what = verdict.via
     ? `${WORDS[verdict.class]} (${verdict.via.ipv4} in ${verdict.via.form} form)`
     : WORDS[verdict.class];

@@ -2,13 +2,7 @@
 // all (text pages by default, or the types a caller names) and in which character set.
 
 /** Content types read as text pages (a submission scores their text; anything else, its description alone). */
-export const TEXT_TYPES = [
-  "text/html",
-  "application/xhtml+xml",
-  "text/plain",
-  "text/markdown",
-  "text/x-markdown",
-];
+const TEXT_TYPES = ["text/html", "application/xhtml+xml", "text/plain", "text/markdown", "text/x-markdown"];
 
 export interface ContentType {
   mime: string;

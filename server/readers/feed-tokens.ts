@@ -24,7 +24,7 @@ export interface FeedTokenOwner {
 }
 
 /** `rpf_` and 32 random bytes in base64url: 256 bits, so nothing can be guessed or brute-forced. */
-export const newFeedToken = (): string => `rpf_${randomBytes(32).toString("base64url")}`;
+const newFeedToken = (): string => `rpf_${randomBytes(32).toString("base64url")}`;
 
 /** The stored form: a fast hash is enough for 256 random bits. */
 export const hashFeedToken = (token: string): string => hash("sha256", token, "hex");

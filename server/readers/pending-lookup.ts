@@ -27,10 +27,10 @@ export interface LookupAnswer {
 export type ArxivLookup = (ids: readonly string[]) => Promise<LookupAnswer>;
 
 /** Ids asked of arXiv in one run at most (20 requests of 100, a minute at arXiv's pace); the rest wait a day. */
-export const MAX_LOOKUPS_PER_RUN = 2_000;
+const MAX_LOOKUPS_PER_RUN = 2_000;
 
 /** An id arXiv did not know is asked again after this many days (it may be announced later), not daily. */
-export const UNKNOWN_RETRY_DAYS = 7;
+const UNKNOWN_RETRY_DAYS = 7;
 
 export interface PendingReport {
   /** Profiles with pending items, and those completed (and refitted). */

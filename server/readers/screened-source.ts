@@ -103,7 +103,7 @@ export function publishedScreenedSource(snapshots: SnapshotCache): ScreenedSourc
 }
 
 /** The published days' picks as the screened papers. */
-export function picksScreenedSource(snapshots: SnapshotCache): ScreenedSource {
+function picksScreenedSource(snapshots: SnapshotCache): ScreenedSource {
   const day = async (date: string): Promise<readonly ScreenedPaper[] | null> => {
     if (!snapshots.days().some((held) => held.date === date)) return null;
     try {

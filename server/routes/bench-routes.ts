@@ -44,32 +44,32 @@ import { validatePath, validateQuery, validateRequest } from "../validation/requ
 // only ever name its own firm's data. A key of another tier gets 403 on every path.
 
 /** 500 ids of up to 300 characters, written as \u escapes, stay under this. */
-export const BENCH_BODY_MAX_BYTES = 512 * 1024;
+const BENCH_BODY_MAX_BYTES = 512 * 1024;
 
-export const BenchPicksQuerySchema = z.object({
+const BenchPicksQuerySchema = z.object({
   days: z.int().min(1).max(366).default(7).describe("published days counted back from the latest one"),
 });
-export const BenchTrackingQuerySchema = z.object({
+const BenchTrackingQuerySchema = z.object({
   days: z.int().min(1).max(366).default(30).describe("days counted back from the latest published day"),
 });
-export const BenchRubricQuerySchema = z.object({
+const BenchRubricQuerySchema = z.object({
   cursor: z
     .string()
     .regex(/^[1-9]\d{0,8}$/)
     .optional()
     .describe("next_cursor of the previous page: versions older than it"),
 });
-export const BenchWeekPathSchema = z.object({
+const BenchWeekPathSchema = z.object({
   week: z.string().regex(new RegExp(ISO_WEEK_PATTERN)).describe("ISO week, e.g. 2026-W47"),
 });
 
-export const BenchPicksSchema = z.object({
+const BenchPicksSchema = z.object({
   firm: z.string().regex(new RegExp(FIRM_SLUG_PATTERN)),
   from: z.string(),
   to: z.string(),
   days: z.array(FirmDaySchema).describe("the firm's view of each published day, newest first"),
 });
-export const BenchTrackingSchema = z.object({
+const BenchTrackingSchema = z.object({
   firm: z.string(),
   from: z.string(),
   to: z.string(),

@@ -27,7 +27,7 @@ function servedOnce(operation: Omit<OperationDoc, "responses">, ok: ResponseDoc)
 }
 
 /** The operations of this file, for the OpenAPI document. */
-export const docsPaths: readonly PathDoc[] = [
+const docsPaths: readonly PathDoc[] = [
   {
     route: "/v1/openapi.json",
     get: servedOnce(

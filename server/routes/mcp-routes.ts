@@ -27,9 +27,9 @@ import { readBodyLimited } from "../validation/read-body.ts";
 export const MCP_ROUTE = "/mcp";
 
 /** Tool arguments are a few hundred bytes; a batch of the most the SDK takes (100) still fits. */
-export const MCP_BODY_MAX_BYTES = 256 * 1024;
+const MCP_BODY_MAX_BYTES = 256 * 1024;
 /** JSON-RPC messages with flat tool arguments nest 4 or 5 levels; anything past this is refused unread. */
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 
 // Not keyed.ts's: /mcp also takes the key as a bearer token, so its answer says so.
 const HOW_TO_GET_A_KEY =
@@ -308,7 +308,7 @@ export interface SplitMcpAnswer extends SplitJsonBody {
 }
 
 /** An answer in parts as one Response, for the app's route. */
-export const partsResponse = ({ parts, headers }: SplitMcpAnswer): Response =>
+const partsResponse = ({ parts, headers }: SplitMcpAnswer): Response =>
   new FastResponse(Buffer.concat(parts), {
     status: 200,
     headers: { ...headers, "content-type": JSON_TYPE },

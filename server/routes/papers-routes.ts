@@ -24,7 +24,7 @@ import { DayUnavailableError } from "../snapshots/snapshot-cache.ts";
 import { validationErrorBody } from "../validation/errors.ts";
 import { validatePath, validateQuery } from "../validation/request.ts";
 
-export const PaperPathSchema = z.object({
+const PaperPathSchema = z.object({
   arxiv_id: z
     .string()
     .regex(new RegExp(ARXIV_ID_PATTERN))

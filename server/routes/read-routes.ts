@@ -25,7 +25,7 @@ export const ConditionalHeadersSchema = z.object({
 });
 
 /** The date is checked as pydantic checks `datetime.date` (../date-param.ts); this says what it takes. */
-export const DailyPathSchema = z.object({
+const DailyPathSchema = z.object({
   date: z.iso.date().describe("an announcement day, YYYY-MM-DD"),
 });
 

@@ -36,12 +36,12 @@ import { nodeRequest, readBodyLimited } from "../validation/read-body.ts";
 import { validateBody, validateQuery, validateRequest } from "../validation/request.ts";
 
 /** A library body: a Zotero or Mendeley export of a few thousand items fits with room to spare. */
-export const LIBRARY_BODY_MAX_BYTES = 2 * 1024 * 1024;
+const LIBRARY_BODY_MAX_BYTES = 2 * 1024 * 1024;
 const SMALL_BODY_MAX_BYTES = 16 * 1024;
 const BIBTEX_TYPES = ["application/x-bibtex", "text/x-bibtex"];
 
 /** `application/json`: arXiv ids (strings) and CSL-JSON items (objects), in one list. */
-export const LibraryJsonSchema = z
+const LibraryJsonSchema = z
   .array(z.unknown())
   .describe(
     "arXiv ids (`2401.12345`, `arXiv:2401.12345v2`, abs URLs) and CSL-JSON items (Zotero's and Mendeley's export), " +

@@ -24,7 +24,7 @@ import { perAddressText } from "../openapi/rate-limits.ts";
 import { validationErrorBody } from "../validation/errors.ts";
 import { validatePath, validateQuery, validateRequest } from "../validation/request.ts";
 
-export const SubmissionPathSchema = z.object({
+const SubmissionPathSchema = z.object({
   submission_id: z.int().describe("the id POST /v1/score/submit answered"),
 });
 

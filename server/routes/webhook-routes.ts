@@ -29,7 +29,7 @@ import { validationErrorBody, valueError } from "../validation/errors.ts";
 import { validateRequest } from "../validation/request.ts";
 
 /** A create body is a url, two event names and a short note: 8 KiB is plenty. */
-export const WEBHOOK_BODY_MAX_BYTES = 8 * 1024;
+const WEBHOOK_BODY_MAX_BYTES = 8 * 1024;
 
 const PAID_TIERS = TIER_NAMES.filter((tier) => tier !== "free");
 const DOCS = "See the README's Webhooks section.";

@@ -29,10 +29,10 @@ export interface StoreFromEnvOptions {
 }
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
-export const DATABASE_NAME = "picks.db";
+const DATABASE_NAME = "picks.db";
 
 /** The embedded store's folder: STATE_DIR (default `.state`) relative to `rootDir`. */
-export function stateDir(env: StoreEnv, rootDir = REPO_ROOT): string {
+function stateDir(env: StoreEnv, rootDir = REPO_ROOT): string {
   return resolve(rootDir, env.STATE_DIR?.trim() || ".state");
 }
 

@@ -6,7 +6,7 @@ export interface RedisScript {
   sha: string;
 }
 
-export function defineScript(lua: string): RedisScript {
+function defineScript(lua: string): RedisScript {
   return { lua, sha: createHash("sha1").update(lua).digest("hex") };
 }
 

@@ -120,7 +120,7 @@ function retryWhileBusy<T>(work: () => T): T {
 }
 
 /** A database file this code must not use: another program's, or a newer schema's. */
-export class StateDatabaseError extends Error {}
+class StateDatabaseError extends Error {}
 
 function assertOurs(db: SqliteDatabase, path: string): void {
   let applicationId: unknown;

@@ -57,7 +57,7 @@ const INVISIBLE =
  * Whether an element's text is hidden from a reader of the page. Text no visitor sees is a place to
  * hide keywords and instructions to the scorer, so it is left out as script is.
  */
-export function isHidden(attributes: Record<string, string>): boolean {
+function isHidden(attributes: Record<string, string>): boolean {
   if (attributes.hidden !== undefined) return true;
   if (attributes["aria-hidden"]?.trim().toLowerCase() === "true") return true;
   return INVISIBLE.test(attributes.style ?? "");

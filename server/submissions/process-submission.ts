@@ -22,7 +22,7 @@ export interface WorkControl {
 
 export type ProcessOutcome = "finished" | "missing" | "lease-lost";
 
-export function candidateOf(record: SubmissionRecord, pageText: string | null): Candidate {
+function candidateOf(record: SubmissionRecord, pageText: string | null): Candidate {
   return {
     id: `submission-${record.id}`,
     title: record.runtime_name,

@@ -15,7 +15,7 @@ export const recordKey = (id: number) => `submission:${id}`;
 export const resultKey = (id: number) => `submission-result:${id}`;
 export const openKey = (id: number) => `submission-open:${id}`;
 export const OPEN_PREFIX = "submission-open";
-export const boardKey = (id: number) => `submission-board:${id}`;
+const boardKey = (id: number) => `submission-board:${id}`;
 export const BOARD_PREFIX = "submission-board";
 /** Changes whenever a row is written, so every process sharing the store knows its board is stale. */
 export const BOARD_VERSION_KEY = "submissions:board-version";

@@ -31,7 +31,7 @@ export function pyStrRepr(text: string): string {
   return out + quote;
 }
 
-export function pyRepr(value: LiteralValue): string {
+function pyRepr(value: LiteralValue): string {
   if (value === null) return "None";
   if (typeof value === "boolean") return value ? "True" : "False";
   if (typeof value === "number") return Number.isInteger(value) ? String(value) : pyFloatRepr(value);

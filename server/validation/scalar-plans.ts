@@ -58,8 +58,8 @@ function patternSource(regex: RegExp): string {
   return out;
 }
 
-export const minOf = (a: number | undefined, b: number) => (a === undefined ? b : Math.min(a, b));
-export const maxOf = (a: number | undefined, b: number) => (a === undefined ? b : Math.max(a, b));
+const minOf = (a: number | undefined, b: number) => (a === undefined ? b : Math.min(a, b));
+const maxOf = (a: number | undefined, b: number) => (a === undefined ? b : Math.max(a, b));
 
 /**
  * Folds a zod length check (min, max, exact) into a plan's bounds; false when `c` is another check.

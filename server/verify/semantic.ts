@@ -26,7 +26,7 @@ export type SemanticChecker = ((message: VerifyRequest) => Promise<SemanticResul
   circuits?: () => Record<string, CircuitStateName>;
 };
 
-export const DEFAULT_SEMANTIC_TIMEOUT_MS = 8000;
+const DEFAULT_SEMANTIC_TIMEOUT_MS = 8000;
 const MAX_TEXT = 500;
 const QUOTE_FIELDS: readonly MessageField[] = ["subject", "body", "recipient", "campaign"];
 

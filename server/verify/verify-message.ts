@@ -10,7 +10,7 @@ import {
   stderrLog,
 } from "./semantic.ts";
 
-export const CHECKER_VERSION = "1.0.0";
+const CHECKER_VERSION = "1.0.0";
 
 const REVIEW_TURNED_OFF = sharedSkippedReview(
   "The request turned the semantic review off (llm_check: false).",

@@ -97,7 +97,7 @@ async function recordBaseline(deps: AnnounceDeps, published: string[], announced
  * and none is announced twice. On a store that never announced, the days already published are not
  * news: it starts from them.
  */
-export async function announceNewDays(deps: AnnounceDeps, cache: PublishedDays): Promise<string[]> {
+async function announceNewDays(deps: AnnounceDeps, cache: PublishedDays): Promise<string[]> {
   const published = cache.days().map((day) => day.date);
   if (published.length === 0) return [];
   const announced = await announcedDays(deps.store);

@@ -31,7 +31,7 @@ import {
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from "./webhook-settings.ts";
 
 /** During a rotation the old secret keeps signing this long, so receivers can switch without a gap. */
-export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
 export type Created = { ok: true; view: WebhookEndpoint; secret: string } | { ok: false; why: string };
 

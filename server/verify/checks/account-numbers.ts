@@ -1,7 +1,7 @@
 // Checksums that tell real card and bank account numbers from arbitrary digit runs.
 
 /** Luhn (mod 10) over a string of digits. */
-export function luhnValid(digits: string): boolean {
+function luhnValid(digits: string): boolean {
   let sum = 0;
   let double = false;
   for (let i = digits.length - 1; i >= 0; i--) {

@@ -14,7 +14,7 @@ export type Check = (message: VerifyRequest, context: CheckContext) => CheckResu
 export const SEVERITY_RANK: Record<Severity, number> = { info: 0, low: 1, medium: 2, high: 3, critical: 4 };
 
 /** Evidence spans per check; the message still counts every finding. */
-export const MAX_EVIDENCE = 20;
+const MAX_EVIDENCE = 20;
 const MAX_NOTES = 5;
 
 // A result without findings is the same for every request that gets it (a redlist's count aside), so

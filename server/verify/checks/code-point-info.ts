@@ -45,7 +45,7 @@ export function fold(segment: string): string {
   return folded;
 }
 
-export const ORDINARY = 0;
+const ORDINARY = 0;
 export const IGNORED = 1;
 export const SPACING = 2;
 
