@@ -51,7 +51,8 @@ export function rateRefusal(result: RateResult, what: string, rate: Rate): Respo
   );
 }
 
-function describeWindow(seconds: number): string {
+/** A rate's window in words: "minute", "hour", "day", or its seconds. */
+export function describeWindow(seconds: number): string {
   if (seconds === 60) return "minute";
   if (seconds === 3600) return "hour";
   if (seconds === 86_400) return "day";

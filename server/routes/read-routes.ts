@@ -7,6 +7,7 @@ import { RubricSchema } from "../../pipeline/domain/rubric.ts";
 import { ScreenedDaySchema } from "../../pipeline/domain/screened.ts";
 import { DailySnapshotSchema, RecentSchema, StatsSchema } from "../../pipeline/domain/snapshot.ts";
 import { limitByIp } from "../access/ip-limit.ts";
+import { describeWindow } from "../access/key-limit.ts";
 import { DEFAULT_CONFIG } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { detail, json } from "../http/answers.ts";
@@ -208,7 +209,7 @@ export function registerReadRoutes(app: H3, context: AppContext): void {
       if (!rate.allowed) {
         return detail(
           429,
-          `Too many reads of days older than the ones held in memory: at most ${limit} per minute per ` +
+          `Too many reads of days older than the ones held in memory: at most ${limit} per ${describeWindow(windowSeconds)} per ` +
             `client address. Retry after ${rate.headers["retry-after"]} seconds, or read the recent days.`,
           rate.headers,
         );

@@ -136,3 +136,29 @@ describe.each(MODES)("public read routes (%s)", (mode) => {
     }
   });
 });
+
+describe("the rate of reads of days not held in memory", () => {
+  it("names its own window in its 429", async () => {
+    // Every day read as one not held, so each read counts; a still clock, so the hour cannot end between them.
+    const unheld: SnapshotCache = {
+      ...snapshots,
+      lookup: (pathname) => (pathname.startsWith("/v1/daily/2") ? undefined : snapshots.lookup(pathname)),
+    };
+    const context = await testContext(unheld, {
+      now: () => Date.parse("2026-11-29T12:00:30Z"),
+      config: { oldDayRate: { name: "old-days", limit: 1, windowSeconds: 3600 } },
+    });
+    const { call, close } = await clientFor("in-process", context);
+    try {
+      expect((await call("/v1/daily/2026-06-12")).status).toBe(200);
+      const refused = await call("/v1/daily/2026-06-25");
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("ratelimit-policy")).toBe('"old-days";q=1;w=3600');
+      expect(((await refused.json()) as { detail: string }).detail).toMatch(
+        /^Too many reads of days older than the ones held in memory: at most 1 per hour per client address\. Retry after \d+ seconds/,
+      );
+    } finally {
+      await close();
+    }
+  });
+});
