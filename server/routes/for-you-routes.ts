@@ -24,6 +24,7 @@ import { detail, json } from "../http/answers.ts";
 import { matchesIfNoneMatch } from "../http/prepared.ts";
 import { pathParam, route } from "../http/route-table.ts";
 import { noteKey } from "../metrics/request-notes.ts";
+import { baseUrlOf } from "../oauth/oauth-answers.ts";
 import type { OperationDoc, PathDoc } from "../openapi/operation.ts";
 import { feedTokenOwner, issueFeedToken } from "../readers/feed-tokens.ts";
 import { createForYouFeeds, type FeedForm } from "../readers/for-you-feeds.ts";
@@ -113,9 +114,6 @@ export const forYouPaths: readonly PathDoc[] = [
   { route: "/v1/feeds/for-you/:token.json", get: feedOperation("json") },
 ];
 
-const baseUrlOf = (event: H3Event, context: AppContext): string =>
-  context.config.publicBaseUrl ?? event.url.origin;
-
 /** The active key behind a token; null for every token that opens nothing, after the same store reads. */
 async function ownerOf(context: AppContext, token: string): Promise<KeyRecord | null> {
   const owner = await feedTokenOwner(context.store, token);
@@ -141,7 +139,7 @@ export function registerForYouRoutes(app: H3, context: AppContext): void {
         });
       }
       if (issued === "revoked") return detail(401, authFailure("revoked"));
-      const base = `${baseUrlOf(event, context)}/v1/feeds/for-you/${issued.token}`;
+      const base = `${baseUrlOf(context, event.req)}/v1/feeds/for-you/${issued.token}`;
       return json(
         201,
         {
@@ -182,7 +180,7 @@ export function registerForYouRoutes(app: H3, context: AppContext): void {
     noteKey(event.context, record);
     const rate = await limitByKey(context, context.config.feedReadRate, record.id);
     if (!rate.allowed) return rateRefusal(rate, "feed reads", context.config.feedReadRate);
-    const answer = await feeds.answer(record, token, form, baseUrlOf(event, context));
+    const answer = await feeds.answer(record, token, form, baseUrlOf(context, event.req));
     const headers = { ...FEED_HEADERS, ...rate.headers, etag: answer.etag };
     if (matchesIfNoneMatch(event.req.headers.get("if-none-match"), answer.etag)) {
       return new FastResponse(null, { status: 304, headers });
