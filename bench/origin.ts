@@ -4,7 +4,7 @@
 
 import { cp, mkdtemp, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createBucket, motoSkipReason, s3Env, startMoto, uniqueBucketName } from "../test/helpers/moto.ts";
+import { motoSkipReason, newBucket, s3Env, startMoto } from "../test/helpers/moto.ts";
 import { runPicks, startProcess } from "../test/helpers/processes.ts";
 import { curateListingArgs } from "../test/helpers/published.ts";
 import { startS3Proxy } from "../test/helpers/s3-proxy.ts";
@@ -75,8 +75,7 @@ export async function runOriginBench(root: string): Promise<string[]> {
       await publishYear({ publicDir, days: 365 * years, lastDate: "2026-11-20" });
       await cp(join(PUBLIC, "index.html"), join(publicDir, "index.html"));
       await cp(join(PUBLIC, "assets"), join(publicDir, "assets"), { recursive: true });
-      const bucket = uniqueBucketName(`bench-${years}y`);
-      await createBucket(moto.endpoint, bucket);
+      const bucket = await newBucket(moto.endpoint, `bench-${years}y`);
       const url = `s3://${bucket}/site`;
       const initial = await publishTimed(url, publicDir, env);
       lines.push(

@@ -18,9 +18,9 @@ import { createFileSource } from "../../pipeline/sources/file-source.ts";
 import { LISTING_PARTIAL } from "../helpers/fixtures.ts";
 import { freePort } from "../helpers/local-process.ts";
 import {
-  createBucket,
   type MotoServer,
   motoSkipReason,
+  newBucket,
   s3Client,
   s3Env,
   startMoto,
@@ -122,11 +122,7 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
     return dir;
   }
 
-  async function newBucket(): Promise<string> {
-    const bucket = uniqueBucketName("publish");
-    await createBucket(moto.endpoint, bucket);
-    return bucket;
-  }
+  const newPublishBucket = () => newBucket(moto.endpoint, "publish");
 
   function env(endpoint: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
     const merged: NodeJS.ProcessEnv = { ...process.env, ...s3Env(endpoint) };
@@ -226,7 +222,7 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
   it("uploads every file with its type, caching and hash, and a manifest of them all", {
     timeout: 60_000,
   }, async () => {
-    const bucket = await newBucket();
+    const bucket = await newPublishBucket();
     const result = await publishOk(bucket, site, ["--json"]);
     const report = JSON.parse(result.stdout) as Record<string, unknown>;
     const local = await publishable(site);
@@ -284,7 +280,7 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
   });
 
   it("re-publishes an unchanged folder without writing a file", { timeout: 60_000 }, async () => {
-    const bucket = await newBucket();
+    const bucket = await newPublishBucket();
     await publishOk(bucket, site);
     const manifestBefore = await bytes(bucket, MANIFEST);
     proxy.reset();
@@ -302,7 +298,7 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
   it("uploads the objects first, then the days, the pointer second to last and the manifest last", {
     timeout: 60_000,
   }, async () => {
-    const bucket = await newBucket();
+    const bucket = await newPublishBucket();
     proxy.reset();
     await publishOk(bucket, site);
     const all = putAll(bucket);
@@ -328,7 +324,7 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
   it("warns when the folder lacks published days, and still erases none of them", {
     timeout: 60_000,
   }, async () => {
-    const bucket = await newBucket();
+    const bucket = await newPublishBucket();
     await publishOk(bucket, site);
     const partial = await siteCopy();
     const days = (await readdir(join(partial, "v1", "daily")))
@@ -347,7 +343,7 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
   });
 
   it("uploads only what a new day changed, then the manifest", { timeout: 60_000 }, async () => {
-    const bucket = await newBucket();
+    const bucket = await newPublishBucket();
     const dir = await siteCopy();
     await publishOk(bucket, dir);
     const before = await publishable(dir);
@@ -387,7 +383,7 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
   it("leaves the pointer and manifest as they were when the store refuses an upload", {
     timeout: 60_000,
   }, async () => {
-    const bucket = await newBucket();
+    const bucket = await newPublishBucket();
     const dir = await siteCopy();
     await publishOk(bucket, dir);
     const pointerBefore = await bytes(bucket, POINTER);
@@ -418,7 +414,7 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
 
   describe("one publisher at a time", () => {
     it("lets one of two racing publishers win and stops the other", { timeout: 60_000 }, async () => {
-      const bucket = await newBucket();
+      const bucket = await newPublishBucket();
       const dir = await siteCopy();
       await publishOk(bucket, dir);
       await curateNewDay(dir);
@@ -451,7 +447,7 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
     it("stops before writing anything while another publisher's lease runs", {
       timeout: 60_000,
     }, async () => {
-      const bucket = await newBucket();
+      const bucket = await newPublishBucket();
       const dir = await siteCopy();
       await publishOk(bucket, dir);
       await curateNewDay(dir);
@@ -473,7 +469,7 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
     });
 
     it("takes over the lease a dead publisher left behind", { timeout: 60_000 }, async () => {
-      const bucket = await newBucket();
+      const bucket = await newPublishBucket();
       const dir = await siteCopy();
       await publishOk(bucket, dir);
       await curateNewDay(dir);
@@ -524,7 +520,7 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
     });
 
     it("exits 2 naming the variable when the secret key is missing", async () => {
-      const bucket = await newBucket();
+      const bucket = await newPublishBucket();
       proxy.reset();
       const result = await publish(bucket, site, [], { AWS_SECRET_ACCESS_KEY: undefined });
       expect(result.code, result.stderr).toBe(2);
@@ -541,7 +537,7 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
     });
 
     it("exits 1 naming the bucket and the permissions on a 403, and never prints the secret", async () => {
-      const bucket = await newBucket();
+      const bucket = await newPublishBucket();
       const secret = "Sekr3t-publish-key-4f9c2a7e";
       proxy.reset();
       proxy.failPut(1, 403);
@@ -568,7 +564,7 @@ describe.skipIf(skip !== null)("picks publish against an S3 API (moto)", () => {
     });
 
     it("uploads nothing on --dry-run and lists what it would upload", async () => {
-      const bucket = await newBucket();
+      const bucket = await newPublishBucket();
       proxy.reset();
       const result = await publishOk(bucket, site, ["--dry-run"]);
       expect(proxy.counts().PUT ?? 0).toBe(0);

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import type { S3Settings } from "../../pipeline/origin/s3-origin.ts";
 import { findOnPath, freePort, stopChild } from "./local-process.ts";
+import { runPicks } from "./processes.ts";
 
 // A real S3 API on loopback for the bucket driver's tests: moto's server, one per test file, a fresh
 // bucket per case.
@@ -91,22 +92,43 @@ export function s3Client(endpoint: string): S3Client {
   });
 }
 
-/** Creates the bucket `name` (3-63 lower-case characters) at `endpoint`. */
-export async function createBucket(endpoint: string, name: string): Promise<void> {
-  const client = s3Client(endpoint);
-  try {
-    await client.send(new CreateBucketCommand({ Bucket: name }));
-  } finally {
-    client.destroy();
-  }
-}
-
 let bucketCount = 0;
 
 /** A bucket name no other case of this run uses. */
 export function uniqueBucketName(label: string): string {
   bucketCount += 1;
   return `${label}-${process.pid}-${bucketCount}-${Math.random().toString(36).slice(2, 8)}`.slice(0, 63);
+}
+
+/** Creates a bucket at `endpoint` that no other case of this run uses, named after `label`; returns its name. */
+export async function newBucket(endpoint: string, label: string): Promise<string> {
+  const name = uniqueBucketName(label);
+  const client = s3Client(endpoint);
+  try {
+    await client.send(new CreateBucketCommand({ Bucket: name }));
+  } finally {
+    client.destroy();
+  }
+  return name;
+}
+
+/** The prefix publishToNewBucket publishes under. */
+export const SITE_PREFIX = "site";
+
+/**
+ * A new bucket at `endpoint` holding the site folder `from` under SITE_PREFIX, written by a real `picks publish`
+ * with `env` over the test's own environment; returns its `s3://` URL.
+ */
+export async function publishToNewBucket(
+  endpoint: string,
+  label: string,
+  from: string,
+  env: Record<string, string>,
+): Promise<string> {
+  const url = `s3://${await newBucket(endpoint, label)}/${SITE_PREFIX}`;
+  const done = await runPicks(["publish", "--to", url, "--from", from], { ...process.env, ...env });
+  if (done.code !== 0) throw new Error(`picks publish to ${url} exited with ${done.code}: ${done.stderr}`);
+  return url;
 }
 
 async function waitForHttp(child: ChildProcess, endpoint: string): Promise<void> {

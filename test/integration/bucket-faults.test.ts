@@ -9,13 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Health } from "../../pipeline/domain/api-answers.ts";
 import { addDays } from "../../pipeline/domain/calendar.ts";
 import {
-  createBucket,
   type MotoServer,
   motoSkipReason,
+  newBucket,
+  publishToNewBucket,
+  SITE_PREFIX,
   s3Client,
   s3Env,
   startMoto,
-  uniqueBucketName,
 } from "../helpers/moto.ts";
 import { PICKS_BIN, runPicks } from "../helpers/processes.ts";
 import { curateListingArgs, publishSampleDays } from "../helpers/published.ts";
@@ -31,7 +32,7 @@ import { type PicksChild, startPicks } from "../server/submissions/picks-process
 // refused, alone, with `/health` naming it.
 
 const skip = motoSkipReason();
-const PREFIX = "site";
+const PREFIX = SITE_PREFIX;
 const BASE_DAY = "2026-11-20";
 const NEW_DAY = "2026-11-23";
 const OTHER_DAY = "2026-11-24";
@@ -77,17 +78,7 @@ describe.skipIf(skip !== null)("the bucket under faults", () => {
   });
 
   /** A new bucket holding the base site, published straight to moto. */
-  async function seeded(): Promise<string> {
-    const bucket = uniqueBucketName("faults");
-    await createBucket(moto.endpoint, bucket);
-    const url = `s3://${bucket}/${PREFIX}`;
-    const done = await runPicks(["publish", "--to", url, "--from", base], {
-      ...process.env,
-      ...env(moto.endpoint),
-    });
-    expect(done.code, done.stderr).toBe(0);
-    return url;
-  }
+  const seeded = () => publishToNewBucket(moto.endpoint, "faults", base, env(moto.endpoint));
 
   const publish = (url: string, from: string, endpoint: string, extra: string[] = []) =>
     runPicks(["publish", "--to", url, "--from", from, ...extra], { ...process.env, ...env(endpoint) });
@@ -450,8 +441,7 @@ describe.skipIf(skip !== null)("the bucket under faults", () => {
       const sample = (await publishSampleDays()).publicDir;
       await cp(join(sample, "feed.xml"), join(site, "feed.xml"));
       await cp(join(sample, "v1", "search-index.json"), join(site, "v1", "search-index.json"));
-      bucket = uniqueBucketName("tampered");
-      await createBucket(moto.endpoint, bucket);
+      bucket = await newBucket(moto.endpoint, "tampered");
       url = `s3://${bucket}/${PREFIX}`;
       const done = await publish(url, site, moto.endpoint);
       expect(done.code, done.stderr).toBe(0);

@@ -7,15 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { PutBucketPolicyCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../helpers/local-process.ts";
-import {
-  createBucket,
-  type MotoServer,
-  motoSkipReason,
-  s3Client,
-  s3Env,
-  startMoto,
-  uniqueBucketName,
-} from "../helpers/moto.ts";
+import { type MotoServer, motoSkipReason, newBucket, s3Client, s3Env, startMoto } from "../helpers/moto.ts";
 import { runPicks } from "../helpers/processes.ts";
 import { curateListingArgs, publishSampleDays } from "../helpers/published.ts";
 
@@ -192,8 +184,7 @@ describe.skipIf(skip)(
     beforeAll(async () => {
       root = await mkdtemp(join(tmpdir(), "picks-cdn-"));
       moto = await startMoto();
-      bucket = uniqueBucketName("picks-cdn");
-      await createBucket(moto.endpoint, bucket);
+      bucket = await newBucket(moto.endpoint, "picks-cdn");
       // nginx does not sign: the published prefix is readable by anyone, as the conf's header says.
       const client = s3Client(moto.endpoint);
       const Statement = [

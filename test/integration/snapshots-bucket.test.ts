@@ -5,13 +5,12 @@ import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Health } from "../../pipeline/domain/api-answers.ts";
 import {
-  createBucket,
   type MotoServer,
   motoSkipReason,
+  publishToNewBucket,
   s3Client,
   s3Env,
   startMoto,
-  uniqueBucketName,
 } from "../helpers/moto.ts";
 import { runPicks } from "../helpers/processes.ts";
 import { curateListingArgs, publishSampleDays } from "../helpers/published.ts";
@@ -55,13 +54,7 @@ const healthOf = async (url: string) => (await (await fetch(`${url}/health`)).js
 
 /** A bucket holding the three sample days, published by `picks publish`. */
 async function seededBucket(moto: MotoServer, env: Record<string, string>): Promise<string> {
-  const bucket = uniqueBucketName("picks-site");
-  await createBucket(moto.endpoint, bucket);
-  const site = await publishSampleDays();
-  const url = `s3://${bucket}/site`;
-  const done = await runPicks(["publish", "--to", url, "--from", site.publicDir], { ...process.env, ...env });
-  expect(done.code, done.stderr).toBe(0);
-  return url;
+  return publishToNewBucket(moto.endpoint, "picks-site", (await publishSampleDays()).publicDir, env);
 }
 
 const curateArgs = (url: string, out: string, runs: string) => [

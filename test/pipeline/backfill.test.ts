@@ -19,14 +19,7 @@ import {
   type SeenRequest,
   startFakeUpstream,
 } from "../helpers/fake-upstream.ts";
-import {
-  createBucket,
-  motoSkipReason,
-  s3Env,
-  s3Settings,
-  startMoto,
-  uniqueBucketName,
-} from "../helpers/moto.ts";
+import { motoSkipReason, newBucket, s3Env, s3Settings, startMoto } from "../helpers/moto.ts";
 import { PICKS_BIN, runPicks } from "../helpers/processes.ts";
 
 // Three weeks of listings, Monday 3 to Friday 21 November 2025, across the change from EDT to EST
@@ -292,8 +285,7 @@ describe("picks backfill", () => {
     async () => {
       const moto = await startMoto();
       try {
-        const bucket = uniqueBucketName("backfill");
-        await createBucket(moto.endpoint, bucket);
+        const bucket = await newBucket(moto.endpoint, "backfill");
         const { env, dirs } = await workspace();
         const result = await runPicks(
           [

@@ -17,14 +17,7 @@ import {
   type WriteMeta,
 } from "../../../pipeline/origin/origin.ts";
 import { createS3Origin } from "../../../pipeline/origin/s3-origin.ts";
-import {
-  createBucket,
-  type MotoServer,
-  motoSkipReason,
-  s3Settings,
-  startMoto,
-  uniqueBucketName,
-} from "../../helpers/moto.ts";
+import { type MotoServer, motoSkipReason, newBucket, s3Settings, startMoto } from "../../helpers/moto.ts";
 
 // One contract, every driver: what publishing and the servers rely on holds for a folder and for an
 // S3-compatible bucket alike (STYLE.md point 18).
@@ -72,8 +65,7 @@ const DRIVERS: Driver[] = [
     },
     async open() {
       const endpoint = (moto as MotoServer).endpoint;
-      const bucket = uniqueBucketName("contract");
-      await createBucket(endpoint, bucket);
+      const bucket = await newBucket(endpoint, "contract");
       const secret = "contract-secret-7d3f9a";
       const settings = { ...s3Settings(endpoint), secretAccessKey: secret };
       const origin = createS3Origin({ bucket, prefix: "site/prod", settings, pageSize: 2, maxAttempts: 2 });
