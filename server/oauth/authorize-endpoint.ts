@@ -48,7 +48,7 @@ function consentAnswer(
   context: AppContext,
   { request, clientName, base }: Checked,
   status: number,
-  extra: { problem?: string; issuedKey?: string } = {},
+  extra: { problem?: string; issuedKey?: string; headers?: Record<string, string> } = {},
 ): Response {
   const values = carriedValues(request);
   const csrf = newCsrf(
@@ -66,7 +66,7 @@ function consentAnswer(
       issuedKey: extra.issuedKey,
     }),
     formTargetOf(request.redirectUri),
-    { "set-cookie": csrf.cookie },
+    { ...extra.headers, "set-cookie": csrf.cookie },
   );
 }
 
@@ -139,10 +139,14 @@ async function approve(
   // Keys tried on this form: a rate per address, so it is no oracle for guessing keys.
   const rate = context.config.oauthConsentRate;
   const tries = await limitByIp(context, event, rate.name, rate.limit, rate.windowSeconds);
-  if (!tries.allowed)
+  if (!tries.allowed) {
+    // The window opens at the address's first try, so the wait is what is left of it, not the window.
+    const minutes = Math.ceil(Number(tries.headers["retry-after"]) / 60);
     return consentAnswer(context, checked, 429, {
-      problem: "Too many tries from this address; try again in an hour.",
+      problem: `Too many tries from this address; try again in ${minutes === 1 ? "a minute" : `${minutes} minutes`}.`,
+      headers: tries.headers,
     });
+  }
   const auth = await context.keys.authenticate(single(form, "api_key")?.trim() ?? null);
   if (!auth.ok) return consentAnswer(context, checked, 401, { problem: KEY_PROBLEMS[auth.why] });
   const { request, base } = checked;

@@ -36,6 +36,7 @@ beforeEach(async () => {
     config: {
       mcpAllowedOrigins: [ORIGIN],
       oauthTokenRate: { name: "oauth-token", limit: 3, windowSeconds: 60 },
+      oauthConsentRate: { name: "oauth-consent", limit: 4, windowSeconds: 3600 },
     },
   });
   app = createApp(context);
@@ -228,6 +229,21 @@ describe("the consent form's CSRF token", () => {
       form({ ...withoutToken, api_key: apiKey, decision: "approve" }, { cookie: got.cookie }),
     );
     expect(answer.status).toBe(403);
+  });
+});
+
+describe("the consent form's tries per address", () => {
+  it("answers 429 on the page past the rate, with Retry-After and the minutes left of the window", async () => {
+    for (let i = 0; i < 4; i++) expect((await approve(await consentForm())).status).toBe(302);
+    // The window opened at the first try: 20 minutes on, 40 are left of its hour.
+    clock += 20 * 60_000;
+    const refused = await approve(await consentForm());
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("2400");
+    expect(refused.headers.get("ratelimit-policy")).toContain("oauth-consent");
+    expect(await refused.text()).toContain("try again in 40 minutes.");
+    clock += 40 * 60_000 + 1000;
+    expect((await approve(await consentForm())).status).toBe(302);
   });
 });
 
