@@ -27,6 +27,7 @@ describe.each(MODES)("the personal feed (%s)", (mode) => {
   let context: AppContext;
   let call: Call;
   let close: () => Promise<void>;
+  let origin: string;
   const issueKey = async () =>
     (await context.keys.issue({ tier: "free", email: "reader@example.org", label: "reader" })).key;
   const send = (key: string, method: string, path: string, body?: unknown) =>
@@ -51,7 +52,10 @@ describe.each(MODES)("the personal feed (%s)", (mode) => {
         feedReadRate: { name: "feed-reads", limit: FEED_READS, windowSeconds: 3600 },
       },
     });
-    ({ call, close } = await clientFor(mode, context));
+    const client = await clientFor(mode, context);
+    ({ call, close } = client);
+    // Without PUBLIC_BASE_URL the feeds' URLs name the origin the request came to.
+    origin = client.url ?? "http://localhost";
   });
   afterAll(() => close());
 
@@ -67,7 +71,8 @@ describe.each(MODES)("the personal feed (%s)", (mode) => {
     expect(issued.token).toMatch(/^rpf_[A-Za-z0-9_-]{43}$/);
     expect(issued.token).not.toBe(key);
     expect(issued.replaced).toBe(false);
-    expect(new URL(issued.atom_url).pathname).toBe(`/v1/feeds/for-you/${issued.token}.xml`);
+    expect(issued.atom_url).toBe(`${origin}/v1/feeds/for-you/${issued.token}.xml`);
+    expect(issued.json_url).toBe(`${origin}/v1/feeds/for-you/${issued.token}.json`);
     const ids = list.items.map((item) => `https://arxiv.org/abs/${item.arxiv_id}#for-you-${list.date}`);
 
     const xml = await feed(issued.token, "xml");
@@ -306,5 +311,25 @@ describe.each(MODES)("the personal feed's misses per address (%s)", (mode) => {
     // The refusal this process remembers ends with the window (the store's counter expires on its own clock).
     clock += 3601 * 1000;
     expect((await call(`/v1/feeds/for-you/${token}.json`)).status).toBe(200);
+  });
+});
+
+describe("the personal feed behind PUBLIC_BASE_URL", () => {
+  it("names the public origin in the feeds' URLs, not the request's", async () => {
+    const context = await testContext(sample.snapshots, {
+      relevance: sample.relevance,
+      config: { publicBaseUrl: "https://picks.example.org" },
+    });
+    const { call, close } = await clientFor("in-process", context);
+    try {
+      const key = (await context.keys.issue({ tier: "free", email: "r@example.org", label: "r" })).key;
+      const response = await keyedCall(call, key, "POST", "/v1/me/feed-token");
+      expect(response.status).toBe(201);
+      const issued = (await response.json()) as Issued;
+      expect(issued.atom_url).toBe(`https://picks.example.org/v1/feeds/for-you/${issued.token}.xml`);
+      expect(issued.json_url).toBe(`https://picks.example.org/v1/feeds/for-you/${issued.token}.json`);
+    } finally {
+      await close();
+    }
   });
 });
