@@ -79,6 +79,42 @@ export async function resolvePendingItems(
   const ids = [...new Set([...pending.values()].flat())].sort();
   const at = new Date(deps.now()).toISOString();
   const before = await lastLookups(deps.store, pending);
+  const { texts, flaws, ask } = await sortPending(deps, ids, before);
+  const asked = deps.lookup ? ask.slice(0, deps.maxLookups ?? MAX_LOOKUPS_PER_RUN) : [];
+  const answer = await askArxiv(deps.lookup, asked);
+  for (const [id, text] of answer.found) texts.set(id, text);
+  const reasonOf = pendingReasons({ at, texts, flaws, asked: new Set(asked), answer, before, deps });
+  let completed = 0;
+  for (const [keyId, mine] of pending) {
+    const found = new Map(mine.flatMap((id) => (texts.has(id) ? [[id, texts.get(id) as LibraryText]] : [])));
+    const reasons = Object.fromEntries(
+      mine.flatMap((id) => {
+        const reason = reasonOf(id);
+        return reason === null ? [] : [[id, reason]];
+      }),
+    );
+    if ((await deps.readers.completeLibrary(keyId, found, reasons)) > 0) completed += 1;
+  }
+  return {
+    profiles: pending.size,
+    completed,
+    screened: ids.length - ask.length,
+    asked: asked.length,
+    found: answer.found.size,
+    unknown: answer.unknown.length,
+    failed: answer.failed.size,
+  };
+}
+
+/**
+ * Each pending id sorted: its text when it is screened now, why it cannot be an arXiv id, or else in
+ * `ask`, the ids to ask arXiv, least recently asked first, without those still backed off.
+ */
+async function sortPending(
+  deps: PendingDeps,
+  ids: readonly string[],
+  before: ReadonlyMap<string, PendingReason>,
+): Promise<{ texts: Map<string, LibraryText>; flaws: Map<string, string>; ask: string[] }> {
   const texts = new Map<string, LibraryText>();
   const flaws = new Map<string, string>();
   const ask: string[] = [];
@@ -102,24 +138,42 @@ export async function resolvePendingItems(
   ask.sort((a, b) =>
     askedAt(a) < askedAt(b) ? -1 : askedAt(a) > askedAt(b) ? 1 : a < b ? -1 : a > b ? 1 : 0,
   );
-  const asked = deps.lookup ? ask.slice(0, deps.maxLookups ?? MAX_LOOKUPS_PER_RUN) : [];
-  const answer: LookupAnswer =
-    deps.lookup && asked.length > 0
-      ? await deps.lookup(asked).catch((error: unknown) => ({
-          found: new Map(),
-          unknown: [],
-          failed: new Map(asked.map((id) => [id, `the arXiv API failed: ${(error as Error).message}`])),
-        }))
-      : { found: new Map(), unknown: [], failed: new Map() };
-  for (const [id, text] of answer.found) texts.set(id, text);
-  const askedNow = new Set(asked);
+  return { texts, flaws, ask };
+}
+
+const NOTHING_ASKED: LookupAnswer = { found: new Map(), unknown: [], failed: new Map() };
+
+/** arXiv's answer for `asked`; a lookup that throws fails each of its ids, with why. */
+async function askArxiv(lookup: ArxivLookup | null, asked: readonly string[]): Promise<LookupAnswer> {
+  if (!lookup || asked.length === 0) return NOTHING_ASKED;
+  return lookup(asked).catch((error: unknown) => ({
+    found: new Map(),
+    unknown: [],
+    failed: new Map(asked.map((id) => [id, `the arXiv API failed: ${(error as Error).message}`])),
+  }));
+}
+
+/** Why each id still pending is pending after this run (null for an id that has its text now). */
+function pendingReasons(run: {
+  at: string;
+  texts: ReadonlyMap<string, LibraryText>;
+  flaws: ReadonlyMap<string, string>;
+  asked: ReadonlySet<string>;
+  answer: LookupAnswer;
+  before: ReadonlyMap<string, PendingReason>;
+  deps: Pick<PendingDeps, "lookup">;
+}): (id: string) => PendingReason | null {
+  const { at, texts, flaws, asked, answer, before } = run;
   const unknownNow = new Set(answer.unknown);
-  const reasonOf = (id: string): PendingReason | null => {
+  const waiting = run.deps.lookup
+    ? "waiting for the daily job's arXiv lookup (more ids were pending than one run asks)"
+    : "waiting for the daily job's arXiv lookup (this run was offline)";
+  return (id) => {
     if (texts.has(id)) return null;
     const flaw = flaws.get(id);
     if (flaw !== undefined)
       return { at, reason: `this cannot be an arXiv id (${flaw}); it is never looked up` };
-    if (askedNow.has(id)) {
+    if (asked.has(id)) {
       if (unknownNow.has(id)) {
         return {
           at,
@@ -133,30 +187,7 @@ export async function resolvePendingItems(
     const last = before.get(id);
     // Backed off: what the last lookup found still stands.
     if (last?.unknown) return last;
-    const waiting = deps.lookup
-      ? "waiting for the daily job's arXiv lookup (more ids were pending than one run asks)"
-      : "waiting for the daily job's arXiv lookup (this run was offline)";
     return { ...last, at, reason: waiting };
-  };
-  let completed = 0;
-  for (const [keyId, mine] of pending) {
-    const found = new Map(mine.flatMap((id) => (texts.has(id) ? [[id, texts.get(id) as LibraryText]] : [])));
-    const reasons = Object.fromEntries(
-      mine.flatMap((id) => {
-        const reason = reasonOf(id);
-        return reason === null ? [] : [[id, reason]];
-      }),
-    );
-    if ((await deps.readers.completeLibrary(keyId, found, reasons)) > 0) completed += 1;
-  }
-  return {
-    profiles: pending.size,
-    completed,
-    screened: ids.length - ask.length,
-    asked: asked.length,
-    found: answer.found.size,
-    unknown: answer.unknown.length,
-    failed: answer.failed.size,
   };
 }
 
