@@ -1,4 +1,4 @@
-import { findKeyById } from "../access/key-service.ts";
+import { findKeysById } from "../access/key-service.ts";
 import type { Store } from "../store/types.ts";
 import {
   type DeliveryRecord,
@@ -9,23 +9,30 @@ import {
   type EndpointHealth,
   type EndpointRecord,
   type EventRecord,
+  endpointKey,
   eventKey,
   forYouListKey,
   HISTORY_TTL_SECONDS,
   healthKey,
+  recipientsKey,
   WEBHOOK_QUEUE,
 } from "./webhook-records.ts";
 
 /**
  * The endpoints an event goes to: its target, or every enabled endpoint subscribed to its type whose
- * key is not revoked (an endpoint outlives its key in the store, but receives nothing more).
+ * key is not revoked (an endpoint outlives its key in the store, but receives nothing more). `among`:
+ * the endpoints to check (by id), found by an earlier walk; every endpoint in the store when absent.
  */
-export async function recipientsOf(store: Store, event: EventRecord): Promise<EndpointRecord[]> {
+export async function recipientsOf(
+  store: Store,
+  event: EventRecord,
+  among?: readonly string[],
+): Promise<EndpointRecord[]> {
   if (event.target) {
     const target = await store.getItem<EndpointRecord>(`${ENDPOINT_PREFIX}:${event.target}`);
     return target ? [target] : [];
   }
-  const keys = await store.getKeys(ENDPOINT_PREFIX);
+  const keys = among ? among.map(endpointKey) : await store.getKeys(ENDPOINT_PREFIX);
   const records = await store.getItems<EndpointRecord>(keys);
   const subscribed = records.filter(
     (record): record is EndpointRecord =>
@@ -35,7 +42,7 @@ export async function recipientsOf(store: Store, event: EventRecord): Promise<En
       Date.parse(record.created_at) <= event.at,
   );
   const owners = [...new Set(subscribed.map((record) => record.owner))];
-  const ownerKeys = await Promise.all(owners.map((owner) => findKeyById(store, owner)));
+  const ownerKeys = await findKeysById(store, owners);
   const active = new Set(owners.filter((_, index) => ownerKeys[index]?.revoked_at === null));
   const health = await store.getItems<EndpointHealth>(subscribed.map((record) => healthKey(record.id)));
   return subscribed.filter((record, index) => active.has(record.owner) && !health[index]?.disabled_reason);
@@ -58,7 +65,10 @@ const FAN_OUT_CHUNK = 128;
 export async function fanOut(store: Store, eventId: string): Promise<number> {
   const event = await store.getItem<EventRecord>(eventKey(eventId));
   if (!event) return 0;
-  const recipients = await recipientsOf(store, event);
+  // A daily.published's endpoints were walked when its lists were ranked: only those are checked again
+  // (each still enabled, its key, now its owner after a rotation, still active).
+  const walked = await store.getItem<{ endpoints: string[] }>(recipientsKey(event.id));
+  const recipients = await recipientsOf(store, event, walked?.endpoints);
   const lists = new Map<string, string | undefined>();
   let queued = 0;
   for (let start = 0; start < recipients.length; start += FAN_OUT_CHUNK) {

@@ -18,7 +18,13 @@ import {
 import { FOR_YOU_LIST_TTL_SECONDS, readStamps, sameProfile } from "../readers/reader-store.ts";
 import type { Store } from "../store/types.ts";
 import { recipientsOf } from "./fan-out.ts";
-import { type EventRecord, eventKey, forYouListKey } from "./webhook-records.ts";
+import {
+  type EventRecord,
+  eventKey,
+  forYouListKey,
+  HISTORY_TTL_SECONDS,
+  recipientsKey,
+} from "./webhook-records.ts";
 
 /**
  * A day's ranking for each of many keys (the reader service's `rankDays`, their profiles read in one
@@ -142,7 +148,14 @@ async function storeLists(
  * this call stored.
  */
 export async function writeForYouLists(deps: ListsDeps, event: EventRecord, date: string): Promise<number> {
-  const owners = [...new Set((await recipientsOf(deps.store, event)).map((endpoint) => endpoint.owner))];
+  const recipients = await recipientsOf(deps.store, event);
+  // Kept for the event's fan-out, which then checks these endpoints rather than walking all again.
+  await deps.store.setItem(
+    recipientsKey(event.id),
+    { endpoints: recipients.map((endpoint) => endpoint.id) },
+    { ttlSeconds: HISTORY_TTL_SECONDS },
+  );
+  const owners = [...new Set(recipients.map((endpoint) => endpoint.owner))];
   let written = 0;
   const later: string[] = [];
   for (let start = 0; start < owners.length; start += CHUNK) {

@@ -23,6 +23,11 @@ export const deliveryKey = (id: string) => `webhook:delivery:${id}`;
  * so that erasing the profile erases it.
  */
 export const forYouListKey = (keyId: string, eventId: string) => `${forYouListsPrefix(keyId)}:${eventId}`;
+/**
+ * The endpoints a `daily.published` was found to go to when its lists were ranked (for-you-lists.ts):
+ * its fan-out checks these again instead of walking every endpoint and key a second time.
+ */
+export const recipientsKey = (eventId: string) => `webhook:recipients:${eventId}`;
 export const deliveriesOfPrefix = (endpointId: string) => `webhook:deliveries-of:${endpointId}`;
 export const deliveryOfKey = (endpointId: string, id: string) => `${deliveriesOfPrefix(endpointId)}:${id}`;
 /** One record per published day announced (or counted as announced); see daily-announcer.ts. */

@@ -371,3 +371,50 @@ describe("for_you across a key rotation", () => {
     expect(receiver.of(path, "daily.published")).toHaveLength(0);
   });
 });
+
+describe("the recipients of a daily.published", () => {
+  it("are walked once, when its lists are ranked; the fan-out checks those again", async () => {
+    const context = await contextOn(await createMemoryStore());
+    const walks: string[] = [];
+    // The store as the announcer and the fan-out see it, counting the walks over every endpoint.
+    const store = new Proxy(context.store, {
+      get(target, name) {
+        if (name === "getKeys") {
+          return (prefix: string) => {
+            if (prefix === "webhook:endpoint") walks.push(prefix);
+            return target.getKeys(prefix);
+          };
+        }
+        const value = Reflect.get(target, name);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const owners: string[] = [];
+    for (const name of ["stays", "revoked"]) {
+      const { key, record } = await context.keys.issue({ tier: "pro", email: `${name}@x.org`, label: name });
+      const created = await createApp(context).request("/v1/webhooks", {
+        method: "POST",
+        headers: { "x-api-key": key, "content-type": "application/json" },
+        body: JSON.stringify({ url: `${receiver.base}/walk/${name}`, events: ["daily.published"] }),
+      });
+      expect(created.status).toBe(201);
+      owners.push(record.id);
+    }
+    clock += 1_000;
+    const rankDays: DayRanker = (keyIds, date) => context.readers.rankDays(keyIds, date, 0);
+    const date = snapshots.days()[0]?.date as string;
+    const deps = { store, now: () => clock, siteUrl: SITE, rankDays };
+    expect(await announcePublishedDay(deps, await snapshots.readDay(date))).toBe(true);
+    expect(walks).toHaveLength(1);
+    // Revoked between the lists and the fan-out: its endpoint receives nothing, as before.
+    expect(await context.keys.revoke(owners[1] as string)).not.toBeNull();
+    expect(await fanOut(store, dailyEventId(date))).toBe(1);
+    expect(walks).toHaveLength(1);
+    const made = await context.store.getKeys("webhook:delivery");
+    expect(made).toHaveLength(1);
+    // An event whose lists were not ranked (another type, or one recorded before) is walked as before.
+    await context.store.removeItem(`webhook:recipients:${dailyEventId(date)}`);
+    expect(await fanOut(store, dailyEventId(date))).toBe(0);
+    expect(walks).toHaveLength(2);
+  });
+});
