@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { afterAll, beforeAll } from "vitest";
 import type { AppContext } from "../../server/context.ts";
 import { createRedisStore } from "../../server/store/redis-store.ts";
 import { createSqliteStore } from "../../server/store/sqlite-store.ts";
@@ -26,7 +27,7 @@ export interface ServersOverRedis {
 }
 
 // Two servers sharing one Redis as a cluster's processes do, the first called in-process, the second over a real port.
-export async function startServersOverRedis(sample: RankedSample): Promise<ServersOverRedis> {
+async function startServersOverRedis(sample: RankedSample): Promise<ServersOverRedis> {
   const redis = await startRedis();
   const servers: StoreServer[] = [];
   const stop = async () => {
@@ -47,6 +48,16 @@ export async function startServersOverRedis(sample: RankedSample): Promise<Serve
     throw error;
   }
   return { redis, one: servers[0] as StoreServer, two: servers[1] as StoreServer, stop };
+}
+
+// The two servers over one Redis for a describe block: started before its tests, stopped after; read its fields inside a test.
+export function useServersOverRedis(sample: RankedSample): ServersOverRedis {
+  const cluster = {} as ServersOverRedis;
+  beforeAll(async () => {
+    Object.assign(cluster, await startServersOverRedis(sample));
+  });
+  afterAll(() => cluster.stop?.());
+  return cluster;
 }
 
 // Runs `use` on an in-process server over a fresh SQLite file, for tests that read the file itself; the file goes after.

@@ -1,17 +1,12 @@
 import { parseAtomFeed } from "feedsmith";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { PersonalPicks } from "../../../pipeline/domain/reader-answers.ts";
 import { hashFeedToken, issueFeedToken } from "../../../server/readers/feed-tokens.ts";
 import { type Call, keyedCall as send } from "../../helpers/app-client.ts";
 import { useRankedSample } from "../../helpers/ranked-sample.ts";
 import { redisSkipReason } from "../../helpers/redis.ts";
-import {
-  type ServersOverRedis,
-  sqliteKeys,
-  startServersOverRedis,
-  withSqliteServer,
-} from "../../helpers/store-servers.ts";
+import { sqliteKeys, useServersOverRedis, withSqliteServer } from "../../helpers/store-servers.ts";
 
 // The personal feed's token on the real stores: two servers sharing one Redis serve each key its own
 // feed, and erasure and revocation leave no record of the token in Redis or in the SQLite file.
@@ -35,11 +30,7 @@ const listIds = async (call: Call, key: string): Promise<string[]> => {
 
 const skip = redisSkipReason();
 describe.skipIf(skip !== null)("feed tokens on two servers sharing Redis", () => {
-  let cluster: ServersOverRedis;
-  beforeAll(async () => {
-    cluster = await startServersOverRedis(sample);
-  });
-  afterAll(() => cluster?.stop());
+  const cluster = useServersOverRedis(sample);
 
   it("serves each key only its own feed on both, and erasure and revocation leave no Redis key of a token", async () => {
     const { one, two, redis } = cluster;

@@ -1,14 +1,9 @@
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { keyedCall as send } from "../../helpers/app-client.ts";
 import { useRankedSample } from "../../helpers/ranked-sample.ts";
 import { redisSkipReason } from "../../helpers/redis.ts";
-import {
-  type ServersOverRedis,
-  sqliteKeys,
-  startServersOverRedis,
-  withSqliteServer,
-} from "../../helpers/store-servers.ts";
+import { sqliteKeys, useServersOverRedis, withSqliteServer } from "../../helpers/store-servers.ts";
 
 // The proof of the profile's privacy on the real stores: two servers sharing one Redis, and the
 // SQLite file itself, read after an erasure.
@@ -19,11 +14,7 @@ const json = async (response: Response) => (await response.json()) as Record<str
 
 const skip = redisSkipReason();
 describe.skipIf(skip !== null)("two servers sharing Redis", () => {
-  let cluster: ServersOverRedis;
-  beforeAll(async () => {
-    cluster = await startServersOverRedis(sample);
-  });
-  afterAll(() => cluster?.stop());
+  const cluster = useServersOverRedis(sample);
 
   it("keeps each key's profile and list to itself on both, and erases every Redis key of it", async () => {
     const { one, two, redis } = cluster;
