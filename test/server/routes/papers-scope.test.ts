@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScreenedDay } from "../../../pipeline/domain/screened.ts";
+import type { ScreenedPapersList } from "../../../pipeline/domain/screened-answers.ts";
 import type { AppContext } from "../../../server/context.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { type Call, clientFor, keyedClientFor, MODES } from "../../helpers/app-client.ts";
@@ -16,24 +17,6 @@ beforeAll(async () => {
   snapshots = await createSnapshotCache({ publicDir: site.publicDir });
 }, 60_000);
 afterAll(() => snapshots.close());
-
-interface ScreenedAnswer {
-  tier: string;
-  applied: { days: number; limit: number; capped: string[]; from: string; to: string; scope?: string };
-  total: number;
-  returned: number;
-  papers: Array<{
-    arxiv_id: string;
-    date: string;
-    rank: number;
-    total: number;
-    reg_fit: number;
-    axes: Record<string, number>;
-    picked: boolean;
-    reason: string;
-    must_read?: number;
-  }>;
-}
 
 /** Every screened paper of the days from `from` on, newest day first, each day in the model's order. */
 function expectedFrom(
@@ -96,7 +79,7 @@ describe.each(MODES)("the papers queries' screened scope (%s)", (mode) => {
     const response = await get("/v1/papers?scope=screened&days=30&limit=100", free);
     expect(response.status).toBe(200);
     expect(response.headers.get("ratelimit")).toMatch(/^"quota";r=\d+;t=\d+$/);
-    const answer = (await response.json()) as ScreenedAnswer;
+    const answer = (await response.json()) as ScreenedPapersList;
     const expected = expectedFrom("2026-06-06");
     expect(answer.applied).toMatchObject({
       scope: "screened",
@@ -120,7 +103,7 @@ describe.each(MODES)("the papers queries' screened scope (%s)", (mode) => {
   it("lists every screened paper of the window to a key whose history reaches it, skipping days with no file", async () => {
     const answer = JSON.parse(
       await text("/v1/papers?scope=screened&days=30&limit=5000", enterprise),
-    ) as ScreenedAnswer;
+    ) as ScreenedPapersList;
     const expected = expectedFrom("2026-05-14");
     expect(answer.applied).toMatchObject({ scope: "screened", from: "2026-05-14", capped: [] });
     expect(answer.papers.map(({ date, arxiv_id }) => `${date}#${arxiv_id}`)).toEqual(
@@ -135,15 +118,15 @@ describe.each(MODES)("the papers queries' screened scope (%s)", (mode) => {
   it("filters screened papers as it filters picks", async () => {
     const all = JSON.parse(
       await text("/v1/papers?scope=screened&days=30&limit=5000", enterprise),
-    ) as ScreenedAnswer;
+    ) as ScreenedPapersList;
     for (const [query, keep] of [
-      ["min_reg_fit=3", (paper: ScreenedAnswer["papers"][number]) => paper.reg_fit >= 3],
-      ["min_score=8", (paper: ScreenedAnswer["papers"][number]) => paper.total >= 8],
-      ["axis=A4&min_score=2", (paper: ScreenedAnswer["papers"][number]) => (paper.axes.A4 ?? 0) >= 2],
+      ["min_reg_fit=3", (paper: ScreenedPapersList["papers"][number]) => paper.reg_fit >= 3],
+      ["min_score=8", (paper: ScreenedPapersList["papers"][number]) => paper.total >= 8],
+      ["axis=A4&min_score=2", (paper: ScreenedPapersList["papers"][number]) => (paper.axes.A4 ?? 0) >= 2],
     ] as const) {
       const answer = JSON.parse(
         await text(`/v1/papers?scope=screened&days=30&limit=5000&${query}`, enterprise),
-      ) as ScreenedAnswer;
+      ) as ScreenedPapersList;
       const expected = all.papers.filter(keep);
       expect(expected.length, query).toBeGreaterThan(0);
       expect(expected.length, query).toBeLessThan(all.papers.length);

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PapersList } from "../../../pipeline/domain/api-answers.ts";
 import type { DailySnapshot } from "../../../pipeline/domain/snapshot.ts";
 import { readDailySnapshots } from "../../../pipeline/publish.ts";
 import type { AppContext } from "../../../server/context.ts";
@@ -8,6 +9,7 @@ import { createSnapshotCache, type SnapshotCache } from "../../../server/snapsho
 import { type Call, clientFor, keyedClientFor, MODES } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
 import { publishSampleDays } from "../../helpers/published.ts";
+import { AXES_IN_ORDER } from "../../helpers/rubric.ts";
 
 let snapshots: SnapshotCache;
 let days: readonly DailySnapshot[];
@@ -18,21 +20,6 @@ beforeAll(async () => {
   days = (await readDailySnapshots(join(publicDir, "v1", "daily"))).days.reverse();
 });
 afterAll(() => snapshots.close());
-
-interface PapersAnswer {
-  tier: string;
-  applied: { days: number; limit: number; capped: string[]; from: string; to: string; axis?: string };
-  total: number;
-  returned: number;
-  papers: Array<{
-    arxiv_id: string;
-    date: string;
-    rank: number;
-    total: number;
-    reg_fit: number;
-    axes: Record<string, number>;
-  }>;
-}
 
 describe.each(MODES)("keyed picks queries (%s)", (mode) => {
   let call: Call;
@@ -54,7 +41,7 @@ describe.each(MODES)("keyed picks queries (%s)", (mode) => {
     for (const path of ["/v1/papers?days=30&limit=50", "/v1/papers?days=30&limit=50&min_reg_fit=2"]) {
       const text = await (await get(path, enterprise)).text();
       expect(text).toBe(JSON.stringify(JSON.parse(text)));
-      expect((JSON.parse(text) as PapersAnswer).papers.length).toBeGreaterThan(0);
+      expect((JSON.parse(text) as PapersList).papers.length).toBeGreaterThan(0);
     }
   });
 
@@ -63,7 +50,7 @@ describe.each(MODES)("keyed picks queries (%s)", (mode) => {
     expect(response.status).toBe(200);
     expect(response.headers.get("ratelimit-policy")).toBe('"quota";q=100;w=2592000');
     expect(response.headers.get("ratelimit")).toMatch(/^"quota";r=99;t=\d+$/);
-    const answer = (await response.json()) as PapersAnswer;
+    const answer = (await response.json()) as PapersList;
     const expected = days.flatMap((day) => day.picks.map((pick) => `${pick.date}#${pick.rank}`));
     expect(expected.length).toBeGreaterThan(5);
     expect(answer.papers.map((paper) => `${paper.date}#${paper.rank}`)).toEqual(expected.slice(0, 25));
@@ -79,23 +66,13 @@ describe.each(MODES)("keyed picks queries (%s)", (mode) => {
       to: "2026-11-20",
       from: "2026-11-14",
     });
-    expect(Object.keys(answer.papers[0]?.axes ?? {})).toEqual([
-      "A1",
-      "A2",
-      "A3",
-      "A4",
-      "A5",
-      "A6",
-      "A7",
-      "A8",
-      "A9",
-    ]);
+    expect(Object.keys(answer.papers[0]?.axes ?? {})).toEqual(AXES_IN_ORDER);
   });
 
   it("caps limit and days at the tier's maximum and says so", async () => {
-    const answer = (await (await get("/v1/papers?limit=100&days=30", free)).json()) as PapersAnswer;
+    const answer = (await (await get("/v1/papers?limit=100&days=30", free)).json()) as PapersList;
     expect(answer.applied).toMatchObject({ days: 7, limit: 25, capped: ["days", "limit"] });
-    const wide = (await (await get("/v1/papers?limit=100&days=30", enterprise)).json()) as PapersAnswer;
+    const wide = (await (await get("/v1/papers?limit=100&days=30", enterprise)).json()) as PapersList;
     expect(wide.applied).toMatchObject({ days: 30, limit: 100, capped: [] });
   });
 
@@ -114,7 +91,7 @@ describe.each(MODES)("keyed picks queries (%s)", (mode) => {
   ])("lowers rather than refuses a large value: %s ?%s", async (tier, query, applied) => {
     const response = await get(`/v1/papers?${query}`, tier === "free" ? free : enterprise);
     expect(response.status).toBe(200);
-    const answer = (await response.json()) as PapersAnswer;
+    const answer = (await response.json()) as PapersList;
     expect(answer.applied).toMatchObject(applied);
     if (tier === "enterprise" && "days" in applied) {
       expect(answer.total).toBe(days.reduce((sum, day) => sum + day.picks.length, 0));
@@ -122,15 +99,15 @@ describe.each(MODES)("keyed picks queries (%s)", (mode) => {
   });
 
   it("filters by an axis score, the total and REG FIT", async () => {
-    const byAxis = (await (await get("/v1/papers?axis=A6&min_score=3", enterprise)).json()) as PapersAnswer;
+    const byAxis = (await (await get("/v1/papers?axis=A6&min_score=3", enterprise)).json()) as PapersList;
     expect(byAxis.papers.every((paper) => (paper.axes.A6 ?? 0) >= 3)).toBe(true);
     const all = days.flatMap((day) => day.picks);
     expect(byAxis.total).toBe(all.filter((pick) => pick.scores.axes.A6.score >= 3).length);
     const byTotal = (await (
       await get("/v1/papers?min_score=25&min_reg_fit=2", enterprise)
-    ).json()) as PapersAnswer;
+    ).json()) as PapersList;
     expect(byTotal.total).toBe(all.filter((p) => p.scores.total >= 25 && p.scores.reg_fit.score >= 2).length);
-    const oneDay = (await (await get("/v1/papers?days=1&limit=1", enterprise)).json()) as PapersAnswer;
+    const oneDay = (await (await get("/v1/papers?days=1&limit=1", enterprise)).json()) as PapersList;
     expect(oneDay.papers.map((paper) => paper.date)).toEqual(["2026-11-20"]);
   });
 
@@ -321,9 +298,9 @@ describe("repeated queries", () => {
     const next: DailySnapshot = { ...latest, date: "2026-11-21" };
     await writeFile(join(publicDir, "v1", "daily", "2026-11-21.json"), JSON.stringify(next));
     await cache.reload();
-    const after = JSON.parse((await ask()).text) as PapersAnswer;
+    const after = JSON.parse((await ask()).text) as PapersList;
     expect(after.applied.to).toBe("2026-11-21");
-    expect(after.total).toBe((JSON.parse(first.text) as PapersAnswer).total + next.picks.length);
+    expect(after.total).toBe((JSON.parse(first.text) as PapersList).total + next.picks.length);
     await close();
     cache.close();
   });

@@ -6,6 +6,7 @@ import {
   type SubmissionWorker,
 } from "../../../server/submissions/submission-worker.ts";
 import { type Call, clientFor, MODES, postJson } from "../../helpers/app-client.ts";
+import { AXES_IN_ORDER } from "../../helpers/rubric.ts";
 import {
   ABOUT_PAGE,
   type PageServer,
@@ -141,17 +142,7 @@ describe.each(MODES)("submissions over HTTP (%s)", (mode) => {
       runtime_name: "Harbor",
       vendor: "Harbor Labs",
     });
-    expect(Object.keys(board.entries[0]?.axes as object)).toEqual([
-      "A1",
-      "A2",
-      "A3",
-      "A4",
-      "A5",
-      "A6",
-      "A7",
-      "A8",
-      "A9",
-    ]);
+    expect(Object.keys(board.entries[0]?.axes as object)).toEqual(AXES_IN_ORDER);
     expect(JSON.stringify(board)).not.toContain(SUBMISSION.contact_email);
     const one = (await (await call("/v1/score/leaderboard?limit=1")).json()) as { entries: unknown[] };
     expect(one.entries).toEqual(board.entries.slice(0, 1));
