@@ -1,4 +1,5 @@
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { afterAll, beforeAll } from "vitest";
 import type { AppContext } from "../../server/context.ts";
 import { createApp } from "../../server/http/app.ts";
 import { listen, type RunningServer } from "../../server/http/listen.ts";
@@ -58,6 +59,19 @@ export async function clientFor(
     }),
     close: running.close,
     url: running.url,
+  };
+}
+
+// A client in `mode` over the context `make` gives, for a describe block: made before its tests, closed after them.
+export function useClient(mode: Mode, make: () => Promise<AppContext>): Call {
+  let client: Awaited<ReturnType<typeof clientFor>> | undefined;
+  beforeAll(async () => {
+    client = await clientFor(mode, await make());
+  });
+  afterAll(() => client?.close());
+  return (path, init) => {
+    if (client === undefined) throw new Error("the client is made before the block's tests");
+    return client.call(path, init);
   };
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKey } from "../../../server/access/key-format.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { createMemoryStore } from "../../../server/store/memory-store.ts";
-import { type Call, clientFor, MODES, postJson } from "../../helpers/app-client.ts";
+import { clientFor, MODES, postJson, useClient } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
 import { publishSampleDays } from "../../helpers/published.ts";
 
@@ -19,12 +19,7 @@ const KEY_FORM = /^rp_labs_[0-9A-Za-z]{36}$/;
 const withWrongChecksum = (key: string) => `${key.slice(0, -1)}${key.endsWith("0") ? "1" : "0"}`;
 
 describe.each(MODES)("POST /v1/keys and authentication (%s)", (mode) => {
-  let call: Call;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    ({ call, close } = await clientFor(mode, await testContext(snapshots)));
-  });
-  afterAll(() => close());
+  const call = useClient(mode, () => testContext(snapshots));
 
   it("issues a free key once, then refuses the same address for 24 hours", async () => {
     const response = await call(

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { preferredCoding } from "../../../server/http/encoding.ts";
 import { type PreparedResponse, representationFor } from "../../../server/http/prepared.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
-import { type Call, clientFor, MODES } from "../../helpers/app-client.ts";
+import { MODES, useClient } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
 import { publishSampleDays } from "../../helpers/published.ts";
 
@@ -39,12 +39,7 @@ beforeAll(async () => {
 afterAll(() => snapshots.close());
 
 describe.each(MODES)("compressed snapshot answers (%s)", (mode) => {
-  let call: Call;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    ({ call, close } = await clientFor(mode, await testContext(snapshots)));
-  });
-  afterAll(() => close());
+  const call = useClient(mode, () => testContext(snapshots));
 
   const raw = async (path: string, headers: Record<string, string>) => {
     const answer = await call(path, { headers });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
-import { type Call, clientFor, MODES, postJson } from "../../helpers/app-client.ts";
+import { MODES, postJson, useClient } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
 import { publishFixtureDays } from "../../helpers/published.ts";
 import { FASTAPI_ECHO_CASES } from "../validation/fastapi-echo-cases.ts";
@@ -12,12 +12,7 @@ beforeAll(async () => {
 afterAll(() => snapshots.close());
 
 describe.each(MODES)("POST /v1/keys validation (%s)", (mode) => {
-  let call: Call;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    ({ call, close } = await clientFor(mode, await testContext(snapshots)));
-  });
-  afterAll(() => close());
+  const call = useClient(mode, () => testContext(snapshots));
 
   // The generated table holds numbers, key orders and lengths; a few of each go through the route.
   const sample = FASTAPI_ECHO_CASES.filter(([body]) =>

@@ -3,7 +3,7 @@ import type { ScreenedDay } from "../../../pipeline/domain/screened.ts";
 import type { ScreenedPapersList } from "../../../pipeline/domain/screened-answers.ts";
 import type { AppContext } from "../../../server/context.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
-import { type Call, clientFor, keyedClientFor, MODES } from "../../helpers/app-client.ts";
+import { type Call, keyedClientFor, MODES, useClient } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
 import { DAY_WITHOUT_SCREENED, publishScreenedSite } from "../../helpers/screened-site.ts";
 
@@ -200,12 +200,7 @@ describe.each(MODES)("the papers queries' screened scope (%s)", (mode) => {
 });
 
 describe.each(MODES)("the screened files over HTTP (%s)", (mode) => {
-  let call: Call;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    ({ call, close } = await clientFor(mode, await testContext(snapshots)));
-  });
-  afterAll(() => close());
+  const call = useClient(mode, () => testContext(snapshots));
 
   it("serves a day's screened file without a key, 404 where none is published, 422 for a bad date", async () => {
     const response = await call("/v1/screened/2026-06-12");

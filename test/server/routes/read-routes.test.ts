@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
-import { type Call, clientFor, MODES } from "../../helpers/app-client.ts";
+import { clientFor, MODES, useClient } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
 import { publishFixtureDays } from "../../helpers/published.ts";
 
@@ -16,12 +16,7 @@ beforeAll(async () => {
 afterAll(() => snapshots.close());
 
 describe.each(MODES)("public read routes (%s)", (mode) => {
-  let call: Call;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    ({ call, close } = await clientFor(mode, await testContext(snapshots)));
-  });
-  afterAll(() => close());
+  const call = useClient(mode, () => testContext(snapshots));
 
   it.each([
     ["/v1/daily/latest", "daily/2026-06-25.json"],

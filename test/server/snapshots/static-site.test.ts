@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FEED_CHANNELS } from "../../../pipeline/domain/feed-channels.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
-import { type Call, clientFor, MODES } from "../../helpers/app-client.ts";
+import { MODES, useClient } from "../../helpers/app-client.ts";
 import { testContext } from "../../helpers/context.ts";
 import { publishSampleDays } from "../../helpers/published.ts";
 
@@ -28,12 +28,7 @@ beforeAll(async () => {
 afterAll(() => snapshots.close());
 
 describe.each(MODES)("the static site from picks serve (%s)", (mode) => {
-  let call: Call;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    ({ call, close } = await clientFor(mode, await testContext(snapshots)));
-  });
-  afterAll(() => close());
+  const call = useClient(mode, () => testContext(snapshots));
 
   it.each([
     ["/", "index.html", "text/html; charset=utf-8", "no-cache"],
