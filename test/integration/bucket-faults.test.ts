@@ -23,7 +23,7 @@ import { curateListingArgs, publishSampleDays } from "../helpers/published.ts";
 import { type S3Proxy, startS3Proxy } from "../helpers/s3-proxy.ts";
 import { publishYear } from "../server/mcp/year-site.ts";
 import { waitFor } from "../server/submissions/helpers.ts";
-import { type PicksChild, startPicks } from "../server/submissions/picks-process.ts";
+import { type PicksChild, startPicks, stopPicks } from "../server/submissions/picks-process.ts";
 
 // The bucket under faults, from outside: real `picks publish` and `picks serve --snapshots` processes,
 // moto's S3 API behind a proxy that refuses, holds or slows chosen PUTs, and a publisher killed with
@@ -113,13 +113,6 @@ describe.skipIf(skip !== null)("the bucket under faults", () => {
     );
   }
 
-  async function stop(server: PicksChild) {
-    if (server.child.exitCode === null && server.child.signalCode === null) {
-      server.child.kill("SIGTERM");
-      await server.exited;
-    }
-  }
-
   const health = async (server: PicksChild) => (await (await fetch(`${server.url}/health`)).json()) as Health;
   const latestOf = async (server: PicksChild) =>
     ((await (await fetch(`${server.url}/v1/daily/latest`)).json()) as { date: string }).date;
@@ -148,7 +141,7 @@ describe.skipIf(skip !== null)("the bucket under faults", () => {
       expect(state.snapshots.manifest_newest_day).toBe(newest);
       return state;
     } finally {
-      await stop(server);
+      await stopPicks([server]);
     }
   }
 
@@ -255,7 +248,7 @@ describe.skipIf(skip !== null)("the bucket under faults", () => {
         );
       } finally {
         proxy.reset();
-        await stop(running);
+        await stopPicks([running]);
       }
     });
   });
@@ -385,7 +378,7 @@ describe.skipIf(skip !== null)("the bucket under faults", () => {
         // Ten named, then a count: not 3,000 lines.
         expect(server.stderr.filter((line) => line.includes("not serving")).length).toBeLessThanOrEqual(11);
       } finally {
-        await stop(server);
+        await stopPicks([server]);
       }
       // Stopped in the middle of that load: within the documented 10 s.
       const second = await serve(url, proxy.endpoint);
@@ -521,7 +514,7 @@ describe.skipIf(skip !== null)("the bucket under faults", () => {
           expect(papers).not.toContain("TAMPERED");
           expect(papers).not.toContain("evil.example");
         } finally {
-          await stop(fresh);
+          await stopPicks([fresh]);
         }
 
         // The running server: a publish makes it reload; what it held stays as it was.
@@ -550,7 +543,7 @@ describe.skipIf(skip !== null)("the bucket under faults", () => {
         expect(refused).toContain("v1/picks-index.jsonl");
         expect(refused).toContain(`v1/daily/${OLD_UNREAD}.json`);
       } finally {
-        await stop(running);
+        await stopPicks([running]);
       }
     });
   });

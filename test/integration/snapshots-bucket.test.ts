@@ -17,7 +17,7 @@ import { curateListingArgs, publishSampleDays } from "../helpers/published.ts";
 import { type RedisServer, redisSkipReason, startRedis } from "../helpers/redis.ts";
 import { startS3Proxy } from "../helpers/s3-proxy.ts";
 import { waitFor } from "../server/submissions/helpers.ts";
-import { type PicksChild, startPicks } from "../server/submissions/picks-process.ts";
+import { type PicksChild, startPicks, stopPicks } from "../server/submissions/picks-process.ts";
 import { createEndpoint, issuePaidKey, type Receiver, startReceiver } from "../server/webhooks/receiver.ts";
 
 // Past one machine: API servers with working folders of their own and no shared disk load the days
@@ -37,15 +37,6 @@ const servePlain = (url: string, publicDir: string) => [
   "--snapshots",
   url,
 ];
-
-async function stopAll(children: PicksChild[]) {
-  for (const { child, exited } of children) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGTERM");
-      await exited;
-    }
-  }
-}
 
 const emptyDir = (label: string) => mkdtemp(join(tmpdir(), `picks-${label}-`));
 
@@ -90,7 +81,7 @@ describe.skipIf(skipRedis)("two servers, one Redis, one bucket", () => {
     );
   }, 90_000);
   afterAll(async () => {
-    await stopAll(servers);
+    await stopPicks(servers);
     await Promise.all([moto?.stop(), redis?.stop(), receiver?.close()]);
   });
 
@@ -181,7 +172,7 @@ describe.skipIf(skip)("servers without Redis", () => {
     );
   }, 90_000);
   afterAll(async () => {
-    await stopAll(servers);
+    await stopPicks(servers);
     await moto?.stop();
   });
 
@@ -274,7 +265,7 @@ describe.skipIf(skip)("a bucket out of reach", () => {
       expect(health.snapshots.problem).not.toContain(proxy.endpoint);
       expect(await status(`${server.url}/v1/daily/2026-11-20`)).toBe(200);
     } finally {
-      await stopAll([server]);
+      await stopPicks([server]);
     }
   }, 60_000);
 });

@@ -1,5 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { PICKS_BIN } from "../../helpers/processes.ts";
+import { publishSampleDays } from "../../helpers/published.ts";
 
 /** A `picks` child whose stderr lines are kept, so a test can count what it logged. */
 export interface PicksChild {
@@ -49,3 +53,31 @@ export const serveArgs = (publicDir: string, extra: string[] = []) => [
   publicDir,
   ...extra,
 ];
+
+/** Stops each `picks` child still running with SIGTERM, one after the other, and waits until its output is read to the end. */
+export async function stopPicks(children: Array<PicksChild | undefined>): Promise<void> {
+  for (const picks of children) {
+    if (picks && picks.child.exitCode === null && picks.child.signalCode === null) {
+      picks.child.kill("SIGTERM");
+      await picks.exited;
+    }
+  }
+}
+
+/**
+ * `picks serve` over the sample days with its state in SQLite in a new folder named after `label`, `env`
+ * added; the environment is returned for the CLI calls (keys, curate) that must share that state.
+ */
+export async function serveSampleOnSqlite(
+  env: Record<string, string>,
+  label: string,
+): Promise<{
+  server: PicksChild;
+  env: Record<string, string>;
+  site: { publicDir: string; runsDir: string };
+}> {
+  const site = await publishSampleDays();
+  const full = { ...env, STATE_STORE: "sqlite", STATE_DIR: await mkdtemp(join(tmpdir(), `picks-${label}-`)) };
+  const server = await startPicks(serveArgs(site.publicDir), full, /listening on http/);
+  return { server, env: full, site };
+}

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SubmissionView } from "../../../pipeline/domain/submission.ts";
 import { redisSkipReason, startRedis } from "../../helpers/redis.ts";
 import { ABOUT_PAGE, type PageServer, SUBMISSION, startPageServer, waitFor } from "./helpers.ts";
-import { type PicksChild, serveArgs, startPicks } from "./picks-process.ts";
+import { type PicksChild, serveArgs, startPicks, stopPicks } from "./picks-process.ts";
 
 interface Board {
   total: number;
@@ -41,12 +41,7 @@ describe.skipIf(skip)("two servers without workers and one `picks worker` sharin
     worker = await startPicks(["worker"], env, /submission worker running/);
   }, 60_000);
   afterAll(async () => {
-    for (const { child, exited } of [...servers, worker]) {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGTERM");
-        await exited;
-      }
-    }
+    await stopPicks([...servers, worker]);
     await stopRedis?.();
     await pages.close();
   });

@@ -7,7 +7,13 @@ import { runPicks } from "../../helpers/processes.ts";
 import { curateListingArgs, publishSampleDays } from "../../helpers/published.ts";
 import { redisSkipReason, startRedis } from "../../helpers/redis.ts";
 import { ABOUT_PAGE, SUBMISSION, waitFor } from "../submissions/helpers.ts";
-import { type PicksChild, serveArgs, startPicks } from "../submissions/picks-process.ts";
+import {
+  type PicksChild,
+  serveArgs,
+  serveSampleOnSqlite,
+  startPicks,
+  stopPicks,
+} from "../submissions/picks-process.ts";
 import { createEndpoint, issuePaidKey, type Receiver, startReceiver, submitRuntime } from "./receiver.ts";
 
 // Real `picks serve` processes delivering to a loopback receiver that verifies every request with the
@@ -21,15 +27,6 @@ const FAST = {
   WEBHOOK_RETRY_SCHEDULE_MS: "300,300,300",
 };
 
-async function stopAll(children: PicksChild[]) {
-  for (const { child, exited } of children) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGTERM");
-      await exited;
-    }
-  }
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("webhooks from one server on the embedded store", () => {
@@ -41,13 +38,11 @@ describe("webhooks from one server on the embedded store", () => {
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    site = await publishSampleDays();
-    env = { ...FAST, STATE_STORE: "sqlite", STATE_DIR: await mkdtemp(join(tmpdir(), "picks-hooks-")) };
-    server = await startPicks(serveArgs(site.publicDir), env, /listening on http/);
+    ({ server, env, site } = await serveSampleOnSqlite(FAST, "hooks"));
     key = await issuePaidKey(env);
   }, 60_000);
   afterAll(async () => {
-    await stopAll([server]);
+    await stopPicks([server]);
     await receiver.close();
   });
 
@@ -347,7 +342,7 @@ describe("webhooks across a SIGKILL", () => {
       // Delivered: no more attempts after the 200.
       expect(receiver.received.filter((r) => r.path === "/later")).toHaveLength(got.length);
     } finally {
-      await stopAll([server]);
+      await stopPicks([server]);
       await receiver.close();
     }
   }, 60_000);
@@ -386,7 +381,7 @@ describe.skipIf(skip)("two servers on one Redis", () => {
         expect(got.map((r) => [r.id, r.verified])).toEqual([["evt_daily_2026-11-24", true]]);
       }
     } finally {
-      await stopAll(servers);
+      await stopPicks(servers);
       await redis.stop();
       await receiver.close();
     }

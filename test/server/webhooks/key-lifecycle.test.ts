@@ -1,13 +1,9 @@
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clearOfWindowEnd } from "../../helpers/clock-window.ts";
 import { LISTING_250 } from "../../helpers/fixtures.ts";
 import { runPicks } from "../../helpers/processes.ts";
-import { publishSampleDays } from "../../helpers/published.ts";
 import { waitFor } from "../submissions/helpers.ts";
-import { type PicksChild, serveArgs, startPicks } from "../submissions/picks-process.ts";
+import { type PicksChild, serveSampleOnSqlite, stopPicks } from "../submissions/picks-process.ts";
 import { createEndpoint, issuePaidKey, type Receiver, startReceiver } from "./receiver.ts";
 
 // Regressions, from outside: endpoints of a revoked key kept receiving events, a rotated key lost its
@@ -29,15 +25,10 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  site = await publishSampleDays();
-  env = { ...ENV, STATE_STORE: "sqlite", STATE_DIR: await mkdtemp(join(tmpdir(), "picks-hook-keys-")) };
-  server = await startPicks(serveArgs(site.publicDir), env, /listening on http/);
+  ({ server, env, site } = await serveSampleOnSqlite(ENV, "hook-keys"));
 }, 60_000);
 afterAll(async () => {
-  if (server && server.child.exitCode === null) {
-    server.child.kill("SIGTERM");
-    await server.exited;
-  }
+  await stopPicks([server]);
   await receiver?.close();
 });
 

@@ -11,7 +11,13 @@ import { runPicks } from "../../helpers/processes.ts";
 import { publishSampleDays } from "../../helpers/published.ts";
 import { type RedisServer, redisSkipReason, startRedis } from "../../helpers/redis.ts";
 import { ABOUT_PAGE, waitFor } from "../submissions/helpers.ts";
-import { type PicksChild, serveArgs, startPicks } from "../submissions/picks-process.ts";
+import {
+  type PicksChild,
+  serveArgs,
+  serveSampleOnSqlite,
+  startPicks,
+  stopPicks,
+} from "../submissions/picks-process.ts";
 import { createEndpoint, issuePaidKey, type Receiver, startReceiver, submitRuntime } from "./receiver.ts";
 
 // Promises of the webhooks under faults, with real `picks serve` processes and a loopback receiver:
@@ -33,13 +39,6 @@ const MINUTES_AWAY = 180_000;
 const PROMPTLY = 10_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function stop(server: PicksChild | undefined) {
-  if (server && server.child.exitCode === null && server.child.signalCode === null) {
-    server.child.kill("SIGTERM");
-    await server.exited;
-  }
-}
 
 // Skipped only on a developer machine without redis-server; CI installs it, so there it must run.
 const noRedis = redisSkipReason() !== null && !process.env.CI;
@@ -69,7 +68,7 @@ describe.each([
     server = await startPicks(serveArgs(site.publicDir), env, /listening on http/);
   }, 60_000);
   afterAll(async () => {
-    await stop(server);
+    await stopPicks([server]);
     await redis?.stop();
     await receiver?.close();
   });
@@ -132,14 +131,12 @@ describe("days published out of order", () => {
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    site = await publishSampleDays();
-    env = { ...FAST, STATE_STORE: "sqlite", STATE_DIR: await mkdtemp(join(tmpdir(), "picks-order-")) };
-    server = await startPicks(serveArgs(site.publicDir), env, /listening on http/);
+    ({ server, env, site } = await serveSampleOnSqlite(FAST, "order"));
     const key = await issuePaidKey(env);
     await createEndpoint(server.url as string, key, receiver, "/days", ["daily.published"]);
   }, 60_000);
   afterAll(async () => {
-    await stop(server);
+    await stopPicks([server]);
     await receiver.close();
   });
 
@@ -232,7 +229,7 @@ describe.each([
         await sleep(500);
         expect(receiver.received.filter((r) => r.path === "/scored")).toHaveLength(1);
       } finally {
-        await stop(server);
+        await stopPicks([server]);
         await redis?.stop();
         await receiver.close();
       }
