@@ -80,3 +80,17 @@ export const curateListingArgs = (publicDir: string, runsDir: string, date: stri
   "--runs",
   runsDir,
 ];
+
+/** `picks curate` of the offline sample's `date`, into a site and its run records. */
+export const curateSampleArgs = (publicDir: string, runsDir: string, date: string): string[] => [
+  "curate",
+  "--source",
+  "sample",
+  "--date",
+  date,
+  "--no-citations",
+  "--out",
+  publicDir,
+  "--runs",
+  runsDir,
+];

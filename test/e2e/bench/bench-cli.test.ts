@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runPicks } from "../../helpers/processes.ts";
+import { curateSampleArgs } from "../../helpers/published.ts";
 
 // The operator's side as real processes on one embedded store: bench keys bound to a firm, the firm
 // views `picks curate` stores after publishing, and `picks bench list|show|note`.
@@ -43,21 +44,7 @@ describe("picks keys issue --tier bench", () => {
     expect(listed.stdout.match(/firm acme-bank/g)).toHaveLength(2);
 
     const out = join(dir, "public");
-    const curated = await runPicks(
-      [
-        "curate",
-        "--source",
-        "sample",
-        "--date",
-        "2026-11-19",
-        "--no-citations",
-        "--out",
-        out,
-        "--runs",
-        join(dir, "runs"),
-      ],
-      env,
-    );
+    const curated = await runPicks(curateSampleArgs(out, join(dir, "runs"), "2026-11-19"), env);
     expect(curated.code).toBe(0);
     expect(curated.stdout).toContain("bench: views of 1 firm(s) stored");
 

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clearOfWindowEnd } from "../../helpers/clock-window.ts";
 import { runPicks, type Started, startPicksServer } from "../../helpers/processes.ts";
+import { curateSampleArgs } from "../../helpers/published.ts";
 
 // Regression: 150 PUTs of a maximal rubric made GET answer every version (18.8 MB) and the database
 // grow by as much. Now a PUT answers its version, GET pages, old versions are pruned except those a
@@ -66,21 +67,10 @@ describe("bench rubric versions", () => {
     expect(first.status).toBe(200);
     expect(await first.json()).toMatchObject({ version: 1, weights: { A6: 3 } });
     // A firm day scored under version 1: that version must outlive the pruning.
-    const curated = await runPicks(
-      [
-        "curate",
-        "--source",
-        "sample",
-        "--date",
-        "2026-11-19",
-        "--no-citations",
-        "--out",
-        join(dir, "public"),
-        "--runs",
-        join(dir, "runs"),
-      ],
-      { ...process.env, ...env },
-    );
+    const curated = await runPicks(curateSampleArgs(join(dir, "public"), join(dir, "runs"), "2026-11-19"), {
+      ...process.env,
+      ...env,
+    });
     expect(curated.code, curated.stderr).toBe(0);
 
     let size = 0;
