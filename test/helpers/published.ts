@@ -67,11 +67,11 @@ export async function publishRankedSampleDays(): Promise<{ publicDir: string; ru
   );
 }
 
-/** `picks curate` of the recorded 250-paper listing as `date`, into a site and its run records. */
-export const curateListingArgs = (publicDir: string, runsDir: string, date: string): string[] => [
+/** `picks curate` of `date` from `source` (a --source value), into a site and its run records. */
+export const curateArgs = (source: string, publicDir: string, runsDir: string, date: string): string[] => [
   "curate",
   "--source",
-  `file:${LISTING_250}`,
+  source,
   "--date",
   date,
   "--no-citations",
@@ -81,16 +81,10 @@ export const curateListingArgs = (publicDir: string, runsDir: string, date: stri
   runsDir,
 ];
 
+/** `picks curate` of the recorded 250-paper listing as `date`, into a site and its run records. */
+export const curateListingArgs = (publicDir: string, runsDir: string, date: string): string[] =>
+  curateArgs(`file:${LISTING_250}`, publicDir, runsDir, date);
+
 /** `picks curate` of the offline sample's `date`, into a site and its run records. */
-export const curateSampleArgs = (publicDir: string, runsDir: string, date: string): string[] => [
-  "curate",
-  "--source",
-  "sample",
-  "--date",
-  date,
-  "--no-citations",
-  "--out",
-  publicDir,
-  "--runs",
-  runsDir,
-];
+export const curateSampleArgs = (publicDir: string, runsDir: string, date: string): string[] =>
+  curateArgs("sample", publicDir, runsDir, date);
