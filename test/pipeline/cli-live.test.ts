@@ -4,18 +4,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { arxivInterval } from "../../cli/curate-live.ts";
 import type { RunRecord } from "../../pipeline/domain/run-record.ts";
 import {
   type FakeReply,
-  type FakeUpstream,
   fixtureText,
   type SeenRequest,
-  startFakeUpstream,
   wrappedBody,
   xmlReply,
 } from "../helpers/fake-upstream.ts";
+import { useFakeUpstream } from "../helpers/fake-upstream-hooks.ts";
 import { LISTING_250 } from "../helpers/fixtures.ts";
 
 const run = promisify(execFile);
@@ -34,14 +33,7 @@ const LIVE_VARS = [
   "PICKS_CONTACT",
 ];
 
-let fake: FakeUpstream;
-beforeAll(async () => {
-  fake = await startFakeUpstream();
-});
-afterAll(() => fake.close());
-afterEach(() => {
-  fake.requests.length = 0;
-});
+const fake = useFakeUpstream();
 
 async function picks(args: string[], env: Record<string, string>) {
   const root = await mkdtemp(join(tmpdir(), "picks-live-"));

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createCitationLookup } from "../../pipeline/citations/citation-lookup.ts";
 import { curate } from "../../pipeline/curate.ts";
 import type { Rubric } from "../../pipeline/domain/rubric.ts";
@@ -12,13 +12,8 @@ import { createHttpClient, type HttpClient } from "../../pipeline/http.ts";
 import { loadRubric } from "../../pipeline/rubric-file.ts";
 import { createArxivSource } from "../../pipeline/sources/arxiv-source.ts";
 import { createFileSource } from "../../pipeline/sources/file-source.ts";
-import {
-  type FakeReply,
-  type FakeUpstream,
-  type SeenRequest,
-  startFakeUpstream,
-  wrappedBody,
-} from "../helpers/fake-upstream.ts";
+import { type FakeReply, type SeenRequest, wrappedBody } from "../helpers/fake-upstream.ts";
+import { useFakeUpstream } from "../helpers/fake-upstream-hooks.ts";
 import { LISTING_250, LISTING_PARTIAL } from "../helpers/fixtures.ts";
 
 const S2_BATCH = "/graph/v1/paper/batch";
@@ -35,18 +30,13 @@ const s2Answer =
     ),
   });
 
-let fake: FakeUpstream;
+const fake = useFakeUpstream();
 let client: HttpClient;
 let rubric: Rubric;
 beforeAll(async () => {
-  fake = await startFakeUpstream();
   rubric = await loadRubric();
 });
-afterAll(() => fake.close());
-afterEach(async () => {
-  fake.requests.length = 0;
-  await client?.close();
-});
+afterEach(() => client?.close());
 
 async function site() {
   const root = await mkdtemp(join(tmpdir(), "picks-enrich-"));

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createHttpClient, type HttpClientOptions } from "../../pipeline/http.ts";
 import {
@@ -13,16 +13,10 @@ import {
   MAX_MODEL_ANSWER_BYTES,
   type ModelQuestion,
 } from "../../pipeline/model-client.ts";
-import { type FakeUpstream, startFakeUpstream, wrappedReply } from "../helpers/fake-upstream.ts";
+import { wrappedReply } from "../helpers/fake-upstream.ts";
+import { useFakeUpstream } from "../helpers/fake-upstream-hooks.ts";
 
-let fake: FakeUpstream;
-beforeAll(async () => {
-  fake = await startFakeUpstream();
-});
-afterAll(() => fake.close());
-afterEach(() => {
-  fake.requests.length = 0;
-});
+const fake = useFakeUpstream();
 
 const NOW = Date.UTC(2026, 10, 21, 6, 0, 0);
 

@@ -1,16 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { createCitationLookup } from "../../../pipeline/citations/citation-lookup.ts";
 import { S2_FIELDS } from "../../../pipeline/citations/semantic-scholar.ts";
 import type { Citations } from "../../../pipeline/domain/citations.ts";
 import { createHttpClient, type HttpClient } from "../../../pipeline/http.ts";
-import {
-  type FakeReply,
-  type FakeUpstream,
-  type SeenRequest,
-  startFakeUpstream,
-  wrappedBody,
-  wrappedReply,
-} from "../../helpers/fake-upstream.ts";
+import { type FakeReply, type SeenRequest, wrappedBody, wrappedReply } from "../../helpers/fake-upstream.ts";
+import { useFakeUpstream } from "../../helpers/fake-upstream-hooks.ts";
 
 const S2_BATCH = "/graph/v1/paper/batch";
 const OPENALEX = "/works";
@@ -18,16 +12,9 @@ const NOW = new Date("2026-11-21T06:00:00Z");
 // The recorded OpenAlex list holds 2312.07559; the recorded S2 batch answers null first, then three papers.
 const IDS = ["2312.07559", "2401.00001", "2401.00002", "2401.00003"];
 
-let fake: FakeUpstream;
+const fake = useFakeUpstream();
 let client: HttpClient;
-beforeAll(async () => {
-  fake = await startFakeUpstream();
-});
-afterAll(() => fake.close());
-afterEach(async () => {
-  fake.requests.length = 0;
-  await client?.close();
-});
+afterEach(() => client?.close());
 
 function lookup(options: { s2Key?: string; openAlex?: boolean } = {}) {
   client = createHttpClient({ userAgent: "test", retries: 2, backoffBaseMs: 1, sleep: async () => {} });

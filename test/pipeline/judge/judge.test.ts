@@ -4,7 +4,7 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { curate } from "../../../pipeline/curate.ts";
 import type { Candidate } from "../../../pipeline/domain/candidate.ts";
 import type { Rubric } from "../../../pipeline/domain/rubric.ts";
@@ -18,16 +18,12 @@ import { createLlmJudge } from "../../../pipeline/judge/llm-judge.ts";
 import { loadRubric } from "../../../pipeline/rubric-file.ts";
 import { createFileSource } from "../../../pipeline/sources/file-source.ts";
 import type { CandidateSource } from "../../../pipeline/sources/source.ts";
-import {
-  type FakeReply,
-  type FakeUpstream,
-  type SeenRequest,
-  startFakeUpstream,
-} from "../../helpers/fake-upstream.ts";
+import type { FakeReply, SeenRequest } from "../../helpers/fake-upstream.ts";
+import { useFakeUpstream } from "../../helpers/fake-upstream-hooks.ts";
 import { LISTING_250 } from "../../helpers/fixtures.ts";
 
 const COMPLETIONS = "/v1/chat/completions";
-let fake: FakeUpstream;
+const fake = useFakeUpstream();
 let client: HttpClient;
 let rubric: Rubric;
 let day: Candidate[];
@@ -42,15 +38,10 @@ const five: CandidateSource = {
 };
 
 beforeAll(async () => {
-  fake = await startFakeUpstream();
   rubric = await loadRubric();
   day = (await five.load("2026-06-12")).candidates;
 });
-afterAll(() => fake.close());
-afterEach(async () => {
-  fake.requests.length = 0;
-  await client?.close();
-});
+afterEach(() => client?.close());
 
 /** The paper a request is about, read from the user message's data block. */
 function paperOf(request: SeenRequest): { id: string; title: string; abstract: string } {

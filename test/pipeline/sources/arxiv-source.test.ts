@@ -1,17 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { createHttpClient, type HttpClient } from "../../../pipeline/http.ts";
 import { fetchArxivDetails } from "../../../pipeline/sources/arxiv-api.ts";
 import { readApiFeed } from "../../../pipeline/sources/arxiv-entries.ts";
 import { createArxivSource } from "../../../pipeline/sources/arxiv-source.ts";
 import { atomFeed } from "../../../pipeline/sources/arxiv-xml.ts";
 import { SourceError } from "../../../pipeline/sources/source.ts";
-import {
-  type FakeReply,
-  type FakeUpstream,
-  fixtureText,
-  startFakeUpstream,
-  xmlReply,
-} from "../../helpers/fake-upstream.ts";
+import { type FakeReply, fixtureText, xmlReply } from "../../helpers/fake-upstream.ts";
+import { useFakeUpstream } from "../../helpers/fake-upstream-hooks.ts";
 
 const LISTING_PATH = "/atom/cs.AI+cs.LG";
 const API_PATH = "/api/query";
@@ -20,16 +15,9 @@ const atom = (body: string): FakeReply => ({ headers: { "content-type": "applica
 /** The real listing with its entries taken out: what arXiv serves on a weekend, header and all. */
 const EMPTY_LISTING = LISTING.replace(/<entry>[\s\S]*?<\/entry>\s*/g, "");
 
-let fake: FakeUpstream;
+const fake = useFakeUpstream();
 let client: HttpClient;
-beforeAll(async () => {
-  fake = await startFakeUpstream();
-});
-afterAll(() => fake.close());
-afterEach(async () => {
-  fake.requests.length = 0;
-  await client?.close();
-});
+afterEach(() => client?.close());
 
 function source(options: { intervalMs?: number; details?: "all" | "missing" } = {}) {
   client = createHttpClient({
