@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AXIS_IDS, type Scores, totals } from "../../../pipeline/domain/score.ts";
+import { readDataBlock } from "../../../pipeline/judge/judge-prompt.ts";
 import { DEFAULT_CONFIG, type ServerConfig } from "../../../server/config.ts";
 import { type AppContext, createContext } from "../../../server/context.ts";
 import { createSnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
@@ -44,6 +45,25 @@ export async function startPageServer(
         server.close(() => resolve());
       }),
   };
+}
+
+// An OpenAI-compatible chat model on loopback: `reply` turns the data block of each request's user message into the answer.
+export function startChatModel(reply: (data: Record<string, unknown>) => string): Promise<PageServer> {
+  return startPageServer((req, res) => {
+    let text = "";
+    req.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+    });
+    req.on("end", () => {
+      const body = JSON.parse(text) as { messages: Array<{ content: string }> };
+      const content = reply(readDataBlock(body.messages[1]?.content ?? "") as Record<string, unknown>);
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content } }],
+        }),
+      );
+    });
+  });
 }
 
 export const ABOUT_PAGE = `<!doctype html><html><head><title>Harbor runtime</title>

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { submissionScorerFromEnv } from "../../../cli/worker-command.ts";
 import { AXIS_IDS } from "../../../pipeline/domain/score.ts";
 import type { SubmissionView } from "../../../pipeline/domain/submission.ts";
-import { readDataBlock } from "../../../pipeline/judge/judge-prompt.ts";
 import { createSubmissionWorker } from "../../../server/submissions/submission-worker.ts";
 import { clientFor, postJson } from "../../helpers/app-client.ts";
 import { publishedRubric } from "../../helpers/rubric.ts";
@@ -10,6 +9,7 @@ import {
   ABOUT_PAGE,
   type PageServer,
   SUBMISSION,
+  startChatModel,
   startPageServer,
   submissionContext,
   waitFor,
@@ -19,29 +19,16 @@ import {
 let model: PageServer;
 let pages: PageServer;
 beforeAll(async () => {
-  model = await startPageServer((req, res) => {
-    let text = "";
-    req.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-    });
-    req.on("end", () => {
-      const body = JSON.parse(text) as { messages: Array<{ content: string }> };
-      const paper = readDataBlock(body.messages[1]?.content ?? "") as { title: string };
-      const content = paper.title.startsWith("Broken")
-        ? "What a fine runtime."
-        : JSON.stringify({
-            axes: Object.fromEntries(
-              AXIS_IDS.map((axis) => [axis, { score: axis === "A1" ? 4 : 2, evidence: [] }]),
-            ),
-            reg_fit: { score: 2, rationale: "Logged, but no monitoring.", evidence: [] },
-          });
-      res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({
-          choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content } }],
+  model = await startChatModel((paper) =>
+    String(paper.title).startsWith("Broken")
+      ? "What a fine runtime."
+      : JSON.stringify({
+          axes: Object.fromEntries(
+            AXIS_IDS.map((axis) => [axis, { score: axis === "A1" ? 4 : 2, evidence: [] }]),
+          ),
+          reg_fit: { score: 2, rationale: "Logged, but no monitoring.", evidence: [] },
         }),
-      );
-    });
-  });
+  );
   pages = await startPageServer((_req, res) =>
     res.writeHead(200, { "content-type": "text/html" }).end(ABOUT_PAGE),
   );
