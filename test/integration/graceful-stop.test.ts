@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPicksServer } from "../helpers/processes.ts";
 import { publishSampleDays } from "../helpers/published.ts";
+import { verifyShortNote } from "../helpers/verify-note.ts";
 
 /** A language model that takes its time: the request in flight when SIGTERM arrives. */
 function slowModel(delayMs: number): Promise<{ url: string; server: Server }> {
@@ -38,15 +39,7 @@ describe("picks serve on SIGTERM", () => {
       VERIFY_LLM_BASE_URL: model.url,
       VERIFY_LLM_MODEL: "slow-model",
     });
-    const inFlight = fetch(`${server.url}/v1/verify`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        subject: "Notes",
-        body: "The notes from Tuesday.",
-        recipient: "kim@northwind-labs.com",
-      }),
-    });
+    const inFlight = verifyShortNote(server.url, "kim@northwind-labs.com");
     await new Promise((resolve) => setTimeout(resolve, 300));
     const exited = new Promise<number | null>((resolve) =>
       server.child.once("exit", (code) => resolve(code)),

@@ -9,6 +9,7 @@ import { listen } from "../../../server/http/listen.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { testContext } from "../../helpers/context.ts";
 import { publishFixtureDays, publishSampleDays } from "../../helpers/published.ts";
+import { verifyShortNote } from "../../helpers/verify-note.ts";
 
 let sample: SnapshotCache;
 let fixture: SnapshotCache;
@@ -95,16 +96,7 @@ it("counts each app's requests, refusals and gauges in its own registry", async 
           .find((line) => line.startsWith(`${name} `))
           ?.slice(name.length + 1) ?? 0,
       );
-    const verify = () =>
-      fetch(`${servers[0]?.url}/v1/verify`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          subject: "Notes",
-          body: "The notes from Tuesday.",
-          recipient: "kim@example.org",
-        }),
-      });
+    const verify = () => verifyShortNote(servers[0]?.url as string);
     const verdict = (await (await verify()).json()) as { verdict: string };
     await verify();
     const count = `picks_verify_answers_total{verdict="${verdict.verdict}"}`;

@@ -4,6 +4,7 @@ import { listen, type RunningServer } from "../../../server/http/listen.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import { testContext } from "../../helpers/context.ts";
 import { publishSampleDays } from "../../helpers/published.ts";
+import { verifyShortNote } from "../../helpers/verify-note.ts";
 
 // The service's counters, read through /metrics on the main port behind the token: what a keyed
 // request, a refusal, a tool call and a verification add, and that no label repeats request input.
@@ -59,15 +60,7 @@ describe("service metrics", () => {
 
   it("count verification answers by verdict", async () => {
     const before = await scrape();
-    const answer = await fetch(`${running.url}/v1/verify`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        subject: "Notes",
-        body: "The notes from Tuesday.",
-        recipient: "kim@example.org",
-      }),
-    });
+    const answer = await verifyShortNote(running.url);
     expect(answer.status).toBe(200);
     const { verdict } = (await answer.json()) as { verdict: string };
     const series = `picks_verify_answers_total{verdict="${verdict}"}`;
