@@ -1,53 +1,22 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtemp, readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LISTING_250 } from "../helpers/fixtures.ts";
-
-const run = promisify(execFile);
-const PICKS = fileURLToPath(new URL("../../bin/picks.js", import.meta.url));
-
-async function picks(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [PICKS, ...args]);
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
-
-/** Starts `picks serve` on a free port and resolves with its URL once it says where it listens. */
-function serve(publicDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [PICKS, "serve", "--port", "0", "--public", publicDir]);
-  return new Promise((resolve, reject) => {
-    let seen = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      seen += chunk.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(seen)?.[1];
-      if (url) resolve({ url, child });
-    });
-    child.once("exit", (code) => reject(new Error(`picks serve exited with ${code}: ${seen}`)));
-  });
-}
+import { runPicks, type Started, startPicksServer } from "../helpers/processes.ts";
 
 describe("picks curate, then picks serve, over a real port", () => {
   let root: string;
-  let server: { url: string; child: ChildProcess };
+  let server: Started;
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), "picks-e2e-"));
   });
-  afterAll(() => {
-    server?.child.kill("SIGTERM");
-  });
+  afterAll(() => server?.stop());
 
   it("curates the real 250-candidate day into the folder and serves it", async () => {
     const out = join(root, "public");
-    const result = await picks([
+    const result = await runPicks([
       "curate",
       "--source",
       `file:${LISTING_250}`,
@@ -64,7 +33,7 @@ describe("picks curate, then picks serve, over a real port", () => {
     expect(summary.picks.length).toBeGreaterThan(0);
     expect((await readdir(join(out, "v1", "daily"))).sort()).toEqual(["2026-06-12.json", "latest.json"]);
 
-    server = await serve(out);
+    server = await startPicksServer(out);
     const response = await fetch(`${server.url}/v1/daily/2026-06-12`);
     expect(response.status).toBe(200);
     const snapshot = (await response.json()) as { picks: Array<{ arxiv_id: string }> };
@@ -77,7 +46,7 @@ describe("picks curate, then picks serve, over a real port", () => {
 
   it("sees a new day published while it runs, without a restart", async () => {
     const out = join(root, "public");
-    const result = await picks([
+    const result = await runPicks([
       "curate",
       "--source",
       `file:${LISTING_250}`,
@@ -116,7 +85,7 @@ describe("picks curate, then picks serve, over a real port", () => {
     [["frobnicate"], 2, "unknown command 'frobnicate'"],
   ])("picks %j exits %i with a clear message", async (args, code, message) => {
     const out = join(root, "untouched");
-    const result = await picks([...args, ...(args[0] === "curate" ? ["--out", out] : [])]);
+    const result = await runPicks([...args, ...(args[0] === "curate" ? ["--out", out] : [])]);
     expect(result.code).toBe(code);
     expect(result.stderr).toContain(message);
     await expect(readdir(out)).rejects.toThrow();
