@@ -19,6 +19,7 @@ import {
   HEALTHY,
   HISTORY_TTL_SECONDS,
   healthKey,
+  MAX_ROTATIONS,
 } from "./webhook-records.ts";
 import type { WebhookSettings } from "./webhook-settings.ts";
 
@@ -61,9 +62,6 @@ async function eventOf(
   if (record) events.set(id, record);
   return record;
 }
-
-/** Rotations followed from an endpoint's owner to the key holding its list (each rotation is one). */
-const MAX_ROTATIONS = 8;
 
 /**
  * The `for_you` list a delivery sends: `stored`, read at the key the fan-out recorded; else, when the

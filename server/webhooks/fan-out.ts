@@ -1,4 +1,4 @@
-import { findKeysById } from "../access/key-service.ts";
+import { findKeyById, findKeysById, type KeyRecord } from "../access/key-service.ts";
 import type { Store } from "../store/types.ts";
 import {
   type DeliveryRecord,
@@ -9,30 +9,26 @@ import {
   type EndpointHealth,
   type EndpointRecord,
   type EventRecord,
-  endpointKey,
   eventKey,
   forYouListKey,
   HISTORY_TTL_SECONDS,
   healthKey,
+  MAX_ROTATIONS,
   recipientsKey,
+  type WalkedRecipients,
   WEBHOOK_QUEUE,
 } from "./webhook-records.ts";
 
 /**
  * The endpoints an event goes to: its target, or every enabled endpoint subscribed to its type whose
- * key is not revoked (an endpoint outlives its key in the store, but receives nothing more). `among`:
- * the endpoints to check (by id), found by an earlier walk; every endpoint in the store when absent.
+ * key is not revoked (an endpoint outlives its key in the store, but receives nothing more).
  */
-export async function recipientsOf(
-  store: Store,
-  event: EventRecord,
-  among?: readonly string[],
-): Promise<EndpointRecord[]> {
+export async function recipientsOf(store: Store, event: EventRecord): Promise<EndpointRecord[]> {
   if (event.target) {
     const target = await store.getItem<EndpointRecord>(`${ENDPOINT_PREFIX}:${event.target}`);
     return target ? [target] : [];
   }
-  const keys = among ? among.map(endpointKey) : await store.getKeys(ENDPOINT_PREFIX);
+  const keys = await store.getKeys(ENDPOINT_PREFIX);
   const records = await store.getItems<EndpointRecord>(keys);
   const subscribed = records.filter(
     (record): record is EndpointRecord =>
@@ -65,21 +61,63 @@ const FAN_OUT_CHUNK = 128;
 export async function fanOut(store: Store, eventId: string): Promise<number> {
   const event = await store.getItem<EventRecord>(eventKey(eventId));
   if (!event) return 0;
-  // A daily.published's endpoints were walked when its lists were ranked: only those are checked again
-  // (each still enabled, its key, now its owner after a rotation, still active).
-  const walked = await store.getItem<{ endpoints: string[] }>(recipientsKey(event.id));
-  const recipients = await recipientsOf(store, event, walked?.endpoints);
+  const walked = await store.getItem<WalkedRecipients>(recipientsKey(event.id));
+  if (walked) return fanOutWalked(store, event, walked);
+  const recipients = await recipientsOf(store, event);
   const lists = new Map<string, string | undefined>();
   let queued = 0;
   for (let start = 0; start < recipients.length; start += FAN_OUT_CHUNK) {
     const chunk = recipients.slice(start, start + FAN_OUT_CHUNK);
     await findForYouLists(store, event, chunk, lists);
     const made = await Promise.all(
-      chunk.map((endpoint) => makeDelivery(store, event, endpoint, lists.get(endpoint.owner))),
+      chunk.map((endpoint) => makeDelivery(store, event, endpoint.id, lists.get(endpoint.owner))),
     );
     queued += made.filter(Boolean).length;
   }
   return queued;
+}
+
+/**
+ * The fan-out of a `daily.published` whose recipients were kept when its lists were ranked: neither the
+ * endpoints are walked again nor the lists read. Only the keys are read again, a chunk's in one go: a
+ * key revoked since receives nothing more, a key rotated since receives through the key that replaced
+ * it. What else changes meanwhile the attempt finds, and cancels the delivery for: an endpoint deleted
+ * or disabled, a list erased with its profile.
+ */
+async function fanOutWalked(store: Store, event: EventRecord, walked: WalkedRecipients): Promise<number> {
+  const listed = new Set(walked.listed);
+  const active = new Map<string, boolean>();
+  let queued = 0;
+  for (let start = 0; start < walked.endpoints.length; start += FAN_OUT_CHUNK) {
+    const chunk = walked.endpoints.slice(start, start + FAN_OUT_CHUNK);
+    const owners = [...new Set(chunk.map(([, owner]) => owner))].filter((owner) => !active.has(owner));
+    const records = await findKeysById(store, owners);
+    await Promise.all(
+      owners.map(async (owner, index) => {
+        active.set(owner, await receives(store, records[index] ?? null));
+      }),
+    );
+    const made = await Promise.all(
+      chunk
+        .filter(([, owner]) => active.get(owner))
+        .map(([id, owner]) =>
+          makeDelivery(store, event, id, listed.has(owner) ? forYouListKey(owner, event.id) : undefined),
+        ),
+    );
+    queued += made.filter(Boolean).length;
+  }
+  return queued;
+}
+
+/** Whether a key's endpoints receive: not revoked, or rotated to a key that receives. */
+async function receives(store: Store, record: KeyRecord | null): Promise<boolean> {
+  let key = record;
+  for (let hop = 0; key !== null && hop <= MAX_ROTATIONS; hop += 1) {
+    if (key.revoked_at === null) return true;
+    if (!key.replaced_by) return false;
+    key = await findKeyById(store, key.replaced_by);
+  }
+  return false;
 }
 
 /**
@@ -105,18 +143,18 @@ async function findForYouLists(
   });
 }
 
-/** Makes and queues the delivery of `event` to `endpoint`; whether it was queued by this call. */
+/** Makes and queues the delivery of `event` to endpoint `endpointId`; whether this call queued it. */
 async function makeDelivery(
   store: Store,
   event: EventRecord,
-  endpoint: EndpointRecord,
+  endpointId: string,
   forYouList: string | undefined,
 ): Promise<boolean> {
   const ttl = { ttlSeconds: HISTORY_TTL_SECONDS };
-  const id = deliveryIdOf(endpoint.id, event.id);
+  const id = deliveryIdOf(endpointId, event.id);
   const fresh: DeliveryRecord = {
     id,
-    endpoint_id: endpoint.id,
+    endpoint_id: endpointId,
     event_id: event.id,
     event_type: event.type,
     state: "pending",
@@ -129,7 +167,7 @@ async function makeDelivery(
     deliveryKey(id),
     fresh,
     {
-      records: [{ key: deliveryOfKey(endpoint.id, id), value: 1, ...ttl }],
+      records: [{ key: deliveryOfKey(endpointId, id), value: 1, ...ttl }],
       pushes: [{ queue: WEBHOOK_QUEUE, id: `d.${id}` }],
     },
     ttl,

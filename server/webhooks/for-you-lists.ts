@@ -24,6 +24,7 @@ import {
   forYouListKey,
   HISTORY_TTL_SECONDS,
   recipientsKey,
+  type WalkedRecipients,
 } from "./webhook-records.ts";
 
 /**
@@ -93,8 +94,8 @@ async function rankChunk(deps: ListsDeps, chunk: readonly string[], date: string
 /**
  * Stores the lists of a chunk's keys as ranked. A key without a profile (version 0) gets none: its
  * deliveries keep the event's body. A list not ranked with its profile's own model (`kept` false) is
- * not stored either, as the day's list it is not: its key is returned, to be ranked again. Returns the
- * lists stored and those keys.
+ * not stored either, as the day's list it is not: its key is returned, to be ranked again. Returns how
+ * many lists this call stored, the keys that have one now, and those to rank again.
  */
 async function storeLists(
   deps: ListsDeps,
@@ -102,18 +103,19 @@ async function storeLists(
   date: string,
   chunk: readonly string[],
   rankings: readonly Ranked[],
-): Promise<{ written: number; again: string[] }> {
+): Promise<{ written: number; listed: string[]; again: string[] }> {
   const { store } = deps;
   const again = chunk.filter((_, index) => {
     const ranked = rankings[index];
     return ranked && ranked.version > 0 && !ranked.kept;
   });
-  const made = await Promise.all(
+  // Per key: whether this call stored its list, or found one stored (by an earlier, interrupted pass:
+  // written only if absent, so a key never gets two lists); null when it gets none.
+  const placed = await Promise.all(
     chunk.map(async (owner, index) => {
       const ranked = rankings[index];
-      if (!ranked || ranked.version === 0 || !ranked.kept) return false;
+      if (!ranked || ranked.version === 0 || !ranked.kept) return null;
       const list = forYouDelivered(ranked, date, deps.apiBase);
-      // Written only if absent: a pass after an interrupted one ranks again but keeps the first list.
       return store.setIfAbsent(forYouListKey(owner, event.id), list, {
         ttlSeconds: FOR_YOU_LIST_TTL_SECONDS,
       });
@@ -122,46 +124,46 @@ async function storeLists(
   // Ranked outside the reader's lock: a profile erased (or erased and written anew) since its ranking
   // must not keep the list, stored after the erasure removed its prefix. Read again after storing: an
   // erasure after this read removes the list itself.
-  const stored = chunk.filter((_, index) => made[index]);
-  const now = stored.length > 0 ? await readStamps(store, stored) : [];
+  const there = chunk.filter((_, index) => placed[index] !== null);
+  const now = there.length > 0 ? await readStamps(store, there) : [];
   let written = 0;
+  const listed: string[] = [];
   await Promise.all(
-    stored.map(async (owner, index) => {
+    there.map(async (owner, index) => {
       const stamp = now[index];
-      const ranked = rankings[chunk.indexOf(owner)];
+      const at = chunk.indexOf(owner);
+      const ranked = rankings[at];
       if (stamp && ranked && stamp.version > 0 && sameProfile(stamp.tag, ranked.tag)) {
-        written += 1;
+        if (placed[at]) written += 1;
+        listed.push(owner);
         return;
       }
       await store.removeItem(forYouListKey(owner, event.id));
     }),
   );
-  return { written, again };
+  return { written, listed, again };
 }
 
 /**
  * Ranks and stores the list of every recipient key of `event` that has a profile: a key's endpoints
  * share one list. A list already stored (by an earlier, interrupted pass) is kept, so two passes never
- * give one key two lists. A key whose list was not ranked with its profile's model (the refit's lock
+ * give one key two lists. The recipients and the keys with a list are kept for the fan-out
+ * (`recipientsKey`). A key whose list was not ranked with its profile's model (the refit's lock
  * held by a write, or a write between the reads of its version and its model) is ranked once more after
  * the others, when that write is over; still not, it gets no list and is logged. Returns how many lists
  * this call stored.
  */
 export async function writeForYouLists(deps: ListsDeps, event: EventRecord, date: string): Promise<number> {
   const recipients = await recipientsOf(deps.store, event);
-  // Kept for the event's fan-out, which then checks these endpoints rather than walking all again.
-  await deps.store.setItem(
-    recipientsKey(event.id),
-    { endpoints: recipients.map((endpoint) => endpoint.id) },
-    { ttlSeconds: HISTORY_TTL_SECONDS },
-  );
   const owners = [...new Set(recipients.map((endpoint) => endpoint.owner))];
   let written = 0;
+  const listed: string[] = [];
   const later: string[] = [];
   for (let start = 0; start < owners.length; start += CHUNK) {
     const chunk = owners.slice(start, start + CHUNK);
     const done = await storeLists(deps, event, date, chunk, await rankChunk(deps, chunk, date, event.id));
     written += done.written;
+    listed.push(...done.listed);
     later.push(...done.again);
     await yieldToIo();
   }
@@ -169,6 +171,7 @@ export async function writeForYouLists(deps: ListsDeps, event: EventRecord, date
     const chunk = later.slice(start, start + CHUNK);
     const done = await storeLists(deps, event, date, chunk, await rankChunk(deps, chunk, date, event.id));
     written += done.written;
+    listed.push(...done.listed);
     for (const owner of done.again) {
       logOf(deps)(
         `webhooks: no for_you list for key ${owner} in ${event.id}: its model could not be had ` +
@@ -176,6 +179,12 @@ export async function writeForYouLists(deps: ListsDeps, event: EventRecord, date
       );
     }
   }
+  // Kept for the event's fan-out, which then neither walks the endpoints again nor reads the lists.
+  const walked: WalkedRecipients = {
+    endpoints: recipients.map((endpoint) => [endpoint.id, endpoint.owner]),
+    listed,
+  };
+  await deps.store.setItem(recipientsKey(event.id), walked, { ttlSeconds: HISTORY_TTL_SECONDS });
   return written;
 }
 

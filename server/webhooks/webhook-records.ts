@@ -24,10 +24,21 @@ export const deliveryKey = (id: string) => `webhook:delivery:${id}`;
  */
 export const forYouListKey = (keyId: string, eventId: string) => `${forYouListsPrefix(keyId)}:${eventId}`;
 /**
- * The endpoints a `daily.published` was found to go to when its lists were ranked (for-you-lists.ts):
- * its fan-out checks these again instead of walking every endpoint and key a second time.
+ * The recipients a `daily.published` was found to have when its lists were ranked (for-you-lists.ts):
+ * its fan-out makes their deliveries without walking every endpoint again, nor reading the lists.
  */
 export const recipientsKey = (eventId: string) => `webhook:recipients:${eventId}`;
+
+/** What `recipientsKey` holds. */
+export interface WalkedRecipients {
+  /** Each recipient endpoint's id and the key that owned it then. */
+  endpoints: [id: string, owner: string][];
+  /** The keys whose list was stored, and found to be their profile's after storing. */
+  listed: string[];
+}
+
+/** Rotations followed from a key to the one that replaced it (each rotation is one). */
+export const MAX_ROTATIONS = 8;
 export const deliveriesOfPrefix = (endpointId: string) => `webhook:deliveries-of:${endpointId}`;
 export const deliveryOfKey = (endpointId: string, id: string) => `${deliveriesOfPrefix(endpointId)}:${id}`;
 /** One record per published day announced (or counted as announced); see daily-announcer.ts. */

@@ -373,10 +373,11 @@ describe("for_you across a key rotation", () => {
 });
 
 describe("the recipients of a daily.published", () => {
-  it("are walked once, when its lists are ranked; the fan-out checks those again", async () => {
+  it("are walked once, when its lists are ranked; the fan-out reads neither endpoints nor lists", async () => {
     const context = await contextOn(await createMemoryStore());
     const walks: string[] = [];
-    // The store as the announcer and the fan-out see it, counting the walks over every endpoint.
+    const read: string[] = [];
+    // The store as the announcer and the fan-out see it: the walks over every endpoint, the keys read.
     const store = new Proxy(context.store, {
       get(target, name) {
         if (name === "getKeys") {
@@ -385,36 +386,65 @@ describe("the recipients of a daily.published", () => {
             return target.getKeys(prefix);
           };
         }
+        if (name === "getItem" || name === "getItems") {
+          return (keys: string | string[]) => {
+            read.push(...(Array.isArray(keys) ? keys : [keys]));
+            return name === "getItem" ? target.getItem(keys as string) : target.getItems(keys as string[]);
+          };
+        }
         const value = Reflect.get(target, name);
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-    const owners: string[] = [];
-    for (const name of ["stays", "revoked"]) {
+    const owners: Record<string, { id: string; endpoint: string }> = {};
+    for (const name of ["plain", "revoked", "reader", "erased"]) {
       const { key, record } = await context.keys.issue({ tier: "pro", email: `${name}@x.org`, label: name });
-      const created = await createApp(context).request("/v1/webhooks", {
-        method: "POST",
-        headers: { "x-api-key": key, "content-type": "application/json" },
-        body: JSON.stringify({ url: `${receiver.base}/walk/${name}`, events: ["daily.published"] }),
+      const send = (method: string, url: string, body: unknown) =>
+        createApp(context).request(url, {
+          method,
+          headers: { "x-api-key": key, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+      const created = await send("POST", "/v1/webhooks", {
+        url: `${receiver.base}/walk/${name}`,
+        events: ["daily.published"],
       });
       expect(created.status).toBe(201);
-      owners.push(record.id);
+      if (name === "reader" || name === "erased") {
+        expect((await send("PUT", "/v1/me/follows", { phrases: ["agent"] })).status).toBe(200);
+      }
+      owners[name] = { id: record.id, endpoint: ((await created.json()) as { id: string }).id };
     }
+    const of = (name: string) => owners[name] ?? expect.fail(name);
     clock += 1_000;
     const rankDays: DayRanker = (keyIds, date) => context.readers.rankDays(keyIds, date, 0);
     const date = snapshots.days()[0]?.date as string;
+    const event = dailyEventId(date);
     const deps = { store, now: () => clock, siteUrl: SITE, rankDays };
     expect(await announcePublishedDay(deps, await snapshots.readDay(date))).toBe(true);
     expect(walks).toHaveLength(1);
-    // Revoked between the lists and the fan-out: its endpoint receives nothing, as before.
-    expect(await context.keys.revoke(owners[1] as string)).not.toBeNull();
-    expect(await fanOut(store, dailyEventId(date))).toBe(1);
+    // Between the lists and the fan-out: a key revoked (its endpoint receives nothing, as before), and a
+    // profile erased (its delivery is made, and cancelled at its attempt: its list went with it).
+    expect(await context.keys.revoke(of("revoked").id)).not.toBeNull();
+    await context.readers.erase(of("erased").id);
+    read.length = 0;
+    expect(await fanOut(store, event)).toBe(3);
     expect(walks).toHaveLength(1);
-    const made = await context.store.getKeys("webhook:delivery");
-    expect(made).toHaveLength(1);
-    // An event whose lists were not ranked (another type, or one recorded before) is walked as before.
-    await context.store.removeItem(`webhook:recipients:${dailyEventId(date)}`);
-    expect(await fanOut(store, dailyEventId(date))).toBe(0);
+    expect(read.filter((key) => key.startsWith("webhook:endpoint:") || key.includes(":for-you:"))).toEqual(
+      [],
+    );
+    const delivery = async (name: string) =>
+      store.getItem<DeliveryRecord>(deliveryKey(deliveryIdOf(of(name).endpoint, event)));
+    expect(await delivery("revoked")).toBeNull();
+    expect((await delivery("plain"))?.for_you_list).toBeUndefined();
+    expect((await delivery("reader"))?.for_you_list).toBe(forYouListKey(of("reader").id, event));
+    const erased = deliveryIdOf(of("erased").endpoint, event);
+    expect(await attemptDelivery(context.webhooks.deps, erased)).toEqual({ done: true });
+    expect((await delivery("erased"))?.state).toBe("cancelled");
+    expect(receiver.of("/walk/erased", "daily.published")).toHaveLength(0);
+    // Without the kept recipients (an event of another type, or recorded before), the fan-out walks.
+    await context.store.removeItem(`webhook:recipients:${event}`);
+    expect(await fanOut(store, event)).toBe(0);
     expect(walks).toHaveLength(2);
   });
 });
