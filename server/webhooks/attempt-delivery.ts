@@ -86,6 +86,37 @@ async function listThroughRotation(
   return null;
 }
 
+/** Whether the key `owner`, followed through its rotations, is still active. */
+async function activeThroughRotation(store: Store, owner: string): Promise<boolean> {
+  let id: string | null = owner;
+  for (let hop = 0; id !== null && hop <= MAX_ROTATIONS; hop += 1) {
+    const record = await findKeyById(store, id);
+    if (!record) return false;
+    if (record.revoked_at === null) return true;
+    id = record.replaced_by;
+  }
+  return false;
+}
+
+/**
+ * The delivery as its attempt sends it, or null to cancel it. A list gone since the fan-out went with
+ * its profile (erased, or the key revoked; a rotation moves it instead). Once an attempt carried it,
+ * the delivery is cancelled: another body under the same webhook-id would differ from the earlier
+ * attempts'. Before any attempt, with the key still active (the profile alone erased), it sends the
+ * event's body, as to a key without a profile, from then on: erasing a profile does not lose the day.
+ */
+async function withoutErasedList(
+  store: Store,
+  delivery: DeliveryRecord,
+  endpoint: EndpointRecord,
+  list: ForYouDelivered | null,
+): Promise<DeliveryRecord | null> {
+  if (delivery.for_you_list === undefined || list !== null) return delivery;
+  if (delivery.attempt_count > 0 || !(await activeThroughRotation(store, endpoint.owner))) return null;
+  const { for_you_list: _gone, ...plain } = delivery;
+  return plain;
+}
+
 /** What to do with the queue item: done (ack) or try again at `retryAt`. */
 export type AttemptResult = { done: true } | { done: false; retryAt: number };
 
@@ -120,22 +151,19 @@ function healthAfter(
 export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): Promise<AttemptResult> {
   const { store, settings } = deps;
   const ttl = { ttlSeconds: HISTORY_TTL_SECONDS };
-  const delivery = await store.getItem<DeliveryRecord>(deliveryKey(deliveryId));
-  if (delivery?.state !== "pending") return DONE;
+  const found = await store.getItem<DeliveryRecord>(deliveryKey(deliveryId));
+  if (found?.state !== "pending") return DONE;
   const [endpoint, event, health, stored] = await Promise.all([
-    store.getItem<EndpointRecord>(endpointKey(delivery.endpoint_id)),
-    eventOf(store, deps.caches.events, delivery.event_id),
-    store.getItem<EndpointHealth>(healthKey(delivery.endpoint_id)),
-    delivery.for_you_list ? store.getItem<ForYouDelivered>(delivery.for_you_list) : null,
+    store.getItem<EndpointRecord>(endpointKey(found.endpoint_id)),
+    eventOf(store, deps.caches.events, found.event_id),
+    store.getItem<EndpointHealth>(healthKey(found.endpoint_id)),
+    found.for_you_list ? store.getItem<ForYouDelivered>(found.for_you_list) : null,
   ]);
-  const list = await listThroughRotation(store, delivery, endpoint, stored);
-  const disabled = health?.disabled_reason && delivery.event_type !== "webhook.test";
-  // A list gone since the fan-out went with its profile (erased, or the key revoked; a rotation moves
-  // it instead): the delivery is not sent without it, which would be another body than its earlier
-  // attempts'.
-  const erased = delivery.for_you_list !== undefined && list === null;
-  if (!endpoint || !event || disabled || erased) {
-    await store.setItem(deliveryKey(deliveryId), { ...delivery, state: "cancelled" }, ttl);
+  const list = await listThroughRotation(store, found, endpoint, stored);
+  const disabled = health?.disabled_reason && found.event_type !== "webhook.test";
+  const delivery = endpoint && (await withoutErasedList(store, found, endpoint, list));
+  if (!endpoint || !event || disabled || !delivery) {
+    await store.setItem(deliveryKey(deliveryId), { ...found, state: "cancelled" }, ttl);
     return DONE;
   }
   // The list's body is made again at each attempt, from the same event body and list: the same bytes.

@@ -1,12 +1,14 @@
 // The `for_you` lists of a day's `daily.published` deliveries. They are ranked where the day is
 // announced (a server's announcer, or `picks curate`), where the day's screened papers and the
-// relevance model are, and stored before the event is recorded. The fan-out, in whatever process it
-// runs (the server, its delivery thread, `picks worker`), then only reads them. So whether a delivery
-// carries its list never depends on the process that fans it out.
+// relevance model are, and stored before the event is recorded, with the recipients they were ranked
+// for. The fan-out, in whatever process it runs (the server, its delivery thread, `picks worker`), makes
+// the deliveries from that record; each attempt reads its list. So whether a delivery carries its list
+// never depends on the process that fans it out.
 //
 // A list is kept under its reader's prefix (reader-store.ts): erasing the profile, or revoking the key,
-// erases it too. A delivery whose list is gone by its attempt is cancelled, not sent without it, so
-// every attempt of a delivery sends the same body and nothing of an erased profile leaves.
+// erases it too, and nothing of an erased profile leaves. A delivery whose list is gone by its attempt
+// sends the event's body if it was never attempted and its key is active, and is cancelled otherwise,
+// so every attempt of a delivery sends the same body (attempt-delivery.ts).
 
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep, setImmediate as yieldToIo } from "node:timers/promises";

@@ -164,7 +164,7 @@ describe("for_you in daily.published deliveries", () => {
     expect(got[1]?.headers["webhook-timestamp"]).not.toBe(got[0]?.headers["webhook-timestamp"]);
   });
 
-  it("cancels a delivery whose profile was erased since the fan-out: nothing of it is sent", async () => {
+  it("sends the event's body, without a list, to a key whose profile was erased since the fan-out", async () => {
     const erased = keys.erased as (typeof keys)["erased"] & {};
     const id = deliveryIdOf(erased.endpoint, dailyEventId(day));
     const record = await context.store.getItem<DeliveryRecord>(deliveryKey(id));
@@ -172,8 +172,13 @@ describe("for_you in daily.published deliveries", () => {
     expect((await send(erased.key, "DELETE", "/v1/me/profile")).status).toBe(200);
     expect(await context.store.getItem(forYouListKey(erased.owner, dailyEventId(day)))).toBeNull();
     expect(await attemptDelivery(context.webhooks.deps, id)).toEqual({ done: true });
-    expect((await context.store.getItem<DeliveryRecord>(deliveryKey(id)))?.state).toBe("cancelled");
-    expect(receiver.received.filter((request) => request.path === erased.path)).toHaveLength(0);
+    const after = await context.store.getItem<DeliveryRecord>(deliveryKey(id));
+    expect(after?.state).toBe("delivered");
+    // From then on the delivery is the event's body: a retry sends the same bytes.
+    expect(after?.for_you_list).toBeUndefined();
+    const event = (await context.store.getItem<EventRecord>(eventKey(dailyEventId(day)))) as EventRecord;
+    const got = receiver.of(erased.path, "daily.published");
+    expect(got.map((request) => request.body)).toEqual([event.body]);
   });
 
   /** A copy of the test's store, and a reader service of its own on it (no list kept from before). */
@@ -356,7 +361,7 @@ describe("for_you across a key rotation", () => {
     expect(JSON.parse(got?.body ?? "{}").data.for_you).toEqual(list);
   });
 
-  it("cancels the delivery when the rotated key's profile is erased before it is sent", async () => {
+  it("sends the event's body when the rotated key's profile is erased before any attempt", async () => {
     const path = "/for-you/rotated-erased";
     const { context, store, record, endpoint, deps } = await profiledKey(path);
     const [first] = snapshots.days().map((entry) => entry.date) as [string];
@@ -367,8 +372,32 @@ describe("for_you across a key rotation", () => {
     await context.readers.erase(rotated.record.id);
     const id = deliveryIdOf(endpoint, dailyEventId(first));
     expect(await attemptDelivery(context.webhooks.deps, id)).toEqual({ done: true });
-    expect((await store.getItem<DeliveryRecord>(deliveryKey(id)))?.state).toBe("cancelled");
-    expect(receiver.of(path, "daily.published")).toHaveLength(0);
+    expect((await store.getItem<DeliveryRecord>(deliveryKey(id)))?.state).toBe("delivered");
+    const body = (await store.getItem<EventRecord>(eventKey(dailyEventId(first))))?.body;
+    expect(receiver.of(path, "daily.published").map((got) => got.body)).toEqual([body]);
+  });
+
+  it("cancels the delivery once an attempt carried the list, or when the key is revoked", async () => {
+    for (const [path, end] of [
+      ["/for-you/erased-after-attempt", "erased after an attempt"],
+      ["/for-you/revoked", "revoked"],
+    ] as const) {
+      const { context, store, record, endpoint, deps } = await profiledKey(path);
+      const [first] = snapshots.days().map((entry) => entry.date) as [string];
+      expect(await announcePublishedDay(deps, await snapshots.readDay(first))).toBe(true);
+      expect(await fanOut(store, dailyEventId(first))).toBe(1);
+      const id = deliveryIdOf(endpoint, dailyEventId(first));
+      if (end === "revoked") expect(await context.keys.revoke(record.id)).not.toBeNull();
+      else {
+        // As after an attempt that sent the list and failed: another body would differ from it.
+        const pending = (await store.getItem<DeliveryRecord>(deliveryKey(id))) as DeliveryRecord;
+        await store.setItem(deliveryKey(id), { ...pending, attempt_count: 1 });
+        await context.readers.erase(record.id);
+      }
+      expect(await attemptDelivery(context.webhooks.deps, id)).toEqual({ done: true });
+      expect((await store.getItem<DeliveryRecord>(deliveryKey(id)))?.state, end).toBe("cancelled");
+      expect(receiver.of(path, "daily.published"), end).toHaveLength(0);
+    }
   });
 });
 
@@ -413,7 +442,9 @@ describe("the recipients of a daily.published", () => {
       if (name === "reader" || name === "erased") {
         expect((await send("PUT", "/v1/me/follows", { phrases: ["agent"] })).status).toBe(200);
       }
-      owners[name] = { id: record.id, endpoint: ((await created.json()) as { id: string }).id };
+      const { id, secret } = (await created.json()) as { id: string; secret: string };
+      receiver.secrets.set(`/walk/${name}`, secret);
+      owners[name] = { id: record.id, endpoint: id };
     }
     const of = (name: string) => owners[name] ?? expect.fail(name);
     clock += 1_000;
@@ -424,7 +455,8 @@ describe("the recipients of a daily.published", () => {
     expect(await announcePublishedDay(deps, await snapshots.readDay(date))).toBe(true);
     expect(walks).toHaveLength(1);
     // Between the lists and the fan-out: a key revoked (its endpoint receives nothing, as before), and a
-    // profile erased (its delivery is made, and cancelled at its attempt: its list went with it).
+    // profile erased (its delivery is made with the list's name; its attempt finds the list gone with the
+    // profile and sends the event's body).
     expect(await context.keys.revoke(of("revoked").id)).not.toBeNull();
     await context.readers.erase(of("erased").id);
     read.length = 0;
@@ -440,8 +472,9 @@ describe("the recipients of a daily.published", () => {
     expect((await delivery("reader"))?.for_you_list).toBe(forYouListKey(of("reader").id, event));
     const erased = deliveryIdOf(of("erased").endpoint, event);
     expect(await attemptDelivery(context.webhooks.deps, erased)).toEqual({ done: true });
-    expect((await delivery("erased"))?.state).toBe("cancelled");
-    expect(receiver.of("/walk/erased", "daily.published")).toHaveLength(0);
+    expect((await delivery("erased"))?.state).toBe("delivered");
+    const body = (await store.getItem<EventRecord>(eventKey(event)))?.body;
+    expect(receiver.of("/walk/erased", "daily.published").map((got) => got.body)).toEqual([body]);
     // Without the kept recipients (an event of another type, or recorded before), the fan-out walks.
     await context.store.removeItem(`webhook:recipients:${event}`);
     expect(await fanOut(store, event)).toBe(0);
