@@ -2,14 +2,19 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { type ForYouDelivered, forYouDelivered } from "../../pipeline/domain/for-you-delivery.ts";
 import type { ReaderModel } from "../../pipeline/domain/reader-model.ts";
+import { dailyEventId } from "../../pipeline/domain/webhook.ts";
 import { loadRelevanceModel, newestModelPath } from "../../pipeline/relevance-file.ts";
 import { DEFAULT_CONFIG } from "../../server/config.ts";
 import { createContext } from "../../server/context.ts";
 import { createApp } from "../../server/http/app.ts";
 import { tellServers } from "../../server/published-day.ts";
+import { createReaderService } from "../../server/readers/reader-service.ts";
+import { publishedScreenedSource } from "../../server/readers/screened-source.ts";
 import { createSnapshotCache } from "../../server/snapshots/snapshot-cache.ts";
 import { createStoreFromEnv } from "../../server/store/from-env.ts";
+import { forYouListKey } from "../../server/webhooks/webhook-records.ts";
 import { publishRankedSampleDays } from "../helpers/published.ts";
 import { publishedRules } from "../helpers/rubric.ts";
 
@@ -79,6 +84,21 @@ describe("telling the servers of a published day", () => {
         relevance_version: relevance.model.version,
         positives: 2,
       });
+      // The list curate stored for the day's delivery is the one a server ranks for the key.
+      const stored = await after.getItem<ForYouDelivered>(
+        forYouListKey(record.id, dailyEventId(newest as string)),
+      );
+      const server = createReaderService({
+        store: after,
+        now: Date.now,
+        screened: publishedScreenedSource(snapshots),
+        relevance,
+      });
+      const [ranked] = await server.rankDays([record.id], newest as string, 0);
+      expect(stored?.items.length).toBeGreaterThan(0);
+      expect(stored?.items).toEqual(
+        forYouDelivered(ranked ?? expect.fail("not ranked"), newest as string, "").items,
+      );
     } finally {
       await after.close();
       snapshots.close();
