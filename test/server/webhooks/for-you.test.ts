@@ -69,17 +69,21 @@ async function contextOn(store: Store): Promise<AppContext> {
   });
 }
 
+/** A request to a fresh app on `context` with `key`, its JSON body given or none. */
+const sendAs = (context: AppContext, key: string) => (method: string, path: string, body?: unknown) =>
+  createApp(context).request(path, {
+    method,
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+
 describe("for_you in daily.published deliveries", () => {
   let context: AppContext;
   let day: string;
   const keys: Record<string, { key: string; owner: string; endpoint: string; path: string }> = {};
 
   const send = (key: string, method: string, path: string, body?: unknown) =>
-    createApp(context).request(path, {
-      method,
-      headers: { "x-api-key": key, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+    sendAs(context, key)(method, path, body);
   const rankDays: DayRanker = (keyIds, date) => context.readers.rankDays(keyIds, date, 0);
   const deps = () => ({ store: context.store, now: () => clock, siteUrl: SITE, rankDays });
 
@@ -293,12 +297,7 @@ describe("for_you across a key rotation", () => {
   async function profiledKey(path: string) {
     const context = await contextOn(await createMemoryStore());
     const { key, record } = await context.keys.issue({ tier: "pro", email: "r@example.org", label: "r" });
-    const send = (method: string, url: string, body: unknown) =>
-      createApp(context).request(url, {
-        method,
-        headers: { "x-api-key": key, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
+    const send = sendAs(context, key);
     const created = await send("POST", "/v1/webhooks", {
       url: `${receiver.base}${path}`,
       events: ["daily.published"],
@@ -428,12 +427,7 @@ describe("the recipients of a daily.published", () => {
     const owners: Record<string, { id: string; endpoint: string }> = {};
     for (const name of ["plain", "revoked", "reader", "erased"]) {
       const { key, record } = await context.keys.issue({ tier: "pro", email: `${name}@x.org`, label: name });
-      const send = (method: string, url: string, body: unknown) =>
-        createApp(context).request(url, {
-          method,
-          headers: { "x-api-key": key, "content-type": "application/json" },
-          body: JSON.stringify(body),
-        });
+      const send = sendAs(context, key);
       const created = await send("POST", "/v1/webhooks", {
         url: `${receiver.base}/walk/${name}`,
         events: ["daily.published"],
