@@ -4,6 +4,7 @@ import { type AppContext, createContext } from "../../server/context.ts";
 import type { SnapshotCache } from "../../server/snapshots/snapshot-cache.ts";
 import { createMemoryStore } from "../../server/store/memory-store.ts";
 import type { Store } from "../../server/store/types.ts";
+import type { WebhookServiceOptions } from "../../server/webhooks/webhook-service.ts";
 import { publishedRules } from "./rubric.ts";
 
 /**
@@ -18,6 +19,7 @@ export async function testContext(
     config?: Partial<ServerConfig>;
     now?: () => number;
     relevance?: CompiledRelevance | null | (() => Promise<CompiledRelevance | null>);
+    webhooks?: WebhookServiceOptions;
   } = {},
 ): Promise<AppContext> {
   return createContext({
@@ -29,5 +31,6 @@ export async function testContext(
     log: () => {},
     submissions: { score: publishedRules },
     relevance: options.relevance ?? null,
+    webhooks: options.webhooks,
   });
 }

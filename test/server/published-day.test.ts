@@ -6,8 +6,6 @@ import { type ForYouDelivered, forYouDelivered } from "../../pipeline/domain/for
 import type { ReaderModel } from "../../pipeline/domain/reader-model.ts";
 import { dailyEventId } from "../../pipeline/domain/webhook.ts";
 import { loadRelevanceModel, newestModelPath } from "../../pipeline/relevance-file.ts";
-import { DEFAULT_CONFIG } from "../../server/config.ts";
-import { createContext } from "../../server/context.ts";
 import { createApp } from "../../server/http/app.ts";
 import { tellServers } from "../../server/published-day.ts";
 import { createReaderService } from "../../server/readers/reader-service.ts";
@@ -15,8 +13,8 @@ import { publishedScreenedSource } from "../../server/readers/screened-source.ts
 import { createSnapshotCache } from "../../server/snapshots/snapshot-cache.ts";
 import { createStoreFromEnv } from "../../server/store/from-env.ts";
 import { forYouListKey } from "../../server/webhooks/webhook-records.ts";
+import { testContext } from "../helpers/context.ts";
 import { publishRankedSampleDays } from "../helpers/published.ts";
-import { publishedRules } from "../helpers/rubric.ts";
 
 // `picks curate` ranks the announced day's for_you lists as a server would. Ranking a profile whose
 // stored model is outdated refits it and stores the refit for the servers: against the whole published
@@ -32,13 +30,8 @@ describe("telling the servers of a published day", () => {
     const [newest, ...earlier] = snapshots.days().map((held) => held.date);
     const oldest = earlier.at(-1) as string;
     const store = await createStoreFromEnv(env, { rootDir: stateDir });
-    const context = await createContext({
-      version: "0.1.0",
-      snapshots,
+    const context = await testContext(snapshots, {
       store,
-      config: DEFAULT_CONFIG,
-      log: () => {},
-      submissions: { score: publishedRules },
       relevance,
       webhooks: { settings: { allowLoopback: true, retryScheduleMs: [1_000] }, random: () => 0.5 },
     });

@@ -1,12 +1,10 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { MAX_WEBHOOKS_PER_KEY } from "../../../pipeline/domain/webhook.ts";
-import { DEFAULT_CONFIG } from "../../../server/config.ts";
-import { createContext } from "../../../server/context.ts";
 import { createApp } from "../../../server/http/app.ts";
 import { createSnapshotCache, type SnapshotCache } from "../../../server/snapshots/snapshot-cache.ts";
 import type { Store } from "../../../server/store/types.ts";
+import { testContext } from "../../helpers/context.ts";
 import { publishSampleDays } from "../../helpers/published.ts";
-import { publishedRules } from "../../helpers/rubric.ts";
 import { type OpenedStore, useBackends } from "../store/backends.ts";
 
 // Regression: the limit of webhooks per key was a count, then a write; concurrent creates all saw
@@ -20,17 +18,7 @@ beforeAll(async () => {
 });
 
 const appOn = async (store: Store) =>
-  createApp(
-    await createContext({
-      version: "0.1.0",
-      snapshots,
-      store,
-      config: DEFAULT_CONFIG,
-      log: () => {},
-      submissions: { score: publishedRules },
-      webhooks: { settings: { allowLoopback: true } },
-    }),
-  );
+  createApp(await testContext(snapshots, { store, webhooks: { settings: { allowLoopback: true } } }));
 
 for (const backend of backends) {
   describe.skipIf(backend.skip !== null)(`webhooks per key on the ${backend.kind} store`, () => {
@@ -40,15 +28,11 @@ for (const backend of backends) {
     it(`30 creates at once from two apps: exactly ${MAX_WEBHOOKS_PER_KEY} made, the rest 409`, async () => {
       opened = await backend.open();
       const apps = [await appOn(opened.store), await appOn(opened.store)];
-      const { key } = await (
-        await createContext({
-          version: "0.1.0",
-          snapshots,
-          store: opened.store,
-          config: DEFAULT_CONFIG,
-          submissions: { score: publishedRules },
-        })
-      ).keys.issue({ tier: "pro", email: "a@example.org", label: "t" });
+      const { key } = await (await testContext(snapshots, { store: opened.store })).keys.issue({
+        tier: "pro",
+        email: "a@example.org",
+        label: "t",
+      });
       const answers = await Promise.all(
         Array.from({ length: 30 }, (_, n) =>
           apps[n % 2]?.request("/v1/webhooks", {

@@ -5,8 +5,7 @@ import type { ReaderModel } from "../../../pipeline/domain/reader-model.ts";
 import type { CompiledRelevance } from "../../../pipeline/domain/relevance-model.ts";
 import { dailyEventId, WebhookPayloadSchema } from "../../../pipeline/domain/webhook.ts";
 import { loadRelevanceModel, newestModelPath } from "../../../pipeline/relevance-file.ts";
-import { DEFAULT_CONFIG } from "../../../server/config.ts";
-import { type AppContext, createContext } from "../../../server/context.ts";
+import type { AppContext } from "../../../server/context.ts";
 import { createApp } from "../../../server/http/app.ts";
 import { createReaderService } from "../../../server/readers/reader-service.ts";
 import { publishedScreenedSource } from "../../../server/readers/screened-source.ts";
@@ -27,8 +26,8 @@ import {
   eventKey,
   forYouListKey,
 } from "../../../server/webhooks/webhook-records.ts";
+import { testContext } from "../../helpers/context.ts";
 import { publishRankedSampleDays } from "../../helpers/published.ts";
-import { publishedRules } from "../../helpers/rubric.ts";
 import { type Receiver, startReceiver } from "./receiver.ts";
 
 // A key's daily.published delivery with its for_you list: ranked where the day is announced, stored
@@ -53,17 +52,10 @@ afterAll(async () => {
 });
 
 async function contextOn(store: Store): Promise<AppContext> {
-  return createContext({
-    version: "0.1.0",
-    snapshots,
+  return testContext(snapshots, {
     store,
-    config: {
-      ...DEFAULT_CONFIG,
-      profileWriteRate: { name: "profile-writes", limit: 1000, windowSeconds: 60 },
-    },
+    config: { profileWriteRate: { name: "profile-writes", limit: 1000, windowSeconds: 60 } },
     now: () => clock,
-    log: () => {},
-    submissions: { score: publishedRules },
     relevance,
     webhooks: { settings: { allowLoopback: true, retryScheduleMs: [1_000, 1_000] }, random: () => 0.5 },
   });
